@@ -1,0 +1,29 @@
+// Helpers for subcommand implementations: parser setup, error printing, exception
+// mapping. Main thread only.
+#pragma once
+
+#include <QCommandLineParser>
+#include <QString>
+#include <QStringList>
+
+#include <functional>
+
+namespace skytrace::cli {
+
+// Prepares `parser` with --help and the given description; parses `args`. On --help
+// prints help and returns false with exit_code 0; on a parse error prints it and
+// returns false with exit_code 2.
+bool parseArguments(QCommandLineParser& parser, const QString& description,
+                    const QStringList& args, int* exit_code);
+
+// Prints "skytrace-cli: error: <message>" to stderr.
+void printError(const QString& message);
+
+// Runs `body`, mapping skytrace exceptions to exit codes with one clear message:
+// InvalidArgument -> 2, Cancelled -> 130, other errors -> 1.
+int runGuarded(const std::function<int()>& body);
+
+// Reads a required option; prints an error naming it if missing.
+bool requireOption(const QCommandLineParser& parser, const QString& name, QString* value);
+
+}  // namespace skytrace::cli

@@ -1,0 +1,71 @@
+// `skytrace-cli info PATH`: describes a video, raster, track or flight log.
+#include <QCommandLineParser>
+#include <QFileInfo>
+#include <QTextStream>
+
+#include "app/cli/cli_command.h"
+#include "app/cli/cli_support.h"
+#include "app/cli/info_describers.h"
+#include "core/util/error.h"
+
+namespace skytrace::cli {
+namespace {
+
+enum class FileKind { Video, Raster, TrackOrTelemetry, Telemetry };
+
+FileKind guessKind(const QFileInfo& info) {
+  if (info.isDir()) return FileKind::Video;  // image sequence folder
+  const QString ext = info.suffix().toLower();
+  static const QStringList video = {"mp4", "mov", "mkv", "avi", "m4v", "mpg", "mpeg", "ts"};
+  static const QStringList tracks = {"csv", "geojson", "json", "gpx", "kml", "gpkg"};
+  static const QStringList logs = {"srt", "ulg"};
+  if (video.contains(ext)) return FileKind::Video;
+  if (tracks.contains(ext)) return FileKind::TrackOrTelemetry;
+  if (logs.contains(ext)) return FileKind::Telemetry;
+  return FileKind::Raster;
+}
+
+int runInfo(const QStringList& args) {
+  QCommandLineParser parser;
+  parser.addPositionalArgument(QStringLiteral("PATH"),
+                               QStringLiteral("Video, image folder, raster, track or flight log"));
+  int exit_code = kExitOk;
+  if (!parseArguments(parser,
+                      QStringLiteral("Describe a video (frames, fps, size), a raster (CRS, "
+                                     "size, pixel size, footprint), a track or a flight log."),
+                      args, &exit_code)) {
+    return exit_code;
+  }
+  if (parser.positionalArguments().size() != 1) {
+    printError(QStringLiteral("info takes exactly one PATH (see --help)"));
+    return kExitUsage;
+  }
+  const QString path = parser.positionalArguments().first();
+  return runGuarded([&] {
+    const QFileInfo info(path);
+    if (!info.exists()) throw IoError(path.toStdString() + ": file not found");
+    QString text;
+    switch (guessKind(info)) {
+      case FileKind::Video: text = describeVideo(path); break;
+      case FileKind::Raster: text = describeRaster(path); break;
+      case FileKind::Telemetry: text = describeTelemetry(path); break;
+      case FileKind::TrackOrTelemetry:
+        try {
+          text = describeTrack(path);
+        } catch (const FormatError&) {
+          text = describeTelemetry(path);  // a GPX/CSV log that is not a Skytrace track
+        }
+        break;
+    }
+    QTextStream(stdout) << text;
+    if (!text.endsWith('\n')) QTextStream(stdout) << "\n";
+    return int(kExitOk);
+  });
+}
+
+const CliCommandRegistration kRegistration{
+    {QStringLiteral("info"),
+     QStringLiteral("Describe a video, raster, track or flight log"), runInfo}};
+
+}  // namespace
+}  // namespace skytrace::cli

@@ -1,0 +1,69 @@
+#include "core/vision/torch_runtime.h"
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <ATen/Context.h>
+#include <torch/version.h>
+
+#include <algorithm>
+#include <sstream>
+#include <thread>
+
+#include "core/util/error.h"
+
+namespace skytrace::vision {
+
+std::string DeviceSpec::toString() const {
+  return cuda ? "cuda:" + std::to_string(index) : std::string("cpu");
+}
+
+DeviceSpec parseDevice(const std::string& text) {
+  DeviceSpec spec;
+  if (text == "cpu") return spec;
+  if (text == "cuda") {
+    spec.cuda = true;
+    return spec;
+  }
+  if (text.rfind("cuda:", 0) == 0 && text.size() > 5 &&
+      std::all_of(text.begin() + 5, text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    spec.cuda = true;
+    spec.index = std::stoi(text.substr(5));
+    return spec;
+  }
+  throw InvalidArgument("unknown device '" + text + "': use cpu, cuda or cuda:N");
+}
+
+void configureTorchRuntime(int intra_op_threads) {
+  int threads = intra_op_threads;
+  if (threads <= 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  at::set_num_threads(threads);
+}
+
+int cudaDeviceCount() {
+  if (!at::hasCUDA()) return 0;
+  return static_cast<int>(at::detail::getCUDAHooks().getNumGPUs());
+}
+
+void requireDeviceAvailable(const DeviceSpec& device) {
+  if (!device.cuda) return;
+  const int count = cudaDeviceCount();
+  if (count == 0) {
+    throw InvalidArgument("device " + device.toString() +
+                          " requested, but this build has no usable GPU (CPU-only LibTorch "
+                          "or no CUDA device found): use --device cpu");
+  }
+  if (device.index >= count) {
+    throw InvalidArgument("device " + device.toString() + " requested, but only " +
+                          std::to_string(count) + " CUDA device(s) exist (cuda:0.." +
+                          std::to_string(count - 1) + ")");
+  }
+}
+
+std::string torchRuntimeSummary() {
+  std::ostringstream out;
+  out << "LibTorch " << TORCH_VERSION << ", " << at::get_num_threads() << " CPU threads, "
+      << cudaDeviceCount() << " CUDA device(s)";
+  return out.str();
+}
+
+}  // namespace skytrace::vision

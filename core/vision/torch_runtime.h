@@ -1,0 +1,33 @@
+// Process-wide LibTorch setup and device selection, without exposing torch headers.
+// Thread: any; configureTorchRuntime() should run once at start-up on the main thread.
+#pragma once
+
+#include <string>
+
+namespace skytrace::vision {
+
+// A compute device: "cpu" or "cuda:N".
+struct DeviceSpec {
+  bool cuda = false;
+  int index = 0;  // CUDA ordinal; 0 for cpu
+
+  std::string toString() const;
+};
+
+// Parses "cpu", "cuda" (= cuda:0) or "cuda:N". Throws InvalidArgument on other text.
+DeviceSpec parseDevice(const std::string& text);
+
+// Sets LibTorch's intra-op thread count (0 = hardware concurrency, Debian's default is 1).
+void configureTorchRuntime(int intra_op_threads = 0);
+
+// Number of CUDA devices usable by this build (0 for a CPU-only build or no GPU).
+int cudaDeviceCount();
+
+// Throws InvalidArgument with an actionable message if `device` cannot be used here
+// (CPU-only build, no GPU, ordinal out of range).
+void requireDeviceAvailable(const DeviceSpec& device);
+
+// One line describing LibTorch: version, threads, CUDA availability.
+std::string torchRuntimeSummary();
+
+}  // namespace skytrace::vision

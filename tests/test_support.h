@@ -1,0 +1,28 @@
+// Shared helpers for the Qt Test executables.
+#pragma once
+
+#include <QDir>
+#include <QString>
+#include <QtTest>
+
+namespace skytrace::test {
+
+// The ../shared folder (real data, weights, fixtures) from SKYTRACE_SHARED_DIR, or an
+// empty string when it is not present on this machine.
+inline QString sharedDir() {
+  const QString dir = qEnvironmentVariable("SKYTRACE_SHARED_DIR");
+  if (dir.isEmpty() || !QDir(dir).exists()) return {};
+  return QDir(dir).absolutePath();
+}
+
+// Absolute path of a file below ../shared ("data/orthophotos/australia.tif").
+inline QString sharedPath(const QString& relative) { return sharedDir() + "/" + relative; }
+
+}  // namespace skytrace::test
+
+// Skips the current test with a visible reason when ../shared is missing.
+#define SKYTRACE_REQUIRE_SHARED()                                                    \
+  do {                                                                               \
+    if (::skytrace::test::sharedDir().isEmpty())                                     \
+      QSKIP("../shared not found (set -DSKYTRACE_SHARED_DIR): real-data test skipped"); \
+  } while (false)
