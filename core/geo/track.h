@@ -1,0 +1,55 @@
+// The track model: timestamped georeferenced poses, as computed, logged or true.
+// Angles: yaw 0 = north, positive clockwise (towards east), degrees; pitch 0 = level,
+// -90 = looking straight down (nadir); roll positive right-wing-down. NaN = unknown.
+// Plain values, thread-safe to copy.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace skytrace::geo {
+
+// Where a pose came from.
+enum class PoseSource {
+  Unknown,
+  Visual,        // fused visual trajectory (VO + basemap registration)
+  Odometry,      // raw visual odometry, no absolute fixes
+  Registration,  // a single basemap registration fix
+  Gnss,          // logged GNSS (telemetry)
+  Truth          // ground truth (renderer)
+};
+
+// Stable lower-case names used in files: "unknown", "visual", "odometry",
+// "registration", "gnss", "truth". parsePoseSource() accepts them case-insensitively
+// and returns Unknown for anything else.
+const char* poseSourceName(PoseSource source);
+PoseSource parsePoseSource(const std::string& name);
+
+struct TrackPose {
+  static constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
+
+  std::int64_t frame = -1;  // video frame index, -1 if not tied to a frame
+  double t_s = 0.0;         // seconds since the track's start (video timeline)
+  double lat_deg = 0.0;
+  double lon_deg = 0.0;
+  double alt_m = kUnknown;  // metres; the track says above what (alt_reference)
+  double yaw_deg = kUnknown;
+  double pitch_deg = kUnknown;
+  double roll_deg = kUnknown;
+  PoseSource source = PoseSource::Unknown;
+  double sigma_m = kUnknown;  // 1-sigma horizontal position uncertainty, metres
+};
+
+struct Track {
+  std::string name;
+  // Absolute time of t_s = 0 as Unix seconds (UTC); NaN when unknown. Formats that need
+  // absolute times (GPX, KML, GeoPackage) then use 1970-01-01T00:00:00Z + t_s.
+  double start_unix_s = std::numeric_limits<double>::quiet_NaN();
+  std::string alt_reference = "ellipsoid";  // or "takeoff", "msl", "ground"
+  std::vector<TrackPose> poses;
+};
+
+}  // namespace skytrace::geo

@@ -1,0 +1,74 @@
+// Local features: keypoints, scores and descriptors of one image, kept on the device
+// where they were computed so that matching does not copy them back.
+// Conventions: pixel coordinates x right, y down, origin at the CENTRE of the top-left
+// pixel (OpenCV's convention); descriptors are L2-normalised float32 rows.
+// No torch types here: tensors live behind FeatureSet::Impl (core/vision sources only).
+#pragma once
+
+#include <opencv2/core.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/vision/torch_runtime.h"
+
+namespace skytrace::vision {
+
+// Features of one image. Cheap to copy (shared, immutable after creation).
+// Thread: may be read from any thread; created by the extractor's thread.
+class FeatureSet {
+ public:
+  struct Impl;  // defined in core/vision/feature_set_impl.h (torch inside)
+
+  FeatureSet();
+  explicit FeatureSet(std::shared_ptr<const Impl> impl);
+
+  int size() const;            // number of keypoints N
+  int descriptorDim() const;   // D (0 when there are no keypoints)
+  int imageWidth() const;      // size of the image they came from, pixels
+  int imageHeight() const;
+  DeviceSpec device() const;
+
+  // Host copies (a device->host copy for GPU features).
+  std::vector<cv::Point2f> keypoints() const;  // N points
+  std::vector<float> scores() const;           // N detection scores
+  cv::Mat descriptors() const;                 // N x D, CV_32F
+
+  const Impl& impl() const { return *impl_; }
+  bool empty() const { return size() == 0; }
+
+ private:
+  std::shared_ptr<const Impl> impl_;
+};
+
+// Which extractor, and how many keypoints.
+struct ExtractorOptions {
+  std::string model = "orb";  // "orb", "sift", "aliked-t16", "aliked-n16", "aliked-n16rot", "aliked-n32", ...
+  std::string weights_path;   // empty: look up the published file name in the model directory
+  int max_keypoints = 1024;
+  float detection_threshold = 0.2f;  // learned detectors: minimum score
+  int nms_radius_px = 2;             // learned detectors: non-maximum suppression radius
+  DeviceSpec device;
+
+  void check() const;  // throws InvalidArgument
+};
+
+// Extracts features from images. Thread: create and use on one thread (GPU state is
+// per thread); different instances may run on different threads.
+class FeatureExtractor {
+ public:
+  virtual ~FeatureExtractor() = default;
+  virtual std::string name() const = 0;
+  // image: CV_8UC3 (BGR) or CV_8UC1; any size. Throws skytrace::Error on failure.
+  virtual FeatureSet extract(const cv::Mat& image) = 0;
+};
+
+// Creates the extractor named by options.model. Learned models load their weights
+// (throwing ModelError naming the expected file when absent).
+std::unique_ptr<FeatureExtractor> createFeatureExtractor(const ExtractorOptions& options);
+
+// Names accepted by createFeatureExtractor, for --help texts.
+std::vector<std::string> availableFeatureModels();
+
+}  // namespace skytrace::vision
