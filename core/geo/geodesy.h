@@ -35,7 +35,8 @@ class LocalEnuFrame {
   double enu_from_ecef_[3][3];  // rows: east, north, up unit vectors in ECEF
 };
 
-// Great-circle-free helpers on the WGS84 ellipsoid (exact through ECEF).
+// Geodesic distance on the WGS84 ellipsoid surface between the two points' horizontal
+// positions (altitudes ignored), metres; Vincenty's inverse formula, sub-millimetre.
 double horizontalDistanceM(const GeoPoint& a, const GeoPoint& b);
 
 }  // namespace skytrace::geo
