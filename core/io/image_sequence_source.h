@@ -1,0 +1,38 @@
+// VideoSource over a folder of images (jpg/jpeg/png/tif/tiff, case-insensitive), in
+// natural order ("frame_2.png" before "frame_10.png"). The folder stores no frame rate:
+// VideoSourceOptions::image_sequence_fps gives it (t_s = index / fps). An unreadable
+// image, or one whose size differs from the first readable one, is skipped and reported.
+// Internal to core/io: use openVideoSource() from video_source.h. Thread: one at a time.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/io/video_source.h"
+
+namespace skytrace::io {
+
+class ImageSequenceSource final : public VideoSource {
+ public:
+  // Throws IoError (folder missing) or FormatError (no readable image in it).
+  ImageSequenceSource(const std::string& folder, const VideoSourceOptions& options);
+
+  bool read(VideoFrame* frame) override;
+  void seek(int index) override;
+  int position() const override { return next_index_; }
+
+  // The image files in frame order.
+  const std::vector<std::string>& files() const { return files_; }
+
+ private:
+  std::vector<std::string> files_;
+  int next_index_ = 0;
+};
+
+// Lists the images of `folder` in natural order (digit runs compare by value).
+std::vector<std::string> listSequenceImages(const std::string& folder);
+
+// Natural-order comparison: "img2" < "img10"; ties broken by plain string order.
+bool naturalLess(const std::string& a, const std::string& b);
+
+}  // namespace skytrace::io

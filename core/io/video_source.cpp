@@ -1,0 +1,46 @@
+#include "core/io/video_source.h"
+
+#include <filesystem>
+
+#include "core/io/image_sequence_source.h"
+#include "core/io/video_file_source.h"
+#include "core/util/check.h"
+#include "core/util/error.h"
+
+namespace skytrace::io {
+
+void VideoSourceOptions::check() const {
+  checkArgument(image_sequence_fps > 0.0 && image_sequence_fps <= 1000.0,
+                "image sequence fps must be in (0, 1000], got " +
+                    std::to_string(image_sequence_fps));
+  checkArgument(max_consecutive_damaged_frames >= 1,
+                "max_consecutive_damaged_frames must be at least 1");
+}
+
+void VideoSource::addWarning(int frame_index, std::string message) {
+  for (const VideoWarning& existing : warnings_) {
+    if (existing.frame_index == frame_index && existing.message == message) return;
+  }
+  warnings_.push_back(VideoWarning{frame_index, std::move(message)});
+}
+
+std::unique_ptr<VideoSource> openVideoSource(const std::string& path,
+                                             const VideoSourceOptions& options) {
+  options.check();
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) throw IoError(path + ": file or folder not found");
+  if (fs::is_directory(status)) return std::make_unique<ImageSequenceSource>(path, options);
+  return std::make_unique<VideoFileSource>(path, options);
+}
+
+const char* videoSourceKindName(VideoSourceKind kind) {
+  switch (kind) {
+    case VideoSourceKind::File: return "file";
+    case VideoSourceKind::ImageSequence: return "image sequence";
+  }
+  return "unknown";
+}
+
+}  // namespace skytrace::io
