@@ -1,9 +1,32 @@
-// Placeholder until the video reader lands; replaced by the module's owner.
+// `skytrace-cli info VIDEO|FOLDER`: container, codec, frames, fps, duration and size of
+// a video file or an image-sequence folder, plus any damaged frames noticed on opening.
+#include <QString>
+#include <QStringList>
+
 #include "app/cli/info_describers.h"
-#include "core/util/error.h"
+#include "core/io/video_source.h"
 
 namespace skytrace::cli {
+
 QString describeVideo(const QString& path) {
-  throw FormatError(path.toStdString() + ": video files are not supported by this build yet");
+  const auto source = io::openVideoSource(path.toStdString());
+  const io::VideoInfo& info = source->info();
+  QStringList lines;
+  lines << QStringLiteral("path: %1").arg(path);
+  lines << QStringLiteral("kind: video %1").arg(QString::fromUtf8(io::videoSourceKindName(info.kind)));
+  lines << QStringLiteral("container: %1").arg(QString::fromStdString(info.container));
+  lines << QStringLiteral("codec: %1").arg(QString::fromStdString(info.codec_fourcc));
+  lines << QStringLiteral("frames: %1").arg(info.frame_count);
+  lines << QStringLiteral("fps: %1%2")
+               .arg(info.fps, 0, 'f', 3)
+               .arg(info.kind == io::VideoSourceKind::ImageSequence
+                        ? QStringLiteral(" (folders store none; default)")
+                        : QString());
+  lines << QStringLiteral("duration: %1 s").arg(info.duration_s(), 0, 'f', 3);
+  lines << QStringLiteral("size: %1 x %2 px").arg(info.width_px).arg(info.height_px);
+  for (const io::VideoWarning& warning : source->warnings())
+    lines << QStringLiteral("warning: %1").arg(QString::fromStdString(warning.message));
+  return lines.join('\n') + '\n';
 }
+
 }  // namespace skytrace::cli
