@@ -1,0 +1,77 @@
+// Internal (torch allowed): the ALIKED network (Shiaoming/ALIKED nets/aliked.py, commit
+// 683d7c6), ported to ATen for inference with the published weights, loaded unchanged
+// by their original names. Input: RGB float32 [1,3,H,W] in [0,1] (ToTensor, no mean/std).
+// The image is replicate-padded to a multiple of 32 (split floor/ceil) and the dense
+// maps are cropped back to HxW before detection.
+// Thread: create and use on one thread (tensors live on the device chosen at load);
+// forward() is const and holds no per-call state.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <array>
+#include <string>
+
+#include "core/vision/aliked_config.h"
+#include "core/vision/aliked_dkd_impl.h"
+#include "core/vision/aliked_layers_impl.h"
+#include "core/vision/aliked_sddh_impl.h"
+#include "core/vision/checkpoint_impl.h"
+
+namespace skytrace::vision::aliked {
+
+// Intermediate tensors of the dense part, for parity tests (padded frame).
+struct DenseTrace {
+  std::array<at::Tensor, 4> blocks;       // blockK output after its last SELU
+  std::array<at::Tensor, 4> projections;  // convK (1x1) output before the SELU gate
+  at::Tensor score_logits;                // score head output before sigmoid [1,1,Hp,Wp]
+  std::array<int64_t, 4> pad_lrtb{};      // replicate padding (left, right, top, bottom)
+};
+
+struct DenseMaps {
+  at::Tensor feature_map;  // [1, dim, H, W] L2-normalised over channels (unpadded)
+  at::Tensor score_map;    // [1, 1, H, W] in (0,1) (unpadded)
+};
+
+struct AlikedOutput {
+  at::Tensor keypoints;    // [N,2] (x,y) in [-1,1] over the unpadded image (align_corners)
+  at::Tensor keypoints_px; // [N,2] pixels, (k+1)/2 * (W-1, H-1) as ALIKED.run()
+  at::Tensor scores;       // [N]
+  at::Tensor dispersity;   // [N]
+  at::Tensor descriptors;  // [N, dim] L2-normalised
+  at::Tensor offsets;      // [N, M, 2] SDDH sample offsets (pixels)
+  at::Tensor score_map;    // [1,1,H,W]
+};
+
+class AlikedModel {
+ public:
+  // Builds the variant's layers and binds `weights` (strict: every key, every shape).
+  // Throws ModelError naming the file, the key and expected vs found shapes.
+  AlikedModel(const AlikedConfig& config, const StateDict& weights, at::Device device);
+
+  const AlikedConfig& config() const { return config_; }
+  at::Device device() const { return device_; }
+
+  // image: [1,3,H,W] float32 RGB in [0,1] on device(). Throws InvalidArgument on shape.
+  DenseMaps extractDenseMap(const at::Tensor& image, DenseTrace* trace = nullptr) const;
+
+  AlikedOutput forward(const at::Tensor& image, const DkdOptions& detection,
+                       SddhTrace* sddh_trace = nullptr) const;
+
+  const Sddh& descriptorHead() const { return sddh_; }
+
+ private:
+  AlikedConfig config_;
+  at::Device device_;
+  ConvBlock block1_;
+  ResBlock block2_, block3_, block4_;
+  Conv2d conv1_, conv2_, conv3_, conv4_;
+  std::array<Conv2d, 4> score_head_;  // score_head.{0,2,4,6}
+  Sddh sddh_;
+};
+
+// Loads weights from `weights_path` (.pth or .safetensors) into a model on `device`.
+AlikedModel loadAlikedModel(const std::string& variant, const std::string& weights_path,
+                            at::Device device);
+
+}  // namespace skytrace::vision::aliked
