@@ -1,0 +1,316 @@
+// Basemap: georeference of the real shared orthophotos, window reads (nodata/alpha,
+// resolution, padding, overviews), other GDAL formats, and the documented errors.
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <gdal_priv.h>
+#include <gdal_utils.h>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <cmath>
+#include <fstream>
+
+#include "core/geo/basemap.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+#include "tests/test_support.h"
+
+using namespace skytrace::geo;
+using skytrace::test::sharedPath;
+
+namespace {
+constexpr double kWgs84E2 = 0.0066943799901413165;  // first eccentricity squared
+
+std::string ortho(const char* name) {
+  return sharedPath(QString("data/orthophotos/") + name).toStdString();
+}
+
+double dms(double d, double m, double s) { return (d + m / 60.0 + s / 3600.0); }
+
+// Fraction of pixels of `mask` (0/255) inside `roi` that are non-zero.
+double validFraction(const cv::Mat& mask, const cv::Rect& roi) {
+  return cv::countNonZero(mask(roi)) / double(roi.area());
+}
+
+// Runs gdal_translate with `args` (GDAL's own utility, not our code).
+void gdalTranslate(const std::string& src, const std::string& dst, std::vector<std::string> args) {
+  GDALAllRegister();
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  GDALTranslateOptions* options = GDALTranslateOptionsNew(argv.data(), nullptr);
+  GDALDatasetH in = GDALOpen(src.c_str(), GA_ReadOnly);
+  QVERIFY(in != nullptr);
+  GDALDatasetH out = GDALTranslate(dst.c_str(), in, options, nullptr);
+  QVERIFY2(out != nullptr, dst.c_str());
+  GDALClose(out);
+  GDALClose(in);
+  GDALTranslateOptionsFree(options);
+}
+
+// A synthetic 600x400 UTM raster: a gradient with a 100x100 transparent hole at (200,100).
+void writeSynthetic(const std::string& path, bool overviews) {
+  cv::Mat rgb(400, 600, CV_8UC3), valid(400, 600, CV_8UC1, cv::Scalar(255));
+  for (int y = 0; y < rgb.rows; ++y)
+    for (int x = 0; x < rgb.cols; ++x) rgb.at<cv::Vec3b>(y, x) = cv::Vec3b(x % 256, y % 256, 100);
+  valid(cv::Rect(200, 100, 100, 100)).setTo(0);
+  GeoTiffWriteOptions options;
+  options.build_overviews = overviews;
+  writeGeoTiff(path, rgb, valid, GeoTransform::northUp(500000.0, 5000000.0, 0.5, 0.5),
+               "EPSG:32633", options);
+}
+}  // namespace
+
+class TestBasemap : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void australiaGeoreference() {
+    SKYTRACE_REQUIRE_SHARED();
+    const Basemap map = Basemap::open(ortho("australia.tif"));
+    QCOMPARE(map.width(), 751);
+    QCOMPARE(map.height(), 708);
+    QCOMPARE(map.bandCount(), 3);
+    QCOMPARE(QString::fromStdString(map.driverName()), QString("GTiff"));
+    QCOMPARE(QString::fromStdString(map.crsName()), QString("WGS 84 / UTM zone 53S (EPSG:32753)"));
+    // 0.018 m map pixels; UTM's point scale here (~1.0002) makes ground pixels slightly smaller.
+    QVERIFY2(std::abs(map.pixelSizeM() - 0.018) < 1e-4, qPrintable(QString::number(map.pixelSizeM(), 'g', 8)));
+    QVERIFY(map.pixelSizeM() < 0.018);
+    QCOMPARE(map.validitySource(), ValiditySource::NodataValue);
+    QCOMPARE(map.nodataValue().value_or(-1), 0.0);
+    // Footprint corners per gdalinfo (PROJ, 0.01" precision): UL 132d57'52.97"E 12d40'36.46"S,
+    // LR 132d57'53.41"E 12d40'36.88"S.
+    const Footprint& fp = map.footprint();
+    QVERIFY(std::abs(fp.corners[0].lon_deg - dms(132, 57, 52.97)) < 1e-5);
+    QVERIFY(std::abs(fp.corners[0].lat_deg + dms(12, 40, 36.46)) < 1e-5);
+    QVERIFY(std::abs(fp.corners[2].lon_deg - dms(132, 57, 53.41)) < 1e-5);
+    QVERIFY(std::abs(fp.corners[2].lat_deg + dms(12, 40, 36.88)) < 1e-5);
+    QVERIFY(fp.bbox.min_lat_deg < fp.bbox.max_lat_deg && fp.bbox.max_lat_deg < 0.0);  // south
+    QVERIFY(fp.bbox.min_lon_deg > 132.0 && fp.bbox.max_lon_deg < 138.0);  // inside zone 53
+  }
+
+  // EPSG:3395 units are not ground metres: ground pixel = 0.1 * cos(lat) / sqrt(1 - e2 sin^2 lat).
+  void mercatorPixelSizeIsGroundMetres() {
+    SKYTRACE_REQUIRE_SHARED();
+    const Basemap map = Basemap::open(ortho("5c15321f63d9810007f8b06f_10_00000.tif"));
+    const double lat = 0.5 * (map.footprint().bbox.min_lat_deg + map.footprint().bbox.max_lat_deg) * M_PI / 180;
+    const double expected = 0.1 * std::cos(lat) / std::sqrt(1 - kWgs84E2 * std::sin(lat) * std::sin(lat));
+    QVERIFY2(std::abs(map.pixelSizeXM() - expected) < 1e-5, qPrintable(QString::number(map.pixelSizeXM())));
+    QVERIFY2(std::abs(map.pixelSizeYM() - expected) < 1e-5, qPrintable(QString::number(map.pixelSizeYM())));
+    QVERIFY(std::abs(expected - 0.0776) < 1e-3);
+    QCOMPARE(map.validitySource(), ValiditySource::BlackFill);
+  }
+
+  // The OpenAerialMap tile is padded with undeclared black (top-left); imagery in the centre.
+  void blackFillIsInvalid() {
+    SKYTRACE_REQUIRE_SHARED();
+    const Basemap map = Basemap::open(ortho("5c15321f63d9810007f8b06f_10_00000.tif"));
+    const MapRect all = map.mapBounds();
+    const BasemapWindow w = map.readWindow(all, 0.0);
+    QCOMPARE(w.rgb.cols, 2048);
+    QCOMPARE(w.rgb.rows, 2048);
+    QCOMPARE(w.rgb.type(), CV_8UC3);
+    // Top-left 300x300 is fill: black, and invalid.
+    QCOMPARE(validFraction(w.valid, {0, 0, 300, 300}), 0.0);
+    QCOMPARE(cv::countNonZero(w.rgb(cv::Rect(0, 0, 300, 300)).reshape(1)), 0);
+    // Centre is imagery.
+    QVERIFY(validFraction(w.valid, {924, 924, 200, 200}) > 0.99);
+    QVERIFY(cv::mean(w.rgb(cv::Rect(924, 924, 200, 200)))[1] > 20.0);
+  }
+
+  // The same tile with the black declared as nodata (gdal_translate -a_nodata 0): the
+  // nodata path gives the same mask on the fill.
+  void declaredNodataIsInvalid() {
+    SKYTRACE_REQUIRE_SHARED();
+    QTemporaryDir dir;
+    const std::string path = (dir.path() + "/nodata.tif").toStdString();
+    gdalTranslate(ortho("5c15321f63d9810007f8b06f_10_00000.tif"), path,
+                  {"-a_nodata", "0", "-srcwin", "0", "0", "1024", "1024", "-co", "TILED=YES"});
+    const Basemap map = Basemap::open(path);
+    QCOMPARE(map.validitySource(), ValiditySource::NodataValue);
+    const BasemapWindow w = map.readWindow(map.mapBounds(), 0.0);
+    QCOMPARE(validFraction(w.valid, {0, 0, 300, 300}), 0.0);
+    QVERIFY(validFraction(w.valid, {824, 824, 200, 200}) > 0.99);
+    // Coarser read (average resampling) keeps the fill invalid and imagery valid.
+    const BasemapWindow coarse = map.readWindow(map.mapBounds(), 8 * map.pixelSizeM());
+    QCOMPARE(coarse.valid.cols, 128);
+    QCOMPARE(validFraction(coarse.valid, {0, 0, 36, 36}), 0.0);
+    QVERIFY(validFraction(coarse.valid, {103, 103, 25, 25}) > 0.99);
+  }
+
+  void coarserGsdGivesSmallerImage() {
+    SKYTRACE_REQUIRE_SHARED();
+    const Basemap map = Basemap::open(ortho("australia.tif"));
+    const MapRect all = map.mapBounds();  // 13.518 m x 12.744 m
+    const BasemapWindow w = map.readWindow(all, 0.1);
+    const int expected_w = int(std::lround(751 * map.pixelSizeXM() / 0.1));
+    const int expected_h = int(std::lround(708 * map.pixelSizeYM() / 0.1));
+    QCOMPARE(w.rgb.cols, expected_w);
+    QCOMPARE(w.rgb.rows, expected_h);
+    QVERIFY(std::abs(w.gsd_m - 0.1) < 0.002);
+    // The returned geotransform covers the requested rectangle.
+    const MapPoint br = w.map_from_pixel.mapFromPixel(w.rgb.cols, w.rgb.rows);
+    QVERIFY(std::abs(br.x - all.max_x) < 1e-6 && std::abs(br.y - all.min_y) < 1e-6);
+    // Averaging preserves the mean colour within a few levels.
+    const BasemapWindow native = map.readWindow(all, 0.0);
+    const cv::Scalar mean_native = cv::mean(native.rgb), mean_coarse = cv::mean(w.rgb);
+    for (int c = 0; c < 3; ++c) QVERIFY(std::abs(mean_native[c] - mean_coarse[c]) < 3.0);
+    QCOMPARE(cv::countNonZero(w.valid), w.valid.cols * w.valid.rows);
+  }
+
+  // A window half outside the raster is padded with valid = 0; the inside half is imagery
+  // and matches a direct read of the same pixels.
+  void windowBeyondRasterIsPadded() {
+    SKYTRACE_REQUIRE_SHARED();
+    const Basemap map = Basemap::open(ortho("australia.tif"));
+    const GeoTransform& gt = map.mapFromPixel();
+    const MapPoint tl = gt.mapFromPixel(-100, 200);
+    const MapPoint br = gt.mapFromPixel(100, 300);
+    const BasemapWindow w = map.readWindow(MapRect{tl.x, br.y, br.x, tl.y}, 0.0);
+    QCOMPARE(w.rgb.cols, 200);
+    QCOMPARE(w.rgb.rows, 100);
+    QCOMPARE(validFraction(w.valid, {0, 0, 100, 100}), 0.0);
+    QCOMPARE(validFraction(w.valid, {100, 0, 100, 100}), 1.0);
+    const BasemapWindow inside = map.readWindow(
+        MapRect{gt.mapFromPixel(0, 300).x, gt.mapFromPixel(0, 300).y, br.x, tl.y}, 0.0);
+    QCOMPARE(cv::norm(inside.rgb, w.rgb(cv::Rect(100, 0, 100, 100)), cv::NORM_INF), 0.0);
+    // Entirely outside: all invalid, no exception.
+    const MapPoint far = gt.mapFromPixel(5000, 5000);
+    const BasemapWindow none = map.readWindow(MapRect{far.x, far.y - 1, far.x + 1, far.y}, 0.0);
+    QCOMPARE(cv::countNonZero(none.valid), 0);
+  }
+
+  void wgs84BoxRead() {
+    SKYTRACE_REQUIRE_SHARED();
+    const Basemap map = Basemap::open(ortho("OSBS_029.tif"));
+    const GeoBBox box = map.footprint().bbox;
+    const GeoBBox inner{box.min_lat_deg + 0.25 * (box.max_lat_deg - box.min_lat_deg),
+                        box.min_lon_deg + 0.25 * (box.max_lon_deg - box.min_lon_deg),
+                        box.max_lat_deg - 0.25 * (box.max_lat_deg - box.min_lat_deg),
+                        box.max_lon_deg - 0.25 * (box.max_lon_deg - box.min_lon_deg)};
+    const BasemapWindow w = map.readWindow(inner, 0.0);
+    // About half the 400 px width (UTM grid convergence makes the envelope slightly larger).
+    QVERIFY2(w.rgb.cols >= 199 && w.rgb.cols <= 206, qPrintable(QString::number(w.rgb.cols)));
+    const GeoPoint centre = map.converter().geoFromMap(w.map_from_pixel.mapFromPixel(w.rgb.cols / 2.0, w.rgb.rows / 2.0));
+    QVERIFY(std::abs(centre.lat_deg - 0.5 * (inner.min_lat_deg + inner.max_lat_deg)) < 2e-7);
+    QVERIFY(std::abs(centre.lon_deg - 0.5 * (inner.min_lon_deg + inner.max_lon_deg)) < 2e-7);
+  }
+
+  // writeGeoTiff -> Basemap round trip: georeference, alpha mask, overviews, coarse reads.
+  void writeReadRoundTripWithAlphaAndOverviews() {
+    QTemporaryDir dir;
+    const std::string path = (dir.path() + "/synthetic.tif").toStdString();
+    writeSynthetic(path, true);
+    const Basemap map = Basemap::open(path);
+    QCOMPARE(map.width(), 600);
+    QCOMPARE(map.height(), 400);
+    QCOMPARE(map.bandCount(), 4);
+    QCOMPARE(map.validitySource(), ValiditySource::AlphaBand);
+    QCOMPARE(map.overviewCount(), 1);  // 600 px: factor 2 only (down to >= 256 px)
+    QVERIFY(map.mapFromPixel() == GeoTransform::northUp(500000.0, 5000000.0, 0.5, 0.5));
+    QVERIFY(map.crsName().find("UTM zone 33N") != std::string::npos);
+    const BasemapWindow native = map.readWindow(map.mapBounds(), 0.0);
+    QCOMPARE(native.rgb.at<cv::Vec3b>(7, 300), cv::Vec3b(300 % 256, 7, 100));  // R,G,B order
+    QCOMPARE(validFraction(native.valid, {200, 100, 100, 100}), 0.0);
+    QCOMPARE(cv::countNonZero(native.valid), 600 * 400 - 100 * 100);
+    // Half resolution: GDAL reads the overview; hole stays invalid at 300x200.
+    const BasemapWindow half = map.readWindow(map.mapBounds(), 2 * map.pixelSizeM());
+    QCOMPARE(half.rgb.cols, 300);
+    QCOMPARE(half.rgb.rows, 200);
+    QCOMPARE(validFraction(half.valid, {101, 51, 48, 48}), 0.0);
+    QCOMPARE(validFraction(half.valid, {0, 0, 100, 50}), 1.0);
+    // Upsampled read (4x finer): size follows.
+    const MapRect small{500010.0, 4999990.0, 500020.0, 5000000.0};
+    QCOMPARE(map.readWindow(small, 0.125).rgb.cols, 80);
+  }
+
+  // Other GDAL formats: VRT, PNG + world file + .prj, GeoPackage raster.
+  void otherFormats() {
+    QTemporaryDir dir;
+    const std::string tif = (dir.path() + "/base.tif").toStdString();
+    writeSynthetic(tif, false);
+    const std::string png = (dir.path() + "/image.png").toStdString();
+    gdalTranslate(tif, png, {"-of", "PNG", "-co", "WORLDFILE=YES"});
+    {
+      // gdal_translate writes image.wld; the CRS goes into a .prj sidecar (as many tools do).
+      std::ofstream prj(dir.path().toStdString() + "/image.prj");
+      prj << describeCrs("EPSG:32633").wkt;
+    }
+    const std::string vrt = (dir.path() + "/mosaic.vrt").toStdString();
+    gdalTranslate(tif, vrt, {"-of", "VRT"});
+    const std::string gpkg = (dir.path() + "/tiles.gpkg").toStdString();
+    gdalTranslate(tif, gpkg, {"-of", "GPKG"});
+    for (const std::string& path : {png, vrt, gpkg}) {
+      const Basemap map = Basemap::open(path);
+      QVERIFY2(map.crsName().find("UTM zone 33N") != std::string::npos, path.c_str());
+      const MapPoint tl = map.mapFromPixel().mapFromPixel(0, 0);
+      QVERIFY2(std::abs(tl.x - 500000.0) < 1e-6 && std::abs(tl.y - 5000000.0) < 1e-6, path.c_str());
+      QVERIFY(std::abs(map.pixelSizeM() - 0.5) < 0.01);
+      const BasemapWindow w = map.readWindow(map.mapBounds(), 0.0);
+      QCOMPARE(w.rgb.at<cv::Vec3b>(7, 300), cv::Vec3b(300 % 256, 7, 100));
+      QCOMPARE(validFraction(w.valid, {200, 100, 100, 100}), 0.0);
+    }
+  }
+
+  void missingFileIsIoError() {
+    try {
+      Basemap::open("/nonexistent/folder/map.tif");
+      QFAIL("expected IoError");
+    } catch (const skytrace::IoError& e) {
+      QVERIFY2(QString(e.what()).contains("/nonexistent/folder/map.tif"), e.what());
+    }
+  }
+
+  void corruptRasterIsFormatError() {
+    QTemporaryDir dir;
+    const QString path = dir.path() + "/corrupt.tif";
+    {
+      std::ofstream out(path.toStdString(), std::ios::binary);
+      for (int i = 0; i < 4096; ++i) out.put(char((i * 7919 + 13) % 251));
+    }
+    try {
+      Basemap::open(path.toStdString());
+      QFAIL("expected FormatError");
+    } catch (const skytrace::GeoreferenceError& e) {
+      QFAIL(e.what());
+    } catch (const skytrace::FormatError& e) {
+      QVERIFY2(QString(e.what()).contains(path), e.what());
+      QVERIFY2(QString(e.what()).contains("not a raster GDAL can read"), e.what());
+    }
+  }
+
+  void plainPngIsGeoreferenceError() {
+    QTemporaryDir dir;
+    const QString path = dir.path() + "/photo.png";
+    cv::Mat bgr(64, 64, CV_8UC3, cv::Scalar(10, 200, 30));
+    QVERIFY(cv::imwrite(path.toStdString(), bgr));
+    try {
+      Basemap::open(path.toStdString());
+      QFAIL("expected GeoreferenceError");
+    } catch (const skytrace::GeoreferenceError& e) {
+      QVERIFY2(QString(e.what()).contains(path + " has no georeference (no geotransform/CRS"), e.what());
+    }
+  }
+
+  void writeFailureKeepsExistingFile() {
+    QTemporaryDir dir;
+    const std::string path = (dir.path() + "/keep.tif").toStdString();
+    writeSynthetic(path, false);
+    const std::string before = skytrace::readFileBytes(path);
+    // Wrong mask size: rejected before anything is written.
+    cv::Mat rgb(10, 10, CV_8UC3, cv::Scalar(1, 2, 3)), bad_mask(5, 5, CV_8UC1);
+    QVERIFY_THROWS_EXCEPTION(skytrace::InvalidArgument,
+                             writeGeoTiff(path, rgb, bad_mask, GeoTransform::northUp(0, 0, 1, 1), "EPSG:32633"));
+    // Bad CRS: rejected as well.
+    QVERIFY_THROWS_EXCEPTION(skytrace::Error,
+                             writeGeoTiff(path, rgb, {}, GeoTransform::northUp(0, 0, 1, 1), "no such crs"));
+    QCOMPARE(skytrace::readFileBytes(path), before);
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 1);  // no temp left
+    QVERIFY_THROWS_EXCEPTION(skytrace::IoError,
+                             writeGeoTiff(dir.path().toStdString() + "/missing/x.tif", rgb, {},
+                                          GeoTransform::northUp(0, 0, 1, 1), "EPSG:32633"));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestBasemap)
+#include "test_basemap.moc"
