@@ -1,0 +1,72 @@
+// Tensor-level mutual nearest neighbour matching (no OpenCV: also built in the
+// GPU-only benchmark configuration).
+#include <algorithm>
+#include <cmath>
+
+#include "core/util/check.h"
+#include "core/util/error.h"
+#include "core/vision/matcher_impl.h"
+
+namespace skytrace::vision {
+
+void MatchOptions::check() const {
+  checkArgument(max_ratio > 0.0f && max_ratio <= 1.0f,
+                "match max_ratio must be in (0, 1], got " + std::to_string(max_ratio));
+  checkArgument(min_similarity >= -1.0f && min_similarity <= 1.0f,
+                "match min_similarity must be in [-1, 1], got " + std::to_string(min_similarity));
+}
+
+MatchTensors matchMutualNearestNeighbours(const at::Tensor& descriptors_a,
+                                          const at::Tensor& descriptors_b,
+                                          const MatchOptions& options) {
+  options.check();
+  checkArgument(descriptors_a.dim() == 2 && descriptors_b.dim() == 2,
+                "matching: descriptors must be [N,D] matrices");
+  checkArgument(descriptors_a.device() == descriptors_b.device(),
+                "matching: descriptors are on different devices (" +
+                    descriptors_a.device().str() + " vs " + descriptors_b.device().str() + ")");
+  const auto long_options = at::TensorOptions().dtype(at::kLong).device(descriptors_a.device());
+  const int64_t na = descriptors_a.size(0);
+  const int64_t nb = descriptors_b.size(0);
+  if (na == 0 || nb == 0) {
+    return {at::empty({0}, long_options), at::empty({0}, long_options),
+            at::empty({0}, long_options.dtype(at::kFloat))};
+  }
+  checkArgument(descriptors_a.size(1) == descriptors_b.size(1),
+                "matching: descriptor dimensions differ (" + std::to_string(descriptors_a.size(1)) +
+                    " vs " + std::to_string(descriptors_b.size(1)) + ")");
+
+  const at::Tensor similarity = at::matmul(descriptors_a, descriptors_b.t());  // [Na,Nb]
+  const int64_t k = std::min<int64_t>(2, nb);
+  const auto [top_values, top_indices] = similarity.topk(k, 1, true, true);  // [Na,k]
+  const at::Tensor best = top_values.select(1, 0);
+  const at::Tensor nearest_in_b = top_indices.select(1, 0);
+
+  at::Tensor keep = best >= options.min_similarity;
+  if (options.mutual) {
+    const at::Tensor nearest_in_a = std::get<1>(similarity.max(0));  // [Nb]
+    keep = keep & (nearest_in_a.index_select(0, nearest_in_b) ==
+                   at::arange(na, long_options));
+  }
+  if (options.max_ratio < 1.0f && k == 2) {
+    // d = sqrt(2 - 2 s); clamp guards tiny negative values from rounding.
+    const at::Tensor d_best = (2.0f - 2.0f * best).clamp_min(0.0f).sqrt();
+    const at::Tensor d_second = (2.0f - 2.0f * top_values.select(1, 1)).clamp_min(0.0f).sqrt();
+    keep = keep & (d_best < options.max_ratio * d_second);
+  }
+  const at::Tensor index_a = keep.nonzero().squeeze(1);
+  return {index_a, nearest_in_b.index_select(0, index_a), best.index_select(0, index_a)};
+}
+
+Matches toHostMatches(const MatchTensors& matches) {
+  const at::Tensor a = matches.index_a.to(at::kCPU, at::kInt).contiguous();
+  const at::Tensor b = matches.index_b.to(at::kCPU, at::kInt).contiguous();
+  const at::Tensor s = matches.scores.to(at::kCPU, at::kFloat).contiguous();
+  Matches host;
+  host.index_a.assign(a.data_ptr<int>(), a.data_ptr<int>() + a.numel());
+  host.index_b.assign(b.data_ptr<int>(), b.data_ptr<int>() + b.numel());
+  host.scores.assign(s.data_ptr<float>(), s.data_ptr<float>() + s.numel());
+  return host;
+}
+
+}  // namespace skytrace::vision

@@ -1,0 +1,552 @@
+// Batched RANSAC on ATen tensors (no OpenCV: also built in the GPU-only benchmark
+// configuration). Shapes are noted as [B] hypotheses, [N] correspondences, [S] sample size.
+#include "core/vision/robust_estimation.h"
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/util/check.h"
+#include "core/util/error.h"
+#include "core/vision/robust_estimation_impl.h"
+
+namespace skytrace::vision {
+namespace {
+
+using at::indexing::Slice;
+
+bool isTransfer(GeometricModelType type) {
+  return type == GeometricModelType::Homography || type == GeometricModelType::Affine ||
+         type == GeometricModelType::Similarity;
+}
+
+at::Device deviceOf(const DeviceSpec& spec) {
+  return spec.cuda ? at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(spec.index))
+                   : at::Device(at::kCPU);
+}
+
+at::Tensor matrixTensor(const Matrix3d& m, const at::TensorOptions& options) {
+  return at::tensor(std::vector<double>(m.begin(), m.end()), at::kDouble).view({3, 3}).to(options);
+}
+
+Matrix3d toMatrix3d(const at::Tensor& m) {
+  const at::Tensor host = m.to(at::kCPU, at::kDouble).contiguous();
+  Matrix3d out;
+  std::copy(host.data_ptr<double>(), host.data_ptr<double>() + 9, out.begin());
+  return out;
+}
+
+at::Tensor homogeneous(const at::Tensor& xy) {  // [...,2] -> [...,3]
+  return at::cat({xy, at::ones_like(xy.narrow(-1, 0, 1))}, -1);
+}
+
+// adj(M) for [...,3,3] (M^-1 = adj(M) / det(M)); the columns of adj are cross products of
+// M's rows. Also returns det(M) [...].
+std::pair<at::Tensor, at::Tensor> adjugate3(const at::Tensor& m) {
+  const at::Tensor r0 = m.select(-2, 0), r1 = m.select(-2, 1), r2 = m.select(-2, 2);
+  const at::Tensor c0 = at::linalg_cross(r1, r2, -1);
+  const at::Tensor c1 = at::linalg_cross(r2, r0, -1);
+  const at::Tensor c2 = at::linalg_cross(r0, r1, -1);
+  const at::Tensor det = (r0 * c0).sum(-1);
+  return {at::stack({c0, c1, c2}, -1), det};
+}
+
+// Hartley normalisation of [N,2] float64 points: T (3x3, float64) maps them to centroid 0
+// and mean distance sqrt(2).
+at::Tensor hartleyTransform(const at::Tensor& xy) {
+  const at::Tensor centroid = xy.mean(0);
+  const double spread = (xy - centroid).norm(2, 1).mean().item<double>();
+  const double s = std::sqrt(2.0) / std::max(spread, 1e-12);
+  const at::Tensor c = centroid.to(at::kCPU);
+  const double cx = c[0].item<double>(), cy = c[1].item<double>();
+  return matrixTensor({s, 0, -s * cx, 0, s, -s * cy, 0, 0, 1}, xy.options());
+}
+
+at::Tensor applyTransform(const at::Tensor& t, const at::Tensor& xy) {  // [N,2]
+  const at::Tensor h = at::matmul(homogeneous(xy), t.t());
+  return h.narrow(1, 0, 2) / h.narrow(1, 2, 1);
+}
+
+// ---------------------------------------------------------------- minimal solvers
+// Input: normalised samples a, b [B,S,2]. Output: models [B,3,3] in normalised
+// coordinates (b ~ M a, or b^T F a = 0) and validity [B] bool.
+
+std::pair<at::Tensor, at::Tensor> solveHomography4(const at::Tensor& a, const at::Tensor& b) {
+  // Projective basis: A maps e1, e2, e3, (1,1,1) to the four points a_i; likewise B.
+  auto basis = [](const at::Tensor& p) {
+    const at::Tensor ph = homogeneous(p);                      // [B,4,3]
+    const at::Tensor cols = ph.narrow(1, 0, 3).transpose(1, 2);  // columns p1 p2 p3
+    const auto [adj, det] = adjugate3(cols);
+    const at::Tensor lambda = at::matmul(adj, ph.select(1, 3).unsqueeze(-1)).squeeze(-1);
+    return std::make_pair(cols * lambda.unsqueeze(1), (lambda.abs().amin(-1) * det.abs()));
+  };
+  const auto [basis_a, strength_a] = basis(a);
+  const auto [basis_b, strength_b] = basis(b);
+  at::Tensor h = at::matmul(basis_b, adjugate3(basis_a).first);
+  h = h / h.flatten(1).norm(2, 1).clamp_min(1e-30).view({-1, 1, 1});
+  const at::Tensor det_h = adjugate3(h).second;
+  const at::Tensor valid = h.flatten(1).isfinite().all(1) & (det_h.abs() > 1e-8) &
+                           (strength_a > 1e-9) & (strength_b > 1e-9);
+  return {h, valid};
+}
+
+std::pair<at::Tensor, at::Tensor> solveAffine3(const at::Tensor& a, const at::Tensor& b) {
+  const at::Tensor cols = homogeneous(a).transpose(1, 2);  // [B,3,3], columns (x,y,1)
+  const auto [adj, det] = adjugate3(cols);
+  const at::Tensor top = at::matmul(b.transpose(1, 2), adj) / det.view({-1, 1, 1});  // [B,2,3]
+  const at::Tensor last = at::zeros({a.size(0), 1, 3}, a.options());
+  last.select(2, 2).fill_(1.0);
+  const at::Tensor m = at::cat({top, last}, 1);
+  return {m, m.flatten(1).isfinite().all(1) & (det.abs() > 1e-8)};
+}
+
+std::pair<at::Tensor, at::Tensor> solveSimilarity2(const at::Tensor& a, const at::Tensor& b) {
+  // Complex form w = alpha z + beta.
+  const at::Tensor dz = a.select(1, 1) - a.select(1, 0);  // [B,2]
+  const at::Tensor dw = b.select(1, 1) - b.select(1, 0);
+  const at::Tensor norm_sq = (dz * dz).sum(-1);
+  const at::Tensor zx = dz.select(1, 0), zy = dz.select(1, 1);
+  const at::Tensor wx = dw.select(1, 0), wy = dw.select(1, 1);
+  const at::Tensor ar = (wx * zx + wy * zy) / norm_sq;
+  const at::Tensor ai = (wy * zx - wx * zy) / norm_sq;
+  const at::Tensor a0 = a.select(1, 0), b0 = b.select(1, 0);
+  const at::Tensor tx = b0.select(1, 0) - (ar * a0.select(1, 0) - ai * a0.select(1, 1));
+  const at::Tensor ty = b0.select(1, 1) - (ai * a0.select(1, 0) + ar * a0.select(1, 1));
+  const at::Tensor zero = at::zeros_like(ar), one = at::ones_like(ar);
+  const at::Tensor m = at::stack({ar, -ai, tx, ai, ar, ty, zero, zero, one}, 1).view({-1, 3, 3});
+  return {m, m.flatten(1).isfinite().all(1) & (norm_sq > 1e-12)};
+}
+
+// Rows of the epipolar constraint b^T F a = 0 for [...,2] points: [...,9].
+at::Tensor epipolarRows(const at::Tensor& a, const at::Tensor& b) {
+  const at::Tensor ha = homogeneous(a);
+  const at::Tensor hb = homogeneous(b);
+  return (hb.unsqueeze(-1) * ha.unsqueeze(-2)).flatten(-2);  // row i*3+j = b_i a_j
+}
+
+at::Tensor enforceRank2(const at::Tensor& f, bool essential) {
+  const auto [u, s, vh] = at::linalg_svd(f, false);
+  at::Tensor sigma = s.clone();
+  if (essential) {
+    const at::Tensor mean = (s.select(-1, 0) + s.select(-1, 1)) / 2;
+    sigma.select(-1, 0).copy_(mean);
+    sigma.select(-1, 1).copy_(mean);
+  }
+  sigma.select(-1, 2).zero_();
+  const at::Tensor out = at::matmul(u * sigma.unsqueeze(-2), vh);
+  return out / out.flatten(-2).norm(2, -1).clamp_min(1e-30).unsqueeze(-1).unsqueeze(-1);
+}
+
+std::pair<at::Tensor, at::Tensor> solveEightPoint(const at::Tensor& a, const at::Tensor& b) {
+  const at::Tensor rows = epipolarRows(a, b);  // [B,8,9]
+  const at::Tensor gram = at::matmul(rows.transpose(1, 2), rows);
+  const auto [values, vectors] = at::linalg_eigh(gram);
+  const at::Tensor f = vectors.select(2, 0).reshape({-1, 3, 3});
+  // A well-posed sample leaves a one-dimensional null space.
+  const at::Tensor gap = values.select(1, 1) / values.select(1, 8).clamp_min(1e-30);
+  return {f, f.flatten(1).isfinite().all(1) & (gap > 1e-7)};
+}
+
+// ---------------------------------------------------------------- errors
+
+// Squared errors [B,N] of models [B,3,3] (pixels) on pixel points a, b [N,2].
+at::Tensor squaredErrors(GeometricModelType type, const at::Tensor& models, const at::Tensor& a,
+                         const at::Tensor& b) {
+  const at::Tensor ha = homogeneous(a);  // [N,3]
+  const at::Tensor hb = homogeneous(b);
+  if (isTransfer(type)) {
+    const at::Tensor inverse = adjugate3(models).first;
+    auto transfer = [](const at::Tensor& m, const at::Tensor& from_h, const at::Tensor& to) {
+      const at::Tensor p = at::matmul(from_h, m.transpose(1, 2));  // [B,N,3]
+      const at::Tensor w = p.narrow(2, 2, 1);
+      const at::Tensor safe_w = at::where(w.abs() < 1e-12, at::full_like(w, 1e-12), w);
+      const at::Tensor d = p.narrow(2, 0, 2) / safe_w - to;
+      const at::Tensor e = (d * d).sum(2);
+      return at::where(w.squeeze(2).abs() < 1e-12, at::full_like(e, 1e30), e);
+    };
+    return (transfer(models, ha, b) + transfer(inverse, hb, a)) * 0.5;
+  }
+  const at::Tensor fa = at::matmul(ha, models.transpose(1, 2));  // F a   [B,N,3]
+  const at::Tensor ftb = at::matmul(hb, models);                 // F^T b [B,N,3]
+  const at::Tensor numerator = (hb * fa).sum(2);
+  const at::Tensor denominator = fa.narrow(2, 0, 2).pow(2).sum(2) + ftb.narrow(2, 0, 2).pow(2).sum(2);
+  return numerator * numerator / denominator.clamp_min(1e-30);
+}
+
+// ---------------------------------------------------------------- context
+
+struct Problem {
+  GeometricModelType type;
+  at::Tensor a_px, b_px;      // [N,2] float64, pixels
+  at::Tensor a_fit, b_fit;    // [N,2] float64, coordinates the models are solved in
+  at::Tensor t_a, t_b;        // [3,3] float64 Hartley transforms (of the fit coordinates)
+  at::Tensor k_a_inv, k_b_inv;  // essential only: pixels -> normalised camera coordinates
+  at::Tensor a_norm, b_norm;  // Hartley-normalised fit coordinates
+
+  // Normalised-coordinate models [B,3,3] -> pixel-space models used for scoring.
+  at::Tensor toPixelModels(const at::Tensor& normalised) const {
+    const at::Tensor ta = t_a.to(normalised.scalar_type());
+    const at::Tensor tb = t_b.to(normalised.scalar_type());
+    if (isTransfer(type)) return at::matmul(at::matmul(adjugate3(tb).first, normalised), ta);
+    at::Tensor f = at::matmul(at::matmul(tb.t(), normalised), ta);  // in fit coordinates
+    if (type == GeometricModelType::Essential) {
+      f = at::matmul(at::matmul(k_b_inv.to(f.scalar_type()).t(), f),
+                     k_a_inv.to(f.scalar_type()));
+    }
+    return f;
+  }
+
+  // The reported model from a normalised one: pixel model for transfer types and F, the
+  // essential matrix (camera coordinates) for E.
+  at::Tensor toReportedModel(const at::Tensor& normalised) const {
+    if (type == GeometricModelType::Essential) {
+      const at::Tensor e = at::matmul(at::matmul(t_b.t(), normalised), t_a);
+      return enforceRank2(e, true);
+    }
+    at::Tensor m = toPixelModels(normalised.unsqueeze(0)).squeeze(0);
+    if (isTransfer(type)) return m / m[2][2];
+    return m / m.norm();
+  }
+};
+
+Problem makeProblem(GeometricModelType type, const at::Tensor& a, const at::Tensor& b,
+                    const RansacOptions& options) {
+  Problem p;
+  p.type = type;
+  p.a_px = a.to(at::kDouble).contiguous();
+  p.b_px = b.to(at::kDouble).contiguous();
+  p.a_fit = p.a_px;
+  p.b_fit = p.b_px;
+  if (type == GeometricModelType::Essential) {
+    p.k_a_inv = at::linalg_inv(matrixTensor(options.camera_a, p.a_px.options()));
+    p.k_b_inv = at::linalg_inv(matrixTensor(options.camera_b, p.a_px.options()));
+    p.a_fit = applyTransform(p.k_a_inv, p.a_px);
+    p.b_fit = applyTransform(p.k_b_inv, p.b_px);
+  }
+  p.t_a = hartleyTransform(p.a_fit);
+  p.t_b = hartleyTransform(p.b_fit);
+  p.a_norm = applyTransform(p.t_a, p.a_fit);
+  p.b_norm = applyTransform(p.t_b, p.b_fit);
+  return p;
+}
+
+std::pair<at::Tensor, at::Tensor> solveMinimal(GeometricModelType type, const at::Tensor& a,
+                                               const at::Tensor& b) {
+  switch (type) {
+    case GeometricModelType::Homography: return solveHomography4(a, b);
+    case GeometricModelType::Affine: return solveAffine3(a, b);
+    case GeometricModelType::Similarity: return solveSimilarity2(a, b);
+    case GeometricModelType::Fundamental:
+    case GeometricModelType::Essential: {
+      // Rank 2 only: the (1,1,0) singular values of E hold in camera coordinates, not in
+      // these Hartley-normalised ones; toReportedModel projects E at the end.
+      auto [f, valid] = solveEightPoint(a, b);
+      return {enforceRank2(f, false), valid};
+    }
+  }
+  throw InvalidArgument("unknown geometric model");
+}
+
+// Least-squares model [3,3] float64 in normalised coordinates from the selected points.
+at::Tensor fitNormalised(GeometricModelType type, const at::Tensor& a, const at::Tensor& b) {
+  const at::Tensor x = a.select(1, 0), y = a.select(1, 1);
+  const at::Tensor u = b.select(1, 0), v = b.select(1, 1);
+  const at::Tensor one = at::ones_like(x), zero = at::zeros_like(x);
+  auto nullVector = [](const at::Tensor& rows) {
+    const at::Tensor vh = std::get<2>(at::linalg_svd(rows, false));
+    return vh.select(0, vh.size(0) - 1);
+  };
+  switch (type) {
+    case GeometricModelType::Homography: {
+      const at::Tensor rows_u = at::stack({-x, -y, -one, zero, zero, zero, u * x, u * y, u}, 1);
+      const at::Tensor rows_v = at::stack({zero, zero, zero, -x, -y, -one, v * x, v * y, v}, 1);
+      return nullVector(at::cat({rows_u, rows_v}, 0)).view({3, 3});
+    }
+    case GeometricModelType::Affine: {
+      const at::Tensor design = at::stack({x, y, one}, 1);  // [N,3]
+      const at::Tensor solution = std::get<0>(at::linalg_lstsq(design, b));  // [3,2]
+      const at::Tensor last = at::tensor(std::vector<double>{0.0, 0.0, 1.0}, a.options());
+      return at::cat({solution.t(), last.view({1, 3})}, 0);
+    }
+    case GeometricModelType::Similarity: {
+      // u = c x - s y + tx ; v = s x + c y + ty
+      const at::Tensor design = at::cat(
+          {at::stack({x, -y, one, zero}, 1), at::stack({y, x, zero, one}, 1)}, 0);  // [2N,4]
+      const at::Tensor target = at::cat({u, v}, 0).unsqueeze(1);
+      const at::Tensor p = std::get<0>(at::linalg_lstsq(design, target)).squeeze(1);
+      const at::Tensor z = at::zeros({1}, a.options()), o = at::ones({1}, a.options());
+      return at::cat({p.narrow(0, 0, 1), -p.narrow(0, 1, 1), p.narrow(0, 2, 1),
+                      p.narrow(0, 1, 1), p.narrow(0, 0, 1), p.narrow(0, 3, 1), z, z, o})
+          .view({3, 3});
+    }
+    case GeometricModelType::Fundamental:
+    case GeometricModelType::Essential:
+      return enforceRank2(nullVector(epipolarRows(a, b)).view({3, 3}), false);
+  }
+  throw InvalidArgument("unknown geometric model");
+}
+
+// Draws [B,S] distinct indices in [0,N) per row from the CPU generator (so that the
+// samples do not depend on the device), then moves them to `device`.
+at::Tensor drawSamples(at::Generator& generator, int64_t batch, int64_t sample_size, int64_t n,
+                       const at::Device& device) {
+  at::Tensor chosen = at::empty({batch, 0}, at::kLong);
+  for (int64_t k = 0; k < sample_size; ++k) {
+    const at::Tensor u = at::rand({batch}, generator, at::kDouble);
+    at::Tensor r = (u * static_cast<double>(n - k)).floor().to(at::kLong).clamp_max(n - k - 1);
+    // Map r to the r-th index not yet chosen: step over earlier picks in ascending order.
+    const at::Tensor sorted = std::get<0>(chosen.sort(1));
+    for (int64_t j = 0; j < k; ++j) r = r + (r >= sorted.select(1, j)).to(at::kLong);
+    chosen = at::cat({chosen, r.unsqueeze(1)}, 1);
+  }
+  return chosen.to(device);
+}
+
+struct Scored {
+  at::Tensor model_normalised;  // [3,3] float64
+  double cost = std::numeric_limits<double>::infinity();
+  at::Tensor inliers;  // [N] bool
+  int64_t num_inliers = 0;
+};
+
+Scored scoreSingle(const Problem& p, const at::Tensor& model_normalised, double threshold_sq) {
+  const at::Tensor pixel = p.toPixelModels(model_normalised.unsqueeze(0));
+  const at::Tensor errors = squaredErrors(p.type, pixel, p.a_px, p.b_px).squeeze(0);
+  Scored s;
+  s.model_normalised = model_normalised;
+  s.cost = errors.clamp_max(threshold_sq).sum().item<double>();
+  s.inliers = errors < threshold_sq;
+  s.num_inliers = s.inliers.sum().item<int64_t>();
+  return s;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- public API
+
+std::string toString(GeometricModelType type) {
+  switch (type) {
+    case GeometricModelType::Homography: return "homography";
+    case GeometricModelType::Affine: return "affine";
+    case GeometricModelType::Similarity: return "similarity";
+    case GeometricModelType::Fundamental: return "fundamental";
+    case GeometricModelType::Essential: return "essential";
+  }
+  return "unknown";
+}
+
+GeometricModelType parseGeometricModelType(const std::string& text) {
+  for (auto type : {GeometricModelType::Homography, GeometricModelType::Affine,
+                    GeometricModelType::Similarity, GeometricModelType::Fundamental,
+                    GeometricModelType::Essential}) {
+    if (toString(type) == text) return type;
+  }
+  throw InvalidArgument("unknown geometric model '" + text +
+                        "' (use homography, affine, similarity, fundamental or essential)");
+}
+
+int minimalSampleSize(GeometricModelType type) {
+  switch (type) {
+    case GeometricModelType::Homography: return 4;
+    case GeometricModelType::Affine: return 3;
+    case GeometricModelType::Similarity: return 2;
+    case GeometricModelType::Fundamental:
+    case GeometricModelType::Essential: return 8;
+  }
+  return 0;
+}
+
+void RansacOptions::check() const {
+  checkArgument(inlier_threshold_px > 0.0 && std::isfinite(inlier_threshold_px),
+                "RANSAC inlier_threshold_px must be > 0, got " + std::to_string(inlier_threshold_px));
+  checkArgument(hypotheses_per_batch >= 1 && hypotheses_per_batch <= 65536,
+                "RANSAC hypotheses_per_batch must be in 1..65536, got " +
+                    std::to_string(hypotheses_per_batch));
+  checkArgument(max_hypotheses >= hypotheses_per_batch,
+                "RANSAC max_hypotheses (" + std::to_string(max_hypotheses) +
+                    ") must be >= hypotheses_per_batch (" + std::to_string(hypotheses_per_batch) + ")");
+  checkArgument(confidence > 0.0 && confidence < 1.0,
+                "RANSAC confidence must be in (0, 1), got " + std::to_string(confidence));
+  checkArgument(local_optimisation_iterations >= 0 && local_optimisation_iterations <= 100,
+                "RANSAC local_optimisation_iterations must be in 0..100");
+}
+
+RansacResult estimateGeometricModel(const at::Tensor& points_a, const at::Tensor& points_b,
+                                    const RansacOptions& options) {
+  options.check();
+  checkArgument(points_a.dim() == 2 && points_a.size(1) == 2 && points_b.dim() == 2 &&
+                    points_b.size(1) == 2 && points_a.size(0) == points_b.size(0),
+                "RANSAC: points must be two [N,2] tensors of equal N");
+  checkArgument(points_a.device() == points_b.device(), "RANSAC: points on different devices");
+  const int64_t n = points_a.size(0);
+  const int sample_size = minimalSampleSize(options.model);
+  RansacResult result;
+  result.inlier_mask.assign(static_cast<size_t>(n), 0);
+  if (n < sample_size) return result;
+
+  const Problem problem = makeProblem(options.model, points_a, points_b, options);
+  const double threshold_sq = options.inlier_threshold_px * options.inlier_threshold_px;
+  const at::Tensor a32 = problem.a_norm.to(at::kFloat), b32 = problem.b_norm.to(at::kFloat);
+  const at::Tensor a_px32 = problem.a_px.to(at::kFloat), b_px32 = problem.b_px.to(at::kFloat);
+
+  at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(options.seed);
+  Scored best;
+  int64_t best_inliers = 0;
+  int64_t needed = options.max_hypotheses;
+  int64_t evaluated = 0;
+  while (evaluated < std::min<int64_t>(needed, options.max_hypotheses)) {
+    const int64_t batch = std::min<int64_t>(options.hypotheses_per_batch,
+                                            options.max_hypotheses - evaluated);
+    const at::Tensor samples = drawSamples(generator, batch, sample_size, n, points_a.device());
+    const at::Tensor flat = samples.flatten();
+    const at::Tensor sa = a32.index_select(0, flat).view({batch, sample_size, 2});
+    const at::Tensor sb = b32.index_select(0, flat).view({batch, sample_size, 2});
+    const auto [models, valid] = solveMinimal(options.model, sa, sb);
+    const at::Tensor pixel_models = problem.toPixelModels(models);
+    const at::Tensor errors = squaredErrors(options.model, pixel_models, a_px32, b_px32);
+    at::Tensor cost = errors.clamp_max(threshold_sq).sum(1).to(at::kDouble);
+    cost = at::where(valid & cost.isfinite(), cost, at::full_like(cost, 1e300));
+    evaluated += batch;
+    const int64_t index = cost.argmin().item<int64_t>();
+    const double batch_cost = cost[index].item<double>();
+    if (batch_cost < best.cost && batch_cost < 1e299) {
+      best.cost = batch_cost;
+      best.model_normalised = models[index].to(at::kDouble);
+      best_inliers = (errors[index] < threshold_sq).sum().item<int64_t>();
+      const double w = static_cast<double>(best_inliers) / static_cast<double>(n);
+      const double all_inlier = std::pow(w, sample_size);
+      if (all_inlier >= 1.0 - 1e-12) {
+        needed = 0;
+      } else if (all_inlier > 0.0) {
+        needed = static_cast<int64_t>(
+            std::ceil(std::log(1.0 - options.confidence) / std::log(1.0 - all_inlier)));
+      }
+    }
+  }
+  result.hypotheses_evaluated = static_cast<int>(evaluated);
+  if (!best.model_normalised.defined()) return result;
+
+  // Local optimisation: refit on the inliers while the MSAC cost drops.
+  Scored current = scoreSingle(problem, best.model_normalised, threshold_sq);
+  for (int it = 0; it < options.local_optimisation_iterations; ++it) {
+    if (current.num_inliers < sample_size) break;
+    const at::Tensor idx = current.inliers.nonzero().squeeze(1);
+    const at::Tensor refit = fitNormalised(options.model, problem.a_norm.index_select(0, idx),
+                                           problem.b_norm.index_select(0, idx));
+    Scored candidate = scoreSingle(problem, refit, threshold_sq);
+    if (!(candidate.cost < current.cost * (1.0 - 1e-12))) break;
+    current = std::move(candidate);
+    ++result.local_optimisation_steps;
+  }
+  // Final least-squares refit on the final inlier set (kept unless it is worse).
+  if (current.num_inliers >= sample_size) {
+    const at::Tensor idx = current.inliers.nonzero().squeeze(1);
+    Scored final_fit = scoreSingle(
+        problem,
+        fitNormalised(options.model, problem.a_norm.index_select(0, idx),
+                      problem.b_norm.index_select(0, idx)),
+        threshold_sq);
+    if (final_fit.cost <= current.cost * (1.0 + 1e-9)) current = std::move(final_fit);
+  }
+
+  const at::Tensor reported = problem.toReportedModel(current.model_normalised);
+  result.model = toMatrix3d(reported);
+  result.found = std::all_of(result.model.begin(), result.model.end(),
+                             [](double v) { return std::isfinite(v); });
+  const at::Tensor mask = current.inliers.to(at::kCPU, at::kByte).contiguous();
+  std::copy(mask.data_ptr<uint8_t>(), mask.data_ptr<uint8_t>() + n, result.inlier_mask.begin());
+  result.num_inliers = static_cast<int>(current.num_inliers);
+  if (current.num_inliers > 0) {
+    const at::Tensor errors =
+        squaredErrors(options.model, problem.toPixelModels(current.model_normalised.unsqueeze(0)),
+                      problem.a_px, problem.b_px)
+            .squeeze(0);
+    result.rms_inlier_error_px =
+        std::sqrt(errors.masked_select(current.inliers).mean().item<double>());
+  }
+  return result;
+}
+
+namespace {
+
+at::Tensor pointsTensor(const std::vector<Point2d>& points, const at::Device& device) {
+  at::Tensor t = at::empty({static_cast<int64_t>(points.size()), 2}, at::kDouble);
+  double* data = t.data_ptr<double>();
+  for (size_t i = 0; i < points.size(); ++i) {
+    data[2 * i] = points[i].x;
+    data[2 * i + 1] = points[i].y;
+  }
+  return t.to(device);
+}
+
+}  // namespace
+
+RansacResult estimateGeometricModel(const std::vector<Point2d>& points_a,
+                                    const std::vector<Point2d>& points_b,
+                                    const RansacOptions& options) {
+  checkArgument(points_a.size() == points_b.size(),
+                "RANSAC: " + std::to_string(points_a.size()) + " points in a but " +
+                    std::to_string(points_b.size()) + " in b");
+  requireDeviceAvailable(options.device);
+  const at::Device device = deviceOf(options.device);
+  return estimateGeometricModel(pointsTensor(points_a, device), pointsTensor(points_b, device),
+                                options);
+}
+
+Matrix3d fitGeometricModel(const std::vector<Point2d>& points_a,
+                           const std::vector<Point2d>& points_b, GeometricModelType type,
+                           const Matrix3d& camera_a, const Matrix3d& camera_b) {
+  checkArgument(points_a.size() == points_b.size(), "fit: point counts differ");
+  checkArgument(static_cast<int>(points_a.size()) >= minimalSampleSize(type),
+                "fit: " + toString(type) + " needs at least " +
+                    std::to_string(minimalSampleSize(type)) + " correspondences");
+  RansacOptions options;
+  options.model = type;
+  options.camera_a = camera_a;
+  options.camera_b = camera_b;
+  const Problem problem = makeProblem(type, pointsTensor(points_a, at::kCPU),
+                                      pointsTensor(points_b, at::kCPU), options);
+  return toMatrix3d(problem.toReportedModel(fitNormalised(type, problem.a_norm, problem.b_norm)));
+}
+
+std::vector<double> geometricErrors(const std::vector<Point2d>& points_a,
+                                    const std::vector<Point2d>& points_b, GeometricModelType type,
+                                    const Matrix3d& model, const Matrix3d& camera_a,
+                                    const Matrix3d& camera_b) {
+  checkArgument(points_a.size() == points_b.size(), "errors: point counts differ");
+  const auto options = at::TensorOptions().dtype(at::kDouble);
+  at::Tensor m = matrixTensor(model, options);
+  if (type == GeometricModelType::Essential) {
+    m = at::matmul(at::matmul(at::linalg_inv(matrixTensor(camera_b, options)).t(), m),
+                   at::linalg_inv(matrixTensor(camera_a, options)));
+  }
+  const at::Tensor errors = squaredErrors(type, m.unsqueeze(0), pointsTensor(points_a, at::kCPU),
+                                          pointsTensor(points_b, at::kCPU))
+                                .squeeze(0)
+                                .sqrt()
+                                .contiguous();
+  return std::vector<double>(errors.data_ptr<double>(), errors.data_ptr<double>() + errors.numel());
+}
+
+Point2d transformPoint(const Matrix3d& m, const Point2d& a) {
+  const double w = m[6] * a.x + m[7] * a.y + m[8];
+  return {(m[0] * a.x + m[1] * a.y + m[2]) / w, (m[3] * a.x + m[4] * a.y + m[5]) / w};
+}
+
+double meanCornerTransferError(const Matrix3d& estimated, const Matrix3d& truth, int width,
+                               int height) {
+  const Point2d corners[4] = {{0, 0}, {double(width), 0}, {double(width), double(height)},
+                              {0, double(height)}};
+  double sum = 0.0;
+  for (const auto& c : corners) {
+    const Point2d e = transformPoint(estimated, c);
+    const Point2d t = transformPoint(truth, c);
+    sum += std::hypot(e.x - t.x, e.y - t.y);
+  }
+  return sum / 4.0;
+}
+
+}  // namespace skytrace::vision

@@ -1,0 +1,103 @@
+// Robust fitting of 2D geometric models to point correspondences with many RANSAC
+// hypotheses at once on a LibTorch device (CPU or CUDA).
+//
+// Pipeline: Hartley-normalise both point sets; draw batches of minimal samples from a
+// seeded generator; solve all samples of a batch at once (closed-form projective-basis
+// homography, 3-point affine, 2-point similarity, 8-point fundamental/essential via a
+// batched 9x9 eigen-decomposition); score every hypothesis on every point with a
+// truncated quadratic (MSAC) cost; stop when the best inlier ratio makes further
+// batches unnecessary for `confidence`; then local optimisation (iterated least-squares
+// refit on the inliers while the cost drops, LO-RANSAC style) and a final
+// least-squares refit in float64.
+//
+// Errors (all in pixels): homography, affine and similarity use the symmetric transfer
+// error sqrt((|H a - b|^2 + |H^-1 b - a|^2) / 2); fundamental and essential use the
+// Sampson distance of x_b^T F x_a = 0 (for E, F = K_b^-T E K_a^-1).
+// Honest limits: the fundamental/essential minimal solver is the linear 8-point method
+// (not 7-point / 5-point), and their refit minimises algebraic error.
+// No torch or OpenCV types here. Thread: any (no shared state); each call creates its
+// tensors on options.device.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/vision/torch_runtime.h"
+
+namespace skytrace::vision {
+
+enum class GeometricModelType { Homography, Affine, Similarity, Fundamental, Essential };
+
+std::string toString(GeometricModelType type);
+// "homography", "affine", "similarity", "fundamental", "essential"; throws InvalidArgument.
+GeometricModelType parseGeometricModelType(const std::string& text);
+// Points per minimal sample: 4, 3, 2, 8, 8.
+int minimalSampleSize(GeometricModelType type);
+
+using Matrix3d = std::array<double, 9>;  // row-major 3x3
+constexpr Matrix3d kIdentity3d = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+
+struct Point2d {
+  double x = 0.0;
+  double y = 0.0;
+};
+
+struct RansacOptions {
+  GeometricModelType model = GeometricModelType::Homography;
+  double inlier_threshold_px = 3.0;  // on the error defined above
+  int hypotheses_per_batch = 1024;   // solved and scored together
+  int max_hypotheses = 8192;         // upper bound over all batches
+  double confidence = 0.9999;        // adaptive stop: P(an all-inlier sample was drawn)
+  int local_optimisation_iterations = 10;
+  uint64_t seed = 0;                  // same seed, same data, same device -> same result
+  Matrix3d camera_a = kIdentity3d;    // essential only: intrinsics K of image a / b
+  Matrix3d camera_b = kIdentity3d;
+  DeviceSpec device;
+
+  void check() const;  // throws InvalidArgument
+};
+
+struct RansacResult {
+  bool found = false;  // false: too few points, or every sample degenerate
+  // b_from_a for homography/affine/similarity (b ~ M a); for fundamental the F with
+  // b^T F a = 0 (pixels); for essential the E with (K_b^-1 b)^T E (K_a^-1 a) = 0.
+  // Scaled to unit Frobenius norm for F/E; M(2,2) = 1 for the others.
+  Matrix3d model = kIdentity3d;
+  std::vector<uint8_t> inlier_mask;  // one per correspondence
+  int num_inliers = 0;
+  double rms_inlier_error_px = 0.0;
+  int hypotheses_evaluated = 0;
+  int local_optimisation_steps = 0;  // accepted refits
+};
+
+// Robustly fits `options.model` to points_a[i] <-> points_b[i]. Throws InvalidArgument
+// for mismatched sizes or bad options.
+RansacResult estimateGeometricModel(const std::vector<Point2d>& points_a,
+                                    const std::vector<Point2d>& points_b,
+                                    const RansacOptions& options);
+
+// Non-robust least-squares fit to all correspondences (normalised DLT / linear least
+// squares in float64). Throws InvalidArgument when there are fewer points than a minimal
+// sample.
+Matrix3d fitGeometricModel(const std::vector<Point2d>& points_a,
+                           const std::vector<Point2d>& points_b, GeometricModelType type,
+                           const Matrix3d& camera_a = kIdentity3d,
+                           const Matrix3d& camera_b = kIdentity3d);
+
+// Per-correspondence error (pixels, as defined above) of `model`.
+std::vector<double> geometricErrors(const std::vector<Point2d>& points_a,
+                                    const std::vector<Point2d>& points_b, GeometricModelType type,
+                                    const Matrix3d& model, const Matrix3d& camera_a = kIdentity3d,
+                                    const Matrix3d& camera_b = kIdentity3d);
+
+// Maps a point through a homography-like model (b ~ M a).
+Point2d transformPoint(const Matrix3d& b_from_a, const Point2d& a);
+
+// Mean distance in pixels between the four image corners (0,0), (w,0), (w,h), (0,h)
+// mapped by `estimated` and by `truth`: the usual homography accuracy measure.
+double meanCornerTransferError(const Matrix3d& estimated, const Matrix3d& truth, int width,
+                               int height);
+
+}  // namespace skytrace::vision
