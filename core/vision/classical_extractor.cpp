@@ -44,7 +44,7 @@ class ClassicalExtractor final : public FeatureExtractor {
       // A low FAST threshold so that weakly textured areas (fields, water) still offer
       // candidates; the grid selection then decides.
       detector_ = cv::ORB::create(candidates, 1.2f, 8, 31, 0, 2, cv::ORB::HARRIS_SCORE, 31,
-                                  classical_.spread_keypoints ? 5 : 20);
+                                  classical_.spread_keypoints ? 10 : 20);
     } else {
       detector_ = cv::SIFT::create(classical_.spread_keypoints ? 0 : candidates, 3,
                                    classical_.spread_keypoints ? 0.02 : 0.04);
