@@ -1,0 +1,687 @@
+#include "core/geo/track_io.h"
+
+#include <cpl_string.h>
+#include <gdal_priv.h>
+#include <ogrsf_frmts.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <vector>
+
+#include "core/geo/gdal_support.h"
+#include "core/geo/geodesy.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+
+namespace skytrace::geo {
+namespace fs = std::filesystem;
+
+const char* const kTrackCsvHeader =
+    "frame,t_s,lat_deg,lon_deg,alt_m,yaw_deg,pitch_deg,roll_deg,source,sigma_m";
+
+namespace {
+
+// Relative times (unknown start) are written from the epoch; anything earlier than this
+// when read back is taken as relative.
+constexpr double kRelativeTimeLimitS = 365.0 * 86400.0;
+
+std::string lowerCase(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+struct DatasetCloser {
+  void operator()(GDALDataset* dataset) const {
+    if (dataset != nullptr) GDALClose(GDALDataset::ToHandle(dataset));
+  }
+};
+using DatasetPtr = std::unique_ptr<GDALDataset, DatasetCloser>;
+
+double absoluteTime(const Track& track, const TrackPose& pose) {
+  return (std::isfinite(track.start_unix_s) ? track.start_unix_s : 0.0) + pose.t_s;
+}
+
+// Broken-down UTC time with fractional seconds, rounded to milliseconds.
+struct UtcTime {
+  int year, month, day, hour, minute;
+  double second;
+};
+
+UtcTime utcFromUnix(double unix_s) {
+  const double rounded_ms = std::round(unix_s * 1000.0);
+  const auto whole_s = static_cast<std::time_t>(std::floor(rounded_ms / 1000.0));
+  const double ms = rounded_ms - double(whole_s) * 1000.0;
+  std::tm tm{};
+  gmtime_r(&whole_s, &tm);
+  return {tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+          tm.tm_sec + ms / 1000.0};
+}
+
+double unixFromUtc(int year, int month, int day, int hour, int minute, double second, int tz_flag) {
+  std::tm tm{};
+  tm.tm_year = year - 1900;
+  tm.tm_mon = month - 1;
+  tm.tm_mday = day;
+  tm.tm_hour = hour;
+  tm.tm_min = minute;
+  tm.tm_sec = 0;
+  double t = double(timegm(&tm)) + second;
+  // OGR time zone flag: 100 = UTC, 100 + n = UTC + n*15 min; 0/1 = unknown/local (taken as UTC).
+  if (tz_flag > 1) t -= (tz_flag - 100) * 15.0 * 60.0;
+  return t;
+}
+
+void validateTrack(const Track& track, const std::string& path) {
+  for (std::size_t i = 0; i < track.poses.size(); ++i) {
+    const TrackPose& p = track.poses[i];
+    if (!std::isfinite(p.lat_deg) || !std::isfinite(p.lon_deg) || std::abs(p.lat_deg) > 90.0 ||
+        std::abs(p.lon_deg) > 180.0) {
+      throw InvalidArgument("cannot export " + path + ": pose #" + std::to_string(i) +
+                            " has no valid latitude/longitude");
+    }
+    if (!std::isfinite(p.t_s)) {
+      throw InvalidArgument("cannot export " + path + ": pose #" + std::to_string(i) +
+                            " has no valid time (t_s)");
+    }
+  }
+}
+
+void checkProgress(const ProgressCallback& progress, std::size_t done, std::size_t total) {
+  if (!reportProgress(progress, total ? double(done) / double(total) : 1.0, "export")) {
+    throw Cancelled();
+  }
+}
+
+// --- CSV (our own writer/reader) -----------------------------------------------------
+
+std::string csvNumber(double value, int decimals) {
+  if (!std::isfinite(value)) return {};
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  return buffer;
+}
+
+void writeCsv(const Track& track, const fs::path& file, const std::string& target,
+              const ProgressCallback& progress) {
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  if (!out) throw IoError("cannot write " + target + ": cannot create temporary file");
+  out << kTrackCsvHeader << "\n";
+  for (std::size_t i = 0; i < track.poses.size(); ++i) {
+    const TrackPose& p = track.poses[i];
+    out << (p.frame >= 0 ? std::to_string(p.frame) : std::string()) << ','
+        << csvNumber(p.t_s, 6) << ',' << csvNumber(p.lat_deg, 9) << ','
+        << csvNumber(p.lon_deg, 9) << ',' << csvNumber(p.alt_m, 3) << ','
+        << csvNumber(p.yaw_deg, 4) << ',' << csvNumber(p.pitch_deg, 4) << ','
+        << csvNumber(p.roll_deg, 4) << ',' << poseSourceName(p.source) << ','
+        << csvNumber(p.sigma_m, 3) << "\n";
+    if (i % 1024 == 0) checkProgress(progress, i, track.poses.size());
+  }
+  out.flush();
+  if (!out) throw IoError("cannot write " + target + ": write failed (disk full?)");
+}
+
+std::vector<std::string> splitCsvLine(const std::string& line) {
+  std::vector<std::string> fields;
+  std::string field;
+  std::istringstream stream(line);
+  while (std::getline(stream, field, ',')) fields.push_back(field);
+  if (!line.empty() && line.back() == ',') fields.emplace_back();
+  for (std::string& f : fields) {
+    while (!f.empty() && std::isspace(static_cast<unsigned char>(f.back()))) f.pop_back();
+    std::size_t start = 0;
+    while (start < f.size() && std::isspace(static_cast<unsigned char>(f[start]))) ++start;
+    f = f.substr(start);
+    if (f.size() >= 2 && f.front() == '"' && f.back() == '"') f = f.substr(1, f.size() - 2);
+  }
+  return fields;
+}
+
+Track readCsv(const std::string& path) {
+  std::istringstream in(readFileBytes(path));
+  std::string line;
+  if (!std::getline(in, line)) throw FormatError(path + ": empty file, not a track CSV");
+  if (line.rfind("\xEF\xBB\xBF", 0) == 0) line = line.substr(3);  // UTF-8 BOM
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  const std::vector<std::string> header = splitCsvLine(line);
+  const auto column = [&](const char* name) -> int {
+    for (std::size_t i = 0; i < header.size(); ++i) {
+      if (lowerCase(header[i]) == name) return int(i);
+    }
+    return -1;
+  };
+  const int c_frame = column("frame"), c_t = column("t_s"), c_lat = column("lat_deg"),
+            c_lon = column("lon_deg"), c_alt = column("alt_m"), c_yaw = column("yaw_deg"),
+            c_pitch = column("pitch_deg"), c_roll = column("roll_deg"),
+            c_source = column("source"), c_sigma = column("sigma_m");
+  if (c_t < 0 || c_lat < 0 || c_lon < 0) {
+    throw FormatError(path + ": not a Skytrace track CSV (the header needs t_s, lat_deg and "
+                      "lon_deg columns; expected \"" + std::string(kTrackCsvHeader) + "\")");
+  }
+  Track track;
+  track.name = fs::path(path).stem().string();
+  int line_number = 1;
+  while (std::getline(in, line)) {
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || line[0] == '#') continue;
+    const std::vector<std::string> fields = splitCsvLine(line);
+    const auto number = [&](int col, bool required) -> double {
+      if (col < 0 || col >= int(fields.size()) || fields[col].empty()) {
+        if (required) {
+          throw FormatError(path + ":" + std::to_string(line_number) + ": missing " + header[col]);
+        }
+        return TrackPose::kUnknown;
+      }
+      try {
+        std::size_t used = 0;
+        const double value = std::stod(fields[col], &used);
+        if (used != fields[col].size()) throw std::invalid_argument("trailing characters");
+        return value;
+      } catch (const std::exception&) {
+        throw FormatError(path + ":" + std::to_string(line_number) + ": '" + fields[col] +
+                          "' in column " + header[col] + " is not a number");
+      }
+    };
+    TrackPose pose;
+    const double frame = number(c_frame, false);
+    pose.frame = std::isfinite(frame) ? static_cast<std::int64_t>(std::llround(frame)) : -1;
+    pose.t_s = number(c_t, true);
+    pose.lat_deg = number(c_lat, true);
+    pose.lon_deg = number(c_lon, true);
+    pose.alt_m = number(c_alt, false);
+    pose.yaw_deg = number(c_yaw, false);
+    pose.pitch_deg = number(c_pitch, false);
+    pose.roll_deg = number(c_roll, false);
+    pose.sigma_m = number(c_sigma, false);
+    if (c_source >= 0 && c_source < int(fields.size())) pose.source = parsePoseSource(fields[c_source]);
+    track.poses.push_back(pose);
+  }
+  return track;
+}
+
+// --- OGR writers ---------------------------------------------------------------------
+
+class OgrWriter {
+ public:
+  OgrWriter(const char* driver_name, const fs::path& file, const std::string& target,
+            CSLConstList options)
+      : target_(target) {
+    detail::ensureGdalRegistered();
+    GDALDriver* driver = GetGDALDriverManager()->GetDriverByName(driver_name);
+    if (driver == nullptr) {
+      throw IoError("cannot write " + target + ": this GDAL build has no " + driver_name + " driver");
+    }
+    dataset_.reset(driver->Create(file.c_str(), 0, 0, 0, GDT_Unknown, options));
+    if (!dataset_) fail("cannot create the file");
+    wgs84_ = detail::makeWgs84();
+  }
+
+  OGRLayer* createLayer(const char* name, OGRwkbGeometryType type, CSLConstList options = nullptr) {
+    OGRLayer* layer = dataset_->CreateLayer(name, wgs84_.get(), type, const_cast<char**>(options));
+    if (layer == nullptr) fail(std::string("cannot create layer ") + name);
+    return layer;
+  }
+
+  void addField(OGRLayer* layer, const char* name, OGRFieldType type) {
+    OGRFieldDefn field(name, type);
+    if (layer->CreateField(&field) != OGRERR_NONE) fail(std::string("cannot create field ") + name);
+  }
+
+  void addFeature(OGRLayer* layer, OGRFeature& feature) {
+    if (layer->CreateFeature(&feature) != OGRERR_NONE) fail("cannot write a feature");
+  }
+
+  // Closes the dataset (OGR drivers write on close); throws on any reported error.
+  void close() {
+    dataset_.reset();
+    if (errors_.hasError()) fail("closing failed");
+  }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw IoError("cannot write " + target_ + ": " + what +
+                  (errors_.message().empty() ? std::string() : ": " + errors_.message()));
+  }
+
+ private:
+  std::string target_;
+  detail::GdalErrorCapture errors_;  // declared before dataset_: outlives it
+  DatasetPtr dataset_;
+  detail::SpatialReferencePtr wgs84_;
+};
+
+void setReal(OGRFeature& f, const char* name, double value) {
+  const int index = f.GetFieldIndex(name);
+  if (index >= 0 && std::isfinite(value)) f.SetField(index, value);
+}
+
+void setTime(OGRFeature& f, const char* name, double unix_s) {
+  const int index = f.GetFieldIndex(name);
+  if (index < 0) return;
+  const UtcTime t = utcFromUnix(unix_s);
+  f.SetField(index, t.year, t.month, t.day, t.hour, t.minute, static_cast<float>(t.second), 100);
+}
+
+void setPoseAttributes(OGRFeature& f, const Track& track, const TrackPose& p) {
+  const int frame = f.GetFieldIndex("frame");
+  if (frame >= 0 && p.frame >= 0) f.SetField(frame, static_cast<GIntBig>(p.frame));
+  setReal(f, "t_s", p.t_s);
+  setTime(f, "time", absoluteTime(track, p));
+  setReal(f, "alt_m", p.alt_m);
+  setReal(f, "yaw_deg", p.yaw_deg);
+  setReal(f, "pitch_deg", p.pitch_deg);
+  setReal(f, "roll_deg", p.roll_deg);
+  const int source = f.GetFieldIndex("source");
+  if (source >= 0) f.SetField(source, poseSourceName(p.source));
+  setReal(f, "sigma_m", p.sigma_m);
+}
+
+void addPoseFields(OgrWriter& writer, OGRLayer* layer, bool with_alt_field) {
+  writer.addField(layer, "frame", OFTInteger64);
+  writer.addField(layer, "t_s", OFTReal);
+  if (with_alt_field) writer.addField(layer, "alt_m", OFTReal);
+  writer.addField(layer, "yaw_deg", OFTReal);
+  writer.addField(layer, "pitch_deg", OFTReal);
+  writer.addField(layer, "roll_deg", OFTReal);
+  writer.addField(layer, "source", OFTString);
+  writer.addField(layer, "sigma_m", OFTReal);
+}
+
+OGRPoint pointOf(const TrackPose& p, bool with_z) {
+  if (with_z && std::isfinite(p.alt_m)) return OGRPoint(p.lon_deg, p.lat_deg, p.alt_m);
+  return OGRPoint(p.lon_deg, p.lat_deg);
+}
+
+OGRLineString lineOf(const Track& track) {
+  OGRLineString line;
+  bool all_alt = !track.poses.empty();
+  for (const TrackPose& p : track.poses) all_alt = all_alt && std::isfinite(p.alt_m);
+  for (const TrackPose& p : track.poses) {
+    if (all_alt) {
+      line.addPoint(p.lon_deg, p.lat_deg, p.alt_m);
+    } else {
+      line.addPoint(p.lon_deg, p.lat_deg);
+    }
+  }
+  return line;
+}
+
+std::string startTimeText(const Track& track) {
+  return std::isfinite(track.start_unix_s) ? isoTimeFromUnixSeconds(track.start_unix_s) : std::string();
+}
+
+void writeGeoJson(const Track& track, const fs::path& file, const std::string& target,
+                  const ProgressCallback& progress) {
+  OgrWriter writer("GeoJSON", file, target, nullptr);
+  CPLStringList layer_options;
+  layer_options.SetNameValue("RFC7946", "YES");
+  layer_options.SetNameValue("COORDINATE_PRECISION", "9");
+  layer_options.SetNameValue("WRITE_NAME", "NO");
+  OGRLayer* layer = writer.createLayer(track.name.empty() ? "track" : track.name.c_str(),
+                                       wkbUnknown, layer_options.List());
+  writer.addField(layer, "kind", OFTString);
+  writer.addField(layer, "name", OFTString);
+  writer.addField(layer, "start_time", OFTString);
+  writer.addField(layer, "alt_reference", OFTString);
+  writer.addField(layer, "time", OFTDateTime);
+  addPoseFields(writer, layer, true);
+  if (track.poses.size() >= 2) {
+    OGRFeature line(layer->GetLayerDefn());
+    line.SetField("kind", "track");
+    line.SetField("name", track.name.c_str());
+    if (std::isfinite(track.start_unix_s)) line.SetField("start_time", startTimeText(track).c_str());
+    line.SetField("alt_reference", track.alt_reference.c_str());
+    OGRLineString geometry = lineOf(track);
+    line.SetGeometry(&geometry);
+    writer.addFeature(layer, line);
+  }
+  for (std::size_t i = 0; i < track.poses.size(); ++i) {
+    OGRFeature f(layer->GetLayerDefn());
+    f.SetField("kind", "pose");
+    setPoseAttributes(f, track, track.poses[i]);
+    OGRPoint point = pointOf(track.poses[i], true);
+    f.SetGeometry(&point);
+    writer.addFeature(layer, f);
+    if (i % 256 == 0) checkProgress(progress, i, track.poses.size());
+  }
+  writer.close();
+}
+
+void writeGpx(const Track& track, const fs::path& file, const std::string& target,
+              const ProgressCallback& progress) {
+  CPLStringList options;
+  options.SetNameValue("GPX_USE_EXTENSIONS", "YES");
+  OgrWriter writer("GPX", file, target, options.List());
+  OGRLayer* layer = writer.createLayer("track_points", wkbPoint);
+  // ele, time, track_fid, track_seg_id are GPX's own fields; the rest become extensions.
+  addPoseFields(writer, layer, false);
+  for (std::size_t i = 0; i < track.poses.size(); ++i) {
+    const TrackPose& p = track.poses[i];
+    OGRFeature f(layer->GetLayerDefn());
+    f.SetField("track_fid", 0);
+    f.SetField("track_seg_id", 0);
+    setReal(f, "ele", p.alt_m);
+    setPoseAttributes(f, track, p);
+    OGRPoint point = pointOf(p, false);
+    f.SetGeometry(&point);
+    writer.addFeature(layer, f);
+    if (i % 256 == 0) checkProgress(progress, i, track.poses.size());
+  }
+  writer.close();
+}
+
+void writeKml(const Track& track, const fs::path& file, const std::string& target,
+              const ProgressCallback& progress) {
+  CPLStringList options;
+  if (!track.name.empty()) options.SetNameValue("NAME", track.name.c_str());
+  OgrWriter writer("LIBKML", file, target, options.List());
+  OGRLayer* line_layer = writer.createLayer("track", wkbLineString25D);
+  writer.addField(line_layer, "name", OFTString);
+  writer.addField(line_layer, "altitudeMode", OFTString);
+  if (track.poses.size() >= 2) {
+    OGRFeature line(line_layer->GetLayerDefn());
+    line.SetField("name", track.name.empty() ? "track" : track.name.c_str());
+    OGRLineString geometry = lineOf(track);
+    line.SetField("altitudeMode", geometry.Is3D() ? "absolute" : "clampToGround");
+    line.SetGeometry(&geometry);
+    writer.addFeature(line_layer, line);
+  }
+  OGRLayer* layer = writer.createLayer("poses", wkbPoint25D);
+  writer.addField(layer, "name", OFTString);
+  writer.addField(layer, "timestamp", OFTDateTime);
+  writer.addField(layer, "altitudeMode", OFTString);
+  addPoseFields(writer, layer, true);
+  for (std::size_t i = 0; i < track.poses.size(); ++i) {
+    const TrackPose& p = track.poses[i];
+    OGRFeature f(layer->GetLayerDefn());
+    f.SetField("name", (p.frame >= 0 ? "frame " + std::to_string(p.frame)
+                                     : "pose " + std::to_string(i)).c_str());
+    setTime(f, "timestamp", absoluteTime(track, p));
+    f.SetField("altitudeMode", std::isfinite(p.alt_m) ? "absolute" : "clampToGround");
+    setPoseAttributes(f, track, p);
+    OGRPoint point = pointOf(p, true);
+    f.SetGeometry(&point);
+    writer.addFeature(layer, f);
+    if (i % 256 == 0) checkProgress(progress, i, track.poses.size());
+  }
+  writer.close();
+}
+
+void writeGeoPackage(const Track& track, const fs::path& file, const std::string& target,
+                     const ProgressCallback& progress) {
+  OgrWriter writer("GPKG", file, target, nullptr);
+  OGRLayer* layer = writer.createLayer("poses", wkbPoint);
+  writer.addField(layer, "time", OFTDateTime);
+  addPoseFields(writer, layer, true);
+  if (layer->StartTransaction() != OGRERR_NONE) writer.fail("cannot start a transaction");
+  for (std::size_t i = 0; i < track.poses.size(); ++i) {
+    OGRFeature f(layer->GetLayerDefn());
+    setPoseAttributes(f, track, track.poses[i]);
+    OGRPoint point = pointOf(track.poses[i], false);
+    f.SetGeometry(&point);
+    writer.addFeature(layer, f);
+    if (i % 256 == 0) checkProgress(progress, i, track.poses.size());
+  }
+  if (layer->CommitTransaction() != OGRERR_NONE) writer.fail("cannot commit the poses");
+  OGRLayer* line_layer = writer.createLayer("track", wkbLineString);
+  writer.addField(line_layer, "name", OFTString);
+  writer.addField(line_layer, "start_time", OFTDateTime);
+  writer.addField(line_layer, "alt_reference", OFTString);
+  writer.addField(line_layer, "pose_count", OFTInteger64);
+  if (track.poses.size() >= 2) {
+    OGRFeature line(line_layer->GetLayerDefn());
+    line.SetField("name", track.name.c_str());
+    if (std::isfinite(track.start_unix_s)) setTime(line, "start_time", track.start_unix_s);
+    line.SetField("alt_reference", track.alt_reference.c_str());
+    line.SetField("pose_count", static_cast<GIntBig>(track.poses.size()));
+    OGRLineString geometry;
+    for (const TrackPose& p : track.poses) geometry.addPoint(p.lon_deg, p.lat_deg);
+    line.SetGeometry(&geometry);
+    writer.addFeature(line_layer, line);
+  }
+  writer.close();
+}
+
+// --- OGR reader ----------------------------------------------------------------------
+
+// The layer holding the poses: GPX track_points, our "poses", else the first layer that
+// has point features.
+OGRLayer* findPoseLayer(GDALDataset& dataset) {
+  for (const char* name : {"track_points", "poses"}) {
+    if (OGRLayer* layer = dataset.GetLayerByName(name)) {
+      if (layer->GetFeatureCount() > 0) return layer;
+    }
+  }
+  for (int i = 0; i < dataset.GetLayerCount(); ++i) {
+    OGRLayer* layer = dataset.GetLayer(i);
+    layer->ResetReading();
+    while (std::unique_ptr<OGRFeature> f{layer->GetNextFeature()}) {
+      const OGRGeometry* g = f->GetGeometryRef();
+      if (g != nullptr && wkbFlatten(g->getGeometryType()) == wkbPoint) {
+        layer->ResetReading();
+        return layer;
+      }
+    }
+  }
+  return nullptr;
+}
+
+int fieldIndex(OGRFeatureDefn* defn, std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    const int index = defn->GetFieldIndex(name);
+    if (index >= 0) return index;
+  }
+  return -1;
+}
+
+Track readWithOgr(const std::string& path) {
+  detail::ensureGdalRegistered();
+  detail::GdalErrorCapture errors;
+  DatasetPtr dataset(GDALDataset::FromHandle(
+      GDALOpenEx(path.c_str(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr)));
+  if (!dataset) {
+    throw FormatError(path + ": not a track file OGR can read: " +
+                      errors.messageOr("unrecognised format or corrupt file"));
+  }
+  OGRLayer* layer = findPoseLayer(*dataset);
+  if (layer == nullptr) throw FormatError(path + ": not a track (no point features)");
+  OGRFeatureDefn* defn = layer->GetLayerDefn();
+  const int f_kind = fieldIndex(defn, {"kind"});
+  const int f_frame = fieldIndex(defn, {"frame", "ogr_frame"});
+  const int f_t = fieldIndex(defn, {"t_s", "ogr_t_s"});
+  const int f_time = fieldIndex(defn, {"time", "timestamp"});
+  const int f_alt = fieldIndex(defn, {"alt_m", "ogr_alt_m", "ele"});
+  const int f_yaw = fieldIndex(defn, {"yaw_deg", "ogr_yaw_deg"});
+  const int f_pitch = fieldIndex(defn, {"pitch_deg", "ogr_pitch_deg"});
+  const int f_roll = fieldIndex(defn, {"roll_deg", "ogr_roll_deg"});
+  const int f_source = fieldIndex(defn, {"source", "ogr_source"});
+  const int f_sigma = fieldIndex(defn, {"sigma_m", "ogr_sigma_m"});
+  if (f_t < 0 && f_time < 0) {
+    throw FormatError(path + ": not a track (points have neither a t_s nor a time attribute)");
+  }
+  // Geometries may come in another CRS (GeoPackage, shapefiles): transform to WGS84.
+  std::unique_ptr<OGRCoordinateTransformation> to_wgs84;
+  if (const OGRSpatialReference* srs = layer->GetSpatialRef()) {
+    detail::SpatialReferencePtr wgs84 = detail::makeWgs84();
+    detail::SpatialReferencePtr source(srs->Clone());
+    source->SetAxisMappingStrategy(OAMS_TRADITIONAL_GIS_ORDER);
+    if (!source->IsSame(wgs84.get())) {
+      to_wgs84.reset(OGRCreateCoordinateTransformation(source.get(), wgs84.get()));
+      if (!to_wgs84) throw FormatError(path + ": its CRS cannot be transformed to WGS84");
+    }
+  }
+  const auto real = [](OGRFeature& f, int index) {
+    return index >= 0 && f.IsFieldSetAndNotNull(index) ? f.GetFieldAsDouble(index) : TrackPose::kUnknown;
+  };
+
+  Track track;
+  track.name = fs::path(path).stem().string();
+  std::vector<double> times;  // absolute or relative seconds from the time field, NaN if none
+  layer->ResetReading();
+  while (std::unique_ptr<OGRFeature> f{layer->GetNextFeature()}) {
+    OGRGeometry* g = f->GetGeometryRef();
+    if (g == nullptr) continue;
+    if (wkbFlatten(g->getGeometryType()) != wkbPoint) {
+      // The track line of our GeoJSON: pick up its metadata.
+      if (f_kind >= 0 && std::string(f->GetFieldAsString(f_kind)) == "track") {
+        const int name = f->GetFieldIndex("name");
+        if (name >= 0 && f->IsFieldSetAndNotNull(name)) track.name = f->GetFieldAsString(name);
+        const int reference = f->GetFieldIndex("alt_reference");
+        if (reference >= 0 && f->IsFieldSetAndNotNull(reference)) {
+          track.alt_reference = f->GetFieldAsString(reference);
+        }
+      }
+      continue;
+    }
+    OGRPoint point = *g->toPoint();
+    if (to_wgs84 && point.transform(to_wgs84.get()) != OGRERR_NONE) {
+      throw FormatError(path + ": a point cannot be transformed to WGS84");
+    }
+    TrackPose pose;
+    pose.lon_deg = point.getX();
+    pose.lat_deg = point.getY();
+    pose.alt_m = real(*f, f_alt);
+    if (f_alt < 0 && point.Is3D()) pose.alt_m = point.getZ();  // no altitude attribute: use Z
+    if (f_frame >= 0 && f->IsFieldSetAndNotNull(f_frame)) pose.frame = f->GetFieldAsInteger64(f_frame);
+    pose.t_s = real(*f, f_t);
+    pose.yaw_deg = real(*f, f_yaw);
+    pose.pitch_deg = real(*f, f_pitch);
+    pose.roll_deg = real(*f, f_roll);
+    pose.sigma_m = real(*f, f_sigma);
+    if (f_source >= 0 && f->IsFieldSetAndNotNull(f_source)) {
+      pose.source = parsePoseSource(f->GetFieldAsString(f_source));
+    }
+    double time = TrackPose::kUnknown;
+    int y, mo, d, h, mi, tz;
+    float s;
+    if (f_time >= 0 && f->IsFieldSetAndNotNull(f_time) &&
+        f->GetFieldAsDateTime(f_time, &y, &mo, &d, &h, &mi, &s, &tz)) {
+      time = unixFromUtc(y, mo, d, h, mi, s, tz);
+    }
+    times.push_back(time);
+    track.poses.push_back(pose);
+  }
+  if (track.poses.empty()) throw FormatError(path + ": not a track (no point features)");
+
+  // Fill t_s / start_unix_s from the times.
+  const bool have_times = std::all_of(times.begin(), times.end(), [](double t) { return std::isfinite(t); });
+  const bool have_t_s = std::all_of(track.poses.begin(), track.poses.end(),
+                                    [](const TrackPose& p) { return std::isfinite(p.t_s); });
+  if (!have_t_s && !have_times) {
+    throw FormatError(path + ": not a track (some points have no time)");
+  }
+  if (have_times && times.front() >= kRelativeTimeLimitS) {
+    track.start_unix_s = have_t_s ? times.front() - track.poses.front().t_s : times.front();
+    // Millisecond-rounded times: keep the start on a whole millisecond.
+    track.start_unix_s = std::round(track.start_unix_s * 1000.0) / 1000.0;
+  }
+  if (!have_t_s) {
+    const double origin = std::isfinite(track.start_unix_s) ? track.start_unix_s : 0.0;
+    for (std::size_t i = 0; i < track.poses.size(); ++i) track.poses[i].t_s = times[i] - origin;
+  }
+  return track;
+}
+
+}  // namespace
+
+// --- Public API ------------------------------------------------------------------------
+
+const char* trackFormatName(TrackFormat format) {
+  switch (format) {
+    case TrackFormat::GeoJson: return "geojson";
+    case TrackFormat::Gpx: return "gpx";
+    case TrackFormat::Kml: return "kml";
+    case TrackFormat::GeoPackage: return "gpkg";
+    case TrackFormat::Csv: return "csv";
+  }
+  return "unknown";
+}
+
+TrackFormat parseTrackFormat(const std::string& name) {
+  const std::string lower = lowerCase(name);
+  if (lower == "geojson" || lower == "json") return TrackFormat::GeoJson;
+  if (lower == "gpx") return TrackFormat::Gpx;
+  if (lower == "kml") return TrackFormat::Kml;
+  if (lower == "gpkg" || lower == "geopackage") return TrackFormat::GeoPackage;
+  if (lower == "csv") return TrackFormat::Csv;
+  throw InvalidArgument("unknown track format '" + name + "' (use geojson, gpx, kml, gpkg or csv)");
+}
+
+std::optional<TrackFormat> trackFormatFromPath(const std::string& path) {
+  std::string ext = lowerCase(fs::path(path).extension().string());
+  if (!ext.empty()) ext = ext.substr(1);
+  if (ext == "geojson" || ext == "json") return TrackFormat::GeoJson;
+  if (ext == "gpx") return TrackFormat::Gpx;
+  if (ext == "kml") return TrackFormat::Kml;
+  if (ext == "gpkg") return TrackFormat::GeoPackage;
+  if (ext == "csv") return TrackFormat::Csv;
+  return std::nullopt;
+}
+
+void exportTrack(const Track& track, const std::string& path, TrackFormat format,
+                 const ProgressCallback& progress) {
+  validateTrack(track, path);
+  AtomicFile file{fs::path(path)};
+  // Some OGR drivers refuse to create over an existing file; the temporary path is fresh.
+  switch (format) {
+    case TrackFormat::Csv: writeCsv(track, file.temporaryPath(), path, progress); break;
+    case TrackFormat::GeoJson: writeGeoJson(track, file.temporaryPath(), path, progress); break;
+    case TrackFormat::Gpx: writeGpx(track, file.temporaryPath(), path, progress); break;
+    case TrackFormat::Kml: writeKml(track, file.temporaryPath(), path, progress); break;
+    case TrackFormat::GeoPackage: writeGeoPackage(track, file.temporaryPath(), path, progress); break;
+  }
+  checkProgress(progress, track.poses.size(), track.poses.size());
+  file.commit();
+}
+
+Track readTrack(const std::string& path) {
+  std::error_code ec;
+  if (path.rfind("/vsi", 0) != 0) {
+    if (!fs::exists(path, ec)) throw IoError(path + ": file not found");
+    if (fs::is_directory(path, ec)) throw IoError(path + ": is a folder, not a track file");
+  }
+  if (trackFormatFromPath(path) == TrackFormat::Csv) return readCsv(path);
+  return readWithOgr(path);
+}
+
+TrackSummary summarizeTrack(const Track& track) {
+  TrackSummary s;
+  s.pose_count = track.poses.size();
+  if (track.poses.empty()) return s;
+  s.first_t_s = s.last_t_s = track.poses.front().t_s;
+  s.min_lat_deg = s.max_lat_deg = track.poses.front().lat_deg;
+  s.min_lon_deg = s.max_lon_deg = track.poses.front().lon_deg;
+  for (std::size_t i = 0; i < track.poses.size(); ++i) {
+    const TrackPose& p = track.poses[i];
+    s.first_t_s = std::min(s.first_t_s, p.t_s);
+    s.last_t_s = std::max(s.last_t_s, p.t_s);
+    s.min_lat_deg = std::min(s.min_lat_deg, p.lat_deg);
+    s.max_lat_deg = std::max(s.max_lat_deg, p.lat_deg);
+    s.min_lon_deg = std::min(s.min_lon_deg, p.lon_deg);
+    s.max_lon_deg = std::max(s.max_lon_deg, p.lon_deg);
+    s.count_by_source[static_cast<int>(p.source)]++;
+    if (i > 0) {
+      const TrackPose& q = track.poses[i - 1];
+      s.length_m += horizontalDistanceM({q.lat_deg, q.lon_deg, 0.0}, {p.lat_deg, p.lon_deg, 0.0});
+    }
+  }
+  return s;
+}
+
+std::string isoTimeFromUnixSeconds(double unix_s) {
+  if (!std::isfinite(unix_s)) return {};
+  const UtcTime t = utcFromUnix(unix_s);
+  char buffer[400];
+  std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02dT%02d:%02d:%06.3fZ", t.year, t.month, t.day,
+                t.hour, t.minute, t.second);
+  return buffer;
+}
+
+}  // namespace skytrace::geo

@@ -1,0 +1,71 @@
+// Track files: export of a Track to the formats GIS users open every day (through OGR,
+// CSV by our own code) and reading them back.
+//
+// What each format holds (times are UTC, ISO 8601 with milliseconds; absolute time =
+// Track::start_unix_s + t_s, or 1970-01-01T00:00:00Z + t_s when the start is unknown):
+//   geojson  RFC 7946 FeatureCollection: one LineString feature (kind = "track") and one
+//            Point feature per pose (kind = "pose"; [lon, lat(, alt)] and properties frame,
+//            t_s, time, alt_m, yaw_deg, pitch_deg, roll_deg, source, sigma_m).
+//   gpx      GPX 1.1 <trk>/<trkseg>/<trkpt> with <ele> and <time>; the other pose
+//            attributes as <extensions> (ogr: namespace).
+//   kml      a LineString placemark and one time-stamped (<TimeStamp>) point placemark per
+//            pose with the attributes as ExtendedData; altitudes absolute when known.
+//   gpkg     layer "poses" (points, ISO 8601 "time" field + all attributes) and layer
+//            "track" (the line), EPSG:4326.
+//   csv      exactly `frame,t_s,lat_deg,lon_deg,alt_m,yaw_deg,pitch_deg,roll_deg,source,sigma_m`,
+//            lat/lon with 9 decimals; unknown values (NaN, frame -1) are empty fields.
+// Unknown (NaN) values become empty CSV fields / absent attributes. Every write is atomic
+// (temporary sibling + rename): a failed or cancelled export never destroys an existing
+// file. All functions are reentrant: call them from any thread.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/geo/track.h"
+#include "core/util/progress.h"
+
+namespace skytrace::geo {
+
+enum class TrackFormat { GeoJson, Gpx, Kml, GeoPackage, Csv };
+
+// "geojson", "gpx", "kml", "gpkg", "csv".
+const char* trackFormatName(TrackFormat format);
+// Accepts the names above case-insensitively (and "json", "geopackage"); throws
+// InvalidArgument listing the valid names otherwise.
+TrackFormat parseTrackFormat(const std::string& name);
+// From the file extension (.geojson/.json, .gpx, .kml, .gpkg, .csv); nullopt if unknown.
+std::optional<TrackFormat> trackFormatFromPath(const std::string& path);
+
+// The CSV header, exactly as written.
+extern const char* const kTrackCsvHeader;
+
+// Writes `track` to `path`. Throws InvalidArgument for an invalid pose (non-finite or
+// out-of-range lat/lon), IoError when the file cannot be written, Cancelled when
+// `progress` returns false (the target is then untouched).
+void exportTrack(const Track& track, const std::string& path, TrackFormat format,
+                 const ProgressCallback& progress = {});
+
+// Reads a track written by exportTrack (csv, geojson, gpx, gpkg, kml) or a compatible file
+// from another tool: a CSV with at least t_s, lat_deg and lon_deg columns; GeoJSON /
+// GeoPackage / KML point features with a t_s or time attribute; GPX track points with
+// times. Throws IoError when the file is missing/unreadable and FormatError naming the
+// file when it is not a track. Times before 1971-01-01 are taken as relative (start
+// unknown, start_unix_s = NaN).
+Track readTrack(const std::string& path);
+
+// Format-independent summary used by `skytrace-cli info`.
+struct TrackSummary {
+  std::size_t pose_count = 0;
+  double first_t_s = 0.0;
+  double last_t_s = 0.0;
+  double min_lat_deg = 0.0, max_lat_deg = 0.0, min_lon_deg = 0.0, max_lon_deg = 0.0;
+  double length_m = 0.0;  // sum of horizontal geodesic steps between consecutive poses
+  std::size_t count_by_source[6] = {};  // indexed by PoseSource
+};
+TrackSummary summarizeTrack(const Track& track);
+
+// "2024-05-01T10:00:00.123Z" for Unix seconds (millisecond resolution).
+std::string isoTimeFromUnixSeconds(double unix_s);
+
+}  // namespace skytrace::geo

@@ -1,0 +1,309 @@
+// Track export in all five formats, checked by reading the files back with OGR directly
+// (not through our reader), plus our reader's round trip, atomicity and errors.
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <gdal_priv.h>
+#include <ogrsf_frmts.h>
+
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <memory>
+
+#include "core/geo/track_io.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+
+using namespace skytrace::geo;
+
+namespace {
+
+constexpr double kStartUnixS = 1714557600.25;  // 2024-05-01T10:00:00.250Z
+
+Track makeTrack() {
+  Track track;
+  track.name = "flight_a";
+  track.start_unix_s = kStartUnixS;
+  track.alt_reference = "ellipsoid";
+  for (int i = 0; i < 25; ++i) {
+    TrackPose p;
+    p.frame = 10 + 3 * i;
+    p.t_s = 0.1 * i + 0.0005 * (i % 3);  // not on whole milliseconds for every pose... rounded
+    p.t_s = std::round(p.t_s * 1000.0) / 1000.0;
+    // A lawnmower-ish path near Darwin with 9-decimal detail.
+    p.lat_deg = -12.676853123 + 1.234567e-5 * i;
+    p.lon_deg = 132.964775987 - 2.345678e-5 * i + 1e-9 * (i % 7);
+    p.alt_m = i == 5 ? TrackPose::kUnknown : 120.0 + 0.25 * i;
+    p.yaw_deg = i == 7 ? TrackPose::kUnknown : -170.0 + 13.5 * i;
+    p.pitch_deg = -90.0 + i;
+    p.roll_deg = 0.5 * (i % 4);
+    p.source = i % 3 == 0 ? PoseSource::Registration : PoseSource::Visual;
+    p.sigma_m = i == 9 ? TrackPose::kUnknown : 1.5 + 0.1 * i;
+    track.poses.push_back(p);
+  }
+  return track;
+}
+
+struct GdalCloser {
+  void operator()(GDALDataset* d) const { GDALClose(GDALDataset::ToHandle(d)); }
+};
+using Dataset = std::unique_ptr<GDALDataset, GdalCloser>;
+
+struct OgrPoint {
+  double lon, lat;
+  double unix_s;  // NaN when the layer has no time field
+};
+
+// Reads the point features of `layer_name` (or the first layer) with plain OGR calls.
+std::vector<OgrPoint> readPointsWithOgr(const std::string& path, const char* layer_name,
+                                        const char* time_field, const char* const* open_options = nullptr) {
+  GDALAllRegister();
+  Dataset ds(GDALDataset::FromHandle(
+      GDALOpenEx(path.c_str(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, open_options, nullptr)));
+  if (!ds) return {};
+  OGRLayer* layer = layer_name ? ds->GetLayerByName(layer_name) : ds->GetLayer(0);
+  if (!layer) return {};
+  std::vector<OgrPoint> points;
+  for (auto& feature : *layer) {
+    const OGRGeometry* g = feature->GetGeometryRef();
+    if (g == nullptr || wkbFlatten(g->getGeometryType()) != wkbPoint) continue;
+    OgrPoint p{g->toPoint()->getX(), g->toPoint()->getY(), std::nan("")};
+    const int index = time_field ? feature->GetFieldIndex(time_field) : -1;
+    int y, mo, d, h, mi, tz;
+    float s;
+    if (index >= 0 && feature->GetFieldAsDateTime(index, &y, &mo, &d, &h, &mi, &s, &tz)) {
+      std::tm tm{};
+      tm.tm_year = y - 1900;
+      tm.tm_mon = mo - 1;
+      tm.tm_mday = d;
+      tm.tm_hour = h;
+      tm.tm_min = mi;
+      p.unix_s = double(timegm(&tm)) + s;
+    }
+    points.push_back(p);
+  }
+  return points;
+}
+
+void comparePoints(const Track& track, const std::vector<OgrPoint>& points, bool with_times,
+                   const char* what) {
+  QVERIFY2(points.size() == track.poses.size(),
+           qPrintable(QString("%1: %2 points read, %3 written").arg(what).arg(points.size()).arg(track.poses.size())));
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const TrackPose& p = track.poses[i];
+    QVERIFY2(std::abs(points[i].lat - p.lat_deg) < 1e-7, what);
+    QVERIFY2(std::abs(points[i].lon - p.lon_deg) < 1e-7, what);
+    if (with_times) {
+      QVERIFY2(std::abs(points[i].unix_s - (kStartUnixS + p.t_s)) < 1.5e-3,
+               qPrintable(QString("%1: time %2 vs %3").arg(what).arg(points[i].unix_s, 0, 'f', 4)
+                              .arg(kStartUnixS + p.t_s, 0, 'f', 4)));
+    }
+  }
+}
+
+bool sameOrBothUnknown(double a, double b, double tolerance) {
+  return (std::isnan(a) && std::isnan(b)) || std::abs(a - b) <= tolerance;
+}
+
+}  // namespace
+
+class TestTrackIo : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void formatNames() {
+    QCOMPARE(parseTrackFormat("GeoJSON"), TrackFormat::GeoJson);
+    QCOMPARE(parseTrackFormat("gpkg"), TrackFormat::GeoPackage);
+    QVERIFY_THROWS_EXCEPTION(skytrace::InvalidArgument, parseTrackFormat("shp"));
+    QCOMPARE(trackFormatFromPath("/a/b.GPX").value(), TrackFormat::Gpx);
+    QCOMPARE(trackFormatFromPath("x.kml").value(), TrackFormat::Kml);
+    QVERIFY(!trackFormatFromPath("x.tif").has_value());
+    for (TrackFormat f : {TrackFormat::GeoJson, TrackFormat::Gpx, TrackFormat::Kml,
+                          TrackFormat::GeoPackage, TrackFormat::Csv}) {
+      QCOMPARE(parseTrackFormat(trackFormatName(f)), f);
+    }
+    QCOMPARE(parsePoseSource("GNSS"), PoseSource::Gnss);
+    QCOMPARE(QString(poseSourceName(PoseSource::Registration)), QString("registration"));
+    QCOMPARE(parsePoseSource("bogus"), PoseSource::Unknown);
+    QCOMPARE(QString::fromStdString(isoTimeFromUnixSeconds(kStartUnixS)),
+             QString("2024-05-01T10:00:00.250Z"));
+  }
+
+  void geoJsonReadByOgr() {
+    QTemporaryDir dir;
+    const Track track = makeTrack();
+    const std::string path = (dir.path() + "/t.geojson").toStdString();
+    exportTrack(track, path, TrackFormat::GeoJson);
+    comparePoints(track, readPointsWithOgr(path, nullptr, "time"), true, "geojson");
+    // RFC 7946: no "crs" member, WGS84 lon/lat order.
+    const std::string text = skytrace::readFileBytes(path);
+    QVERIFY(text.find("\"crs\"") == std::string::npos);
+    QVERIFY(text.find("\"LineString\"") != std::string::npos);
+  }
+
+  void gpxReadByOgr() {
+    QTemporaryDir dir;
+    const Track track = makeTrack();
+    const std::string path = (dir.path() + "/t.gpx").toStdString();
+    exportTrack(track, path, TrackFormat::Gpx);
+    comparePoints(track, readPointsWithOgr(path, "track_points", "time"), true, "gpx");
+    const std::string text = skytrace::readFileBytes(path);
+    QVERIFY(text.find("version=\"1.1\"") != std::string::npos);
+    QVERIFY(text.find("<trkseg>") != std::string::npos);
+    QVERIFY(text.find("<ele>120.25</ele>") != std::string::npos || text.find("<ele>120.25") != std::string::npos);
+    QVERIFY(text.find("<time>2024-05-01T10:00:00.250Z</time>") != std::string::npos);
+  }
+
+  void kmlReadByOgr() {
+    QTemporaryDir dir;
+    const Track track = makeTrack();
+    const std::string path = (dir.path() + "/t.kml").toStdString();
+    exportTrack(track, path, TrackFormat::Kml);
+    comparePoints(track, readPointsWithOgr(path, "poses", "timestamp"), true, "kml");
+    const std::string text = skytrace::readFileBytes(path);
+    QVERIFY(text.find("<LineString>") != std::string::npos);
+    QVERIFY(text.find("<TimeStamp>") != std::string::npos);
+  }
+
+  void geoPackageReadByOgr() {
+    QTemporaryDir dir;
+    const Track track = makeTrack();
+    const std::string path = (dir.path() + "/t.gpkg").toStdString();
+    exportTrack(track, path, TrackFormat::GeoPackage);
+    comparePoints(track, readPointsWithOgr(path, "poses", "time"), true, "gpkg");
+    GDALAllRegister();
+    Dataset ds(GDALDataset::FromHandle(GDALOpenEx(path.c_str(), GDAL_OF_VECTOR, nullptr, nullptr, nullptr)));
+    QVERIFY(ds);
+    OGRLayer* line = ds->GetLayerByName("track");
+    QVERIFY(line != nullptr);
+    QCOMPARE(line->GetFeatureCount(), GIntBig(1));
+    OGRLayer* poses = ds->GetLayerByName("poses");
+    QCOMPARE(poses->GetLayerDefn()->GetFieldDefn(poses->GetLayerDefn()->GetFieldIndex("time"))->GetType(),
+             OFTDateTime);
+    // Unknown values are absent (NULL) attributes.
+    std::unique_ptr<OGRFeature> f(poses->GetFeature(6));  // GPKG fids start at 1: pose #5
+    QVERIFY(f);
+    QVERIFY(!f->IsFieldSetAndNotNull(f->GetFieldIndex("alt_m")));
+    QCOMPARE(QString(f->GetFieldAsString("source")), QString("visual"));
+  }
+
+  void csvExactHeaderAndReadByOgr() {
+    QTemporaryDir dir;
+    const Track track = makeTrack();
+    const std::string path = (dir.path() + "/t.csv").toStdString();
+    exportTrack(track, path, TrackFormat::Csv);
+    const std::string text = skytrace::readFileBytes(path);
+    QCOMPARE(QString::fromStdString(text.substr(0, text.find('\n'))),
+             QString("frame,t_s,lat_deg,lon_deg,alt_m,yaw_deg,pitch_deg,roll_deg,source,sigma_m"));
+    const char* options[] = {"X_POSSIBLE_NAMES=lon_deg", "Y_POSSIBLE_NAMES=lat_deg", nullptr};
+    comparePoints(track, readPointsWithOgr(path, nullptr, nullptr, options), false, "csv");
+    // Pose #5 has no altitude: empty field.
+    std::istringstream lines(text);
+    std::string line;
+    for (int i = 0; i <= 6; ++i) std::getline(lines, line);
+    QVERIFY2(line.find(",,") != std::string::npos, line.c_str());
+  }
+
+  // Our reader gives back every attribute (within the formats' written precision).
+  void roundTripThroughReadTrack() {
+    QTemporaryDir dir;
+    const Track track = makeTrack();
+    for (TrackFormat format : {TrackFormat::Csv, TrackFormat::GeoJson, TrackFormat::Gpx,
+                               TrackFormat::GeoPackage, TrackFormat::Kml}) {
+      const std::string path = (dir.path() + "/rt." + trackFormatName(format)).toStdString();
+      exportTrack(track, path, format);
+      const Track back = readTrack(path);
+      const QByteArray what = trackFormatName(format);
+      QVERIFY2(back.poses.size() == track.poses.size(), what);
+      if (format != TrackFormat::Csv) {
+        QVERIFY2(std::abs(back.start_unix_s - kStartUnixS) < 1e-3, what);
+      }
+      for (std::size_t i = 0; i < track.poses.size(); ++i) {
+        const TrackPose& a = track.poses[i];
+        const TrackPose& b = back.poses[i];
+        QVERIFY2(a.frame == b.frame, what);
+        QVERIFY2(std::abs(a.t_s - b.t_s) < 1e-3, what);
+        QVERIFY2(std::abs(a.lat_deg - b.lat_deg) < 1e-7 && std::abs(a.lon_deg - b.lon_deg) < 1e-7, what);
+        QVERIFY2(sameOrBothUnknown(a.alt_m, b.alt_m, 1e-3), what);
+        QVERIFY2(sameOrBothUnknown(a.yaw_deg, b.yaw_deg, 1e-4), what);
+        QVERIFY2(sameOrBothUnknown(a.pitch_deg, b.pitch_deg, 1e-4), what);
+        QVERIFY2(sameOrBothUnknown(a.roll_deg, b.roll_deg, 1e-4), what);
+        QVERIFY2(sameOrBothUnknown(a.sigma_m, b.sigma_m, 1e-3), what);
+        QVERIFY2(a.source == b.source, what);
+      }
+    }
+  }
+
+  // Unknown start: times are written from the epoch and read back as relative.
+  void relativeTimesStayRelative() {
+    QTemporaryDir dir;
+    Track track = makeTrack();
+    track.start_unix_s = std::nan("");
+    const std::string path = (dir.path() + "/rel.gpx").toStdString();
+    exportTrack(track, path, TrackFormat::Gpx);
+    QVERIFY(skytrace::readFileBytes(path).find("<time>1970-01-01T00:00:00") != std::string::npos);
+    const Track back = readTrack(path);
+    QVERIFY(std::isnan(back.start_unix_s));
+    QVERIFY(std::abs(back.poses[10].t_s - track.poses[10].t_s) < 1e-3);
+  }
+
+  // A cancelled export (a failure in the middle of writing) keeps the existing file and
+  // leaves no temporary file behind; so do invalid input and a missing folder.
+  void failedExportKeepsExistingFile() {
+    QTemporaryDir dir;
+    const Track track = makeTrack();
+    for (TrackFormat format : {TrackFormat::Csv, TrackFormat::GeoJson, TrackFormat::Gpx,
+                               TrackFormat::GeoPackage, TrackFormat::Kml}) {
+      const std::string path = (dir.path() + "/keep." + trackFormatName(format)).toStdString();
+      skytrace::writeFileAtomically(path, "previous contents\n");
+      int calls = 0;
+      QVERIFY_THROWS_EXCEPTION(skytrace::Cancelled,
+                               exportTrack(track, path, format, [&](double, const std::string&) {
+                                 return ++calls < 2;  // stop after the first progress report
+                               }));
+      QCOMPARE(QString::fromStdString(skytrace::readFileBytes(path)), QString("previous contents\n"));
+      Track bad = track;
+      bad.poses[3].lat_deg = std::nan("");
+      QVERIFY_THROWS_EXCEPTION(skytrace::InvalidArgument, exportTrack(bad, path, format));
+      QCOMPARE(QString::fromStdString(skytrace::readFileBytes(path)), QString("previous contents\n"));
+    }
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 5);  // no temporaries
+    QVERIFY_THROWS_EXCEPTION(skytrace::IoError,
+                             exportTrack(track, (dir.path() + "/no/such/dir/t.gpx").toStdString(),
+                                         TrackFormat::Gpx));
+  }
+
+  void readErrors() {
+    QTemporaryDir dir;
+    QVERIFY_THROWS_EXCEPTION(skytrace::IoError, readTrack((dir.path() + "/missing.csv").toStdString()));
+    const std::string other_csv = (dir.path() + "/other.csv").toStdString();
+    skytrace::writeFileAtomically(other_csv, "a,b,c\n1,2,3\n");
+    try {
+      readTrack(other_csv);
+      QFAIL("expected FormatError");
+    } catch (const skytrace::FormatError& e) {
+      QVERIFY2(QString(e.what()).contains(QString::fromStdString(other_csv)), e.what());
+    }
+    const std::string polygon = (dir.path() + "/area.geojson").toStdString();
+    skytrace::writeFileAtomically(polygon, R"({"type":"FeatureCollection","features":[{"type":"Feature",
+      "properties":{},"geometry":{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]]]}}]})");
+    QVERIFY_THROWS_EXCEPTION(skytrace::FormatError, readTrack(polygon));
+    const std::string garbage = (dir.path() + "/garbage.gpx").toStdString();
+    skytrace::writeFileAtomically(garbage, "this is not xml at all");
+    QVERIFY_THROWS_EXCEPTION(skytrace::FormatError, readTrack(garbage));
+  }
+
+  void summary() {
+    const Track track = makeTrack();
+    const TrackSummary s = summarizeTrack(track);
+    QCOMPARE(s.pose_count, std::size_t(25));
+    QCOMPARE(s.count_by_source[int(PoseSource::Registration)], std::size_t(9));
+    QCOMPARE(s.count_by_source[int(PoseSource::Visual)], std::size_t(16));
+    QVERIFY(std::abs(s.last_t_s - 2.4) < 1e-3);
+    // 24 steps of (1.234567e-5 deg lat, -2.345678e-5 deg lon) near -12.68: about 2.9 m each.
+    QVERIFY2(s.length_m > 24 * 2.8 && s.length_m < 24 * 3.0, qPrintable(QString::number(s.length_m)));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestTrackIo)
+#include "test_track_io.moc"
