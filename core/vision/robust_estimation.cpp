@@ -39,6 +39,12 @@ Matrix3d toMatrix3d(const at::Tensor& m) {
   return out;
 }
 
+// a @ b for batches of tiny matrices ([...,3,3] @ [...,3,k]) by broadcasting: ATen's CPU
+// bmm loops over the batch one small GEMM at a time, which is far slower here.
+at::Tensor mul3(const at::Tensor& a, const at::Tensor& b) {
+  return (a.unsqueeze(-1) * b.unsqueeze(-3)).sum(-2);
+}
+
 at::Tensor homogeneous(const at::Tensor& xy) {  // [...,2] -> [...,3]
   return at::cat({xy, at::ones_like(xy.narrow(-1, 0, 1))}, -1);
 }
@@ -80,12 +86,12 @@ std::pair<at::Tensor, at::Tensor> solveHomography4(const at::Tensor& a, const at
     const at::Tensor ph = homogeneous(p);                      // [B,4,3]
     const at::Tensor cols = ph.narrow(1, 0, 3).transpose(1, 2);  // columns p1 p2 p3
     const auto [adj, det] = adjugate3(cols);
-    const at::Tensor lambda = at::matmul(adj, ph.select(1, 3).unsqueeze(-1)).squeeze(-1);
+    const at::Tensor lambda = mul3(adj, ph.select(1, 3).unsqueeze(-1)).squeeze(-1);
     return std::make_pair(cols * lambda.unsqueeze(1), (lambda.abs().amin(-1) * det.abs()));
   };
   const auto [basis_a, strength_a] = basis(a);
   const auto [basis_b, strength_b] = basis(b);
-  at::Tensor h = at::matmul(basis_b, adjugate3(basis_a).first);
+  at::Tensor h = mul3(basis_b, adjugate3(basis_a).first);
   h = h / h.flatten(1).norm(2, 1).clamp_min(1e-30).view({-1, 1, 1});
   const at::Tensor det_h = adjugate3(h).second;
   const at::Tensor valid = h.flatten(1).isfinite().all(1) & (det_h.abs() > 1e-8) &
@@ -96,7 +102,8 @@ std::pair<at::Tensor, at::Tensor> solveHomography4(const at::Tensor& a, const at
 std::pair<at::Tensor, at::Tensor> solveAffine3(const at::Tensor& a, const at::Tensor& b) {
   const at::Tensor cols = homogeneous(a).transpose(1, 2);  // [B,3,3], columns (x,y,1)
   const auto [adj, det] = adjugate3(cols);
-  const at::Tensor top = at::matmul(b.transpose(1, 2), adj) / det.view({-1, 1, 1});  // [B,2,3]
+  const at::Tensor top = (b.transpose(1, 2).unsqueeze(-1) * adj.unsqueeze(-3)).sum(-2) /
+                         det.view({-1, 1, 1});  // [B,2,3]
   const at::Tensor last = at::zeros({a.size(0), 1, 3}, a.options());
   last.select(2, 2).fill_(1.0);
   const at::Tensor m = at::cat({top, last}, 1);
@@ -136,13 +143,13 @@ at::Tensor enforceRank2(const at::Tensor& f, bool essential) {
     sigma.select(-1, 1).copy_(mean);
   }
   sigma.select(-1, 2).zero_();
-  const at::Tensor out = at::matmul(u * sigma.unsqueeze(-2), vh);
+  const at::Tensor out = mul3(u * sigma.unsqueeze(-2), vh);
   return out / out.flatten(-2).norm(2, -1).clamp_min(1e-30).unsqueeze(-1).unsqueeze(-1);
 }
 
 std::pair<at::Tensor, at::Tensor> solveEightPoint(const at::Tensor& a, const at::Tensor& b) {
   const at::Tensor rows = epipolarRows(a, b);  // [B,8,9]
-  const at::Tensor gram = at::matmul(rows.transpose(1, 2), rows);
+  const at::Tensor gram = (rows.unsqueeze(-1) * rows.unsqueeze(-2)).sum(1);  // [B,9,9]
   const auto [values, vectors] = at::linalg_eigh(gram);
   const at::Tensor f = vectors.select(2, 0).reshape({-1, 3, 3});
   // A well-posed sample leaves a one-dimensional null space.
@@ -152,28 +159,48 @@ std::pair<at::Tensor, at::Tensor> solveEightPoint(const at::Tensor& a, const at:
 
 // ---------------------------------------------------------------- errors
 
-// Squared errors [B,N] of models [B,3,3] (pixels) on pixel points a, b [N,2].
+// The three rows of M p for models [B,3,3] and points (x, y) [N]: three [B,N] tensors.
+std::array<at::Tensor, 3> applyModels(const at::Tensor& m, const at::Tensor& x,
+                                      const at::Tensor& y) {
+  const at::Tensor xr = x.unsqueeze(0), yr = y.unsqueeze(0);
+  std::array<at::Tensor, 3> rows;
+  for (int i = 0; i < 3; ++i) {
+    const at::Tensor mi = m.select(1, i);  // [B,3]
+    rows[i] = at::addcmul(at::addcmul(mi.narrow(1, 2, 1), xr, mi.narrow(1, 0, 1)), yr,
+                          mi.narrow(1, 1, 1));
+  }
+  return rows;
+}
+
+// Squared errors [B,N] of models [B,3,3] (pixels) on pixel points a, b [N,2]. Written as
+// a handful of elementwise [B,N] operations (no batched GEMM), which is what both the
+// CPU and the GPU do fastest for 3x3 models. Points mapped to infinity get +inf.
 at::Tensor squaredErrors(GeometricModelType type, const at::Tensor& models, const at::Tensor& a,
                          const at::Tensor& b) {
-  const at::Tensor ha = homogeneous(a);  // [N,3]
-  const at::Tensor hb = homogeneous(b);
+  const at::Tensor ax = a.select(1, 0), ay = a.select(1, 1);
+  const at::Tensor bx = b.select(1, 0), by = b.select(1, 1);
+  const double inf = std::numeric_limits<double>::infinity();
   if (isTransfer(type)) {
-    const at::Tensor inverse = adjugate3(models).first;
-    auto transfer = [](const at::Tensor& m, const at::Tensor& from_h, const at::Tensor& to) {
-      const at::Tensor p = at::matmul(from_h, m.transpose(1, 2));  // [B,N,3]
-      const at::Tensor w = p.narrow(2, 2, 1);
-      const at::Tensor safe_w = at::where(w.abs() < 1e-12, at::full_like(w, 1e-12), w);
-      const at::Tensor d = p.narrow(2, 0, 2) / safe_w - to;
-      const at::Tensor e = (d * d).sum(2);
-      return at::where(w.squeeze(2).abs() < 1e-12, at::full_like(e, 1e30), e);
+    auto transfer = [&](const at::Tensor& m, const at::Tensor& fx, const at::Tensor& fy,
+                        const at::Tensor& tx, const at::Tensor& ty) {
+      const auto p = applyModels(m, fx, fy);
+      const at::Tensor u = p[0] / p[2] - tx.unsqueeze(0);
+      const at::Tensor v = p[1] / p[2] - ty.unsqueeze(0);
+      return at::addcmul(u * u, v, v);
     };
-    return (transfer(models, ha, b) + transfer(inverse, hb, a)) * 0.5;
+    const at::Tensor e = transfer(models, ax, ay, bx, by)
+                             .add_(transfer(adjugate3(models).first, bx, by, ax, ay))
+                             .mul_(0.5);
+    return at::nan_to_num(e, inf, inf, inf);
   }
-  const at::Tensor fa = at::matmul(ha, models.transpose(1, 2));  // F a   [B,N,3]
-  const at::Tensor ftb = at::matmul(hb, models);                 // F^T b [B,N,3]
-  const at::Tensor numerator = (hb * fa).sum(2);
-  const at::Tensor denominator = fa.narrow(2, 0, 2).pow(2).sum(2) + ftb.narrow(2, 0, 2).pow(2).sum(2);
-  return numerator * numerator / denominator.clamp_min(1e-30);
+  const auto fa = applyModels(models, ax, ay);                   // F a
+  const auto ftb = applyModels(models.transpose(1, 2), bx, by);  // F^T b
+  const at::Tensor numerator =
+      at::addcmul(at::addcmul(fa[2], fa[0], bx.unsqueeze(0)), fa[1], by.unsqueeze(0));
+  const at::Tensor denominator =
+      at::addcmul(at::addcmul(at::addcmul(fa[0] * fa[0], fa[1], fa[1]), ftb[0], ftb[0]), ftb[1],
+                  ftb[1]);
+  return at::nan_to_num(numerator * numerator / denominator, inf, inf, inf);
 }
 
 // ---------------------------------------------------------------- context
@@ -190,11 +217,10 @@ struct Problem {
   at::Tensor toPixelModels(const at::Tensor& normalised) const {
     const at::Tensor ta = t_a.to(normalised.scalar_type());
     const at::Tensor tb = t_b.to(normalised.scalar_type());
-    if (isTransfer(type)) return at::matmul(at::matmul(adjugate3(tb).first, normalised), ta);
-    at::Tensor f = at::matmul(at::matmul(tb.t(), normalised), ta);  // in fit coordinates
+    if (isTransfer(type)) return mul3(mul3(adjugate3(tb).first, normalised), ta);
+    at::Tensor f = mul3(mul3(tb.t(), normalised), ta);  // in fit coordinates
     if (type == GeometricModelType::Essential) {
-      f = at::matmul(at::matmul(k_b_inv.to(f.scalar_type()).t(), f),
-                     k_a_inv.to(f.scalar_type()));
+      f = mul3(mul3(k_b_inv.to(f.scalar_type()).t(), f), k_a_inv.to(f.scalar_type()));
     }
     return f;
   }
@@ -370,6 +396,8 @@ void RansacOptions::check() const {
                     ") must be >= hypotheses_per_batch (" + std::to_string(hypotheses_per_batch) + ")");
   checkArgument(confidence > 0.0 && confidence < 1.0,
                 "RANSAC confidence must be in (0, 1), got " + std::to_string(confidence));
+  checkArgument(preemptive_subset_points >= 0, "RANSAC preemptive_subset_points must be >= 0");
+  checkArgument(preemptive_survivors >= 1, "RANSAC preemptive_survivors must be >= 1");
   checkArgument(local_optimisation_iterations >= 0 && local_optimisation_iterations <= 100,
                 "RANSAC local_optimisation_iterations must be in 0..100");
 }
@@ -393,6 +421,16 @@ RansacResult estimateGeometricModel(const at::Tensor& points_a, const at::Tensor
   const at::Tensor a_px32 = problem.a_px.to(at::kFloat), b_px32 = problem.b_px.to(at::kFloat);
 
   at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(options.seed);
+  const bool use_preemption =
+      options.preemptive_subset_points > 0 && n > options.preemptive_subset_points;
+  at::Tensor subset_a, subset_b;
+  if (use_preemption) {
+    const at::Tensor subset =
+        at::randperm(n, generator, at::kLong).narrow(0, 0, options.preemptive_subset_points)
+            .to(points_a.device());
+    subset_a = a_px32.index_select(0, subset);
+    subset_b = b_px32.index_select(0, subset);
+  }
   Scored best;
   int64_t best_inliers = 0;
   int64_t needed = options.max_hypotheses;
@@ -405,16 +443,28 @@ RansacResult estimateGeometricModel(const at::Tensor& points_a, const at::Tensor
     const at::Tensor sa = a32.index_select(0, flat).view({batch, sample_size, 2});
     const at::Tensor sb = b32.index_select(0, flat).view({batch, sample_size, 2});
     const auto [models, valid] = solveMinimal(options.model, sa, sb);
-    const at::Tensor pixel_models = problem.toPixelModels(models);
-    const at::Tensor errors = squaredErrors(options.model, pixel_models, a_px32, b_px32);
+    at::Tensor candidates = at::arange(batch, samples.options());
+    if (use_preemption && batch > options.preemptive_survivors) {
+      // Preemptive scoring: rank all hypotheses on a fixed random subset of the points,
+      // score only the best on all of them.
+      const at::Tensor subset_errors =
+          squaredErrors(options.model, problem.toPixelModels(models), subset_a, subset_b);
+      at::Tensor subset_cost = subset_errors.clamp_max(threshold_sq).sum(1);
+      subset_cost = at::where(valid, subset_cost, at::full_like(subset_cost, 1e30));
+      candidates = std::get<1>(subset_cost.topk(options.preemptive_survivors, 0, false, true));
+    }
+    const at::Tensor kept_models = models.index_select(0, candidates);
+    const at::Tensor kept_valid = valid.index_select(0, candidates);
+    const at::Tensor errors =
+        squaredErrors(options.model, problem.toPixelModels(kept_models), a_px32, b_px32);
     at::Tensor cost = errors.clamp_max(threshold_sq).sum(1).to(at::kDouble);
-    cost = at::where(valid & cost.isfinite(), cost, at::full_like(cost, 1e300));
+    cost = at::where(kept_valid & cost.isfinite(), cost, at::full_like(cost, 1e300));
     evaluated += batch;
     const int64_t index = cost.argmin().item<int64_t>();
     const double batch_cost = cost[index].item<double>();
     if (batch_cost < best.cost && batch_cost < 1e299) {
       best.cost = batch_cost;
-      best.model_normalised = models[index].to(at::kDouble);
+      best.model_normalised = kept_models[index].to(at::kDouble);
       best_inliers = (errors[index] < threshold_sq).sum().item<int64_t>();
       const double w = static_cast<double>(best_inliers) / static_cast<double>(n);
       const double all_inlier = std::pow(w, sample_size);

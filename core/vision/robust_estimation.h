@@ -5,7 +5,8 @@
 // seeded generator; solve all samples of a batch at once (closed-form projective-basis
 // homography, 3-point affine, 2-point similarity, 8-point fundamental/essential via a
 // batched 9x9 eigen-decomposition); score every hypothesis on every point with a
-// truncated quadratic (MSAC) cost; stop when the best inlier ratio makes further
+// truncated quadratic (MSAC) cost (preemptively: all on a point subset, the best on all
+// points); stop when the best inlier ratio makes further
 // batches unnecessary for `confidence`; then local optimisation (iterated least-squares
 // refit on the inliers while the cost drops, LO-RANSAC style) and a final
 // least-squares refit in float64.
@@ -50,6 +51,11 @@ struct RansacOptions {
   int hypotheses_per_batch = 1024;   // solved and scored together
   int max_hypotheses = 8192;         // upper bound over all batches
   double confidence = 0.9999;        // adaptive stop: P(an all-inlier sample was drawn)
+  // Preemptive scoring (Nister 2003): when there are more correspondences than this,
+  // every hypothesis is first scored on this many randomly chosen ones and only the
+  // `preemptive_survivors` best of each batch on all. 0 disables it.
+  int preemptive_subset_points = 256;
+  int preemptive_survivors = 64;
   int local_optimisation_iterations = 10;
   uint64_t seed = 0;                  // same seed, same data, same device -> same result
   Matrix3d camera_a = kIdentity3d;    // essential only: intrinsics K of image a / b
