@@ -1,0 +1,380 @@
+#include "ui/map_view.h"
+
+#include <QFutureWatcher>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QResizeEvent>
+#include <QTransform>
+#include <QWheelEvent>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+#include <cmath>
+
+#include <opencv2/core.hpp>
+
+#include "core/util/error.h"
+
+namespace skytrace::ui {
+namespace {
+
+constexpr int kLoadDebounceMs = 40;  // at most one read (and repaint) per 40 ms
+
+// Points along the border of a rectangle (corners and edge midpoints), for envelopes of
+// transformed rectangles.
+std::vector<geo::MapPoint> borderSamples(const geo::MapRect& r) {
+  const double mx = 0.5 * (r.min_x + r.max_x);
+  const double my = 0.5 * (r.min_y + r.max_y);
+  return {{r.min_x, r.min_y}, {mx, r.min_y}, {r.max_x, r.min_y}, {r.max_x, my},
+          {r.max_x, r.max_y}, {mx, r.max_y}, {r.min_x, r.max_y}, {r.min_x, my}};
+}
+
+geo::MapRect envelope(const std::vector<geo::MapPoint>& points) {
+  geo::MapRect r{points.front().x, points.front().y, points.front().x, points.front().y};
+  for (const geo::MapPoint& p : points) {
+    r.min_x = std::min(r.min_x, p.x);
+    r.min_y = std::min(r.min_y, p.y);
+    r.max_x = std::max(r.max_x, p.x);
+    r.max_y = std::max(r.max_y, p.y);
+  }
+  return r;
+}
+
+geo::MapRect intersection(const geo::MapRect& a, const geo::MapRect& b) {
+  return {std::max(a.min_x, b.min_x), std::max(a.min_y, b.min_y), std::min(a.max_x, b.max_x),
+          std::min(a.max_y, b.max_y)};
+}
+
+// RGB + validity mask -> premultiplied ARGB with nodata transparent.
+QImage imageFromWindow(const geo::BasemapWindow& window) {
+  std::vector<cv::Mat> channels;
+  cv::split(window.rgb, channels);
+  channels.push_back(window.valid);
+  cv::Mat rgba;
+  cv::merge(channels, rgba);
+  const QImage view(rgba.data, rgba.cols, rgba.rows, static_cast<qsizetype>(rgba.step),
+                    QImage::Format_RGBA8888);
+  return view.convertToFormat(QImage::Format_ARGB32_Premultiplied);  // deep copy
+}
+
+// Runs on the view's worker thread: reads every layer's part of `view_rect`.
+MapView::LoadResult readLayers(const std::vector<MapView::Layer>& layers,
+                               const geo::MapRect& view_rect, double gsd_m,
+                               quint64 generation) {
+  MapView::LoadResult result;
+  result.generation = generation;
+  for (const MapView::Layer& layer : layers) {
+    try {
+      geo::MapRect rect = view_rect;
+      if (layer.layer_from_view) rect = envelope(layer.layer_from_view->transform(borderSamples(view_rect)));
+      rect = intersection(rect, layer.basemap->mapBounds());
+      if (rect.isEmpty()) continue;
+      const double layer_gsd_m = std::max(gsd_m, layer.basemap->pixelSizeM());
+      const geo::BasemapWindow window = layer.basemap->readWindow(rect, layer_gsd_m);
+      if (window.rgb.empty()) continue;
+      const geo::GeoTransform& t = window.map_from_pixel;
+      std::vector<geo::MapPoint> corners = {t.mapFromPixel(0, 0), t.mapFromPixel(window.rgb.cols, 0),
+                                            t.mapFromPixel(window.rgb.cols, window.rgb.rows),
+                                            t.mapFromPixel(0, window.rgb.rows)};
+      if (layer.view_from_layer) corners = layer.view_from_layer->transform(corners);
+      MapView::LayerImage image;
+      image.image = imageFromWindow(window);
+      for (const geo::MapPoint& c : corners) image.corners_in_view << QPointF(c.x, c.y);
+      result.images.push_back(std::move(image));
+    } catch (const std::exception& e) {
+      if (result.error.isEmpty()) result.error = QString::fromStdString(e.what());
+    }
+  }
+  return result;
+}
+
+// A "nice" scale bar length (1, 2 or 5 x 10^k metres) close to `target_m`.
+double niceLengthM(double target_m) {
+  const double magnitude = std::pow(10.0, std::floor(std::log10(target_m)));
+  for (double step : {5.0, 2.0, 1.0})
+    if (step * magnitude <= target_m) return step * magnitude;
+  return magnitude;
+}
+
+}  // namespace
+
+MapView::MapView(QWidget* parent) : QWidget(parent) {
+  setMouseTracking(true);
+  setCursor(Qt::OpenHandCursor);
+  setMinimumSize(200, 150);
+  setFocusPolicy(Qt::StrongFocus);
+  pool_.setMaxThreadCount(1);  // one GDAL reader; requests never pile up (see startLoad)
+  load_timer_.setSingleShot(true);
+  load_timer_.setInterval(kLoadDebounceMs);
+  connect(&load_timer_, &QTimer::timeout, this, &MapView::startLoad);
+  watcher_ = new QFutureWatcher<LoadResult>(this);
+  connect(watcher_, &QFutureWatcher<LoadResult>::finished, this, &MapView::onLoadFinished);
+}
+
+MapView::~MapView() {
+  watcher_->disconnect(this);
+  pool_.waitForDone();  // a read is one window of about the widget's size: short
+}
+
+void MapView::addBasemap(std::shared_ptr<const geo::Basemap> basemap) {
+  Layer layer;
+  layer.basemap = std::move(basemap);
+  if (layers_.empty()) {
+    layer.bounds_in_view = layer.basemap->mapBounds();
+    const double unit_px = layer.basemap->mapFromPixel().pixelWidth();
+    metres_per_unit_ = unit_px > 0 ? layer.basemap->pixelSizeXM() / unit_px : 1.0;
+  } else {
+    const geo::Basemap& view_basemap = *layers_.front().basemap;
+    if (layer.basemap->crsWkt() != view_basemap.crsWkt()) {
+      layer.layer_from_view =
+          std::make_shared<const geo::CrsTransform>(view_basemap.crsWkt(), layer.basemap->crsWkt());
+      layer.view_from_layer =
+          std::make_shared<const geo::CrsTransform>(layer.basemap->crsWkt(), view_basemap.crsWkt());
+      layer.bounds_in_view =
+          envelope(layer.view_from_layer->transform(borderSamples(layer.basemap->mapBounds())));
+    } else {
+      layer.bounds_in_view = layer.basemap->mapBounds();
+    }
+  }
+  layers_.push_back(std::move(layer));
+  if (layers_.size() == 1) {
+    zoomToFit();
+  } else {
+    clampScale();
+    scheduleLoad();
+  }
+}
+
+void MapView::clearBasemaps() {
+  layers_.clear();
+  images_.clear();
+  ++requested_generation_;
+  shown_generation_ = requested_generation_;
+  accept_from_generation_ = requested_generation_;
+  load_timer_.stop();
+  update();
+  Q_EMIT viewChanged();
+}
+
+geo::MapRect MapView::layersBounds() const {
+  geo::MapRect r = layers_.front().bounds_in_view;
+  for (const Layer& layer : layers_) {
+    r.min_x = std::min(r.min_x, layer.bounds_in_view.min_x);
+    r.min_y = std::min(r.min_y, layer.bounds_in_view.min_y);
+    r.max_x = std::max(r.max_x, layer.bounds_in_view.max_x);
+    r.max_y = std::max(r.max_y, layer.bounds_in_view.max_y);
+  }
+  return r;
+}
+
+std::string MapView::viewCrsName() const {
+  return layers_.empty() ? std::string() : layers_.front().basemap->crsName();
+}
+
+geo::MapRect MapView::visibleMapRect() const {
+  const double half_w = 0.5 * width() * units_per_px_;
+  const double half_h = 0.5 * height() * units_per_px_;
+  return {centre_.x - half_w, centre_.y - half_h, centre_.x + half_w, centre_.y + half_h};
+}
+
+geo::MapPoint MapView::mapFromWidget(const QPointF& p) const {
+  return {centre_.x + (p.x() - 0.5 * width()) * units_per_px_,
+          centre_.y - (p.y() - 0.5 * height()) * units_per_px_};
+}
+
+QPointF MapView::widgetFromMap(const geo::MapPoint& p) const {
+  return {(p.x - centre_.x) / units_per_px_ + 0.5 * width(),
+          0.5 * height() - (p.y - centre_.y) / units_per_px_};
+}
+
+std::optional<geo::GeoPoint> MapView::geoFromWidget(const QPointF& p_in_widget) const {
+  if (layers_.empty()) return std::nullopt;
+  try {
+    return layers_.front().basemap->converter().geoFromMap(mapFromWidget(p_in_widget));
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+void MapView::setView(const geo::MapPoint& centre, double units_per_px) {
+  centre_ = centre;
+  units_per_px_ = units_per_px;
+  clampScale();
+  scheduleLoad();
+}
+
+void MapView::clampScale() {
+  if (layers_.empty()) return;
+  const geo::Basemap& base = *layers_.front().basemap;
+  min_units_per_px_ = base.mapFromPixel().pixelWidth() / 16.0;  // up to 16x magnification
+  const geo::MapRect bounds = layersBounds();
+  const double extent = std::max(bounds.width(), bounds.height());
+  max_units_per_px_ = std::max(min_units_per_px_, 16.0 * extent / std::max(1, std::min(width(), height())));
+  units_per_px_ = std::clamp(units_per_px_, min_units_per_px_, max_units_per_px_);
+}
+
+void MapView::zoomBy(double factor, const QPointF& anchor) {
+  if (layers_.empty() || !(factor > 0.0)) return;
+  const geo::MapPoint fixed = mapFromWidget(anchor);
+  units_per_px_ /= factor;
+  clampScale();
+  centre_.x = fixed.x - (anchor.x() - 0.5 * width()) * units_per_px_;
+  centre_.y = fixed.y + (anchor.y() - 0.5 * height()) * units_per_px_;
+  scheduleLoad();
+}
+
+void MapView::panByPixels(const QPointF& delta) {
+  if (layers_.empty()) return;
+  centre_.x -= delta.x() * units_per_px_;
+  centre_.y += delta.y() * units_per_px_;
+  scheduleLoad();
+}
+
+void MapView::zoomToFit() {
+  if (layers_.empty()) return;
+  if (width() <= 1 || height() <= 1 || !isVisible()) fit_on_resize_ = true;
+  const geo::MapRect bounds = layersBounds();
+  centre_ = {0.5 * (bounds.min_x + bounds.max_x), 0.5 * (bounds.min_y + bounds.max_y)};
+  units_per_px_ = 1.05 * std::max(bounds.width() / std::max(1, width()),
+                                  bounds.height() / std::max(1, height()));
+  clampScale();
+  scheduleLoad();
+}
+
+bool MapView::isIdle() const {
+  if (layers_.empty()) return true;
+  return !load_timer_.isActive() && !load_in_flight_ && shown_generation_ == requested_generation_;
+}
+
+void MapView::scheduleLoad() {
+  ++requested_generation_;
+  if (!load_timer_.isActive()) load_timer_.start();  // throttle, not postpone, during drags
+  update();
+  Q_EMIT viewChanged();
+}
+
+void MapView::startLoad() {
+  if (layers_.empty() || load_in_flight_) return;  // onLoadFinished() starts the next one
+  load_in_flight_ = true;
+  watcher_->setFuture(QtConcurrent::run(&pool_, readLayers, layers_, visibleMapRect(),
+                                        metresPerPixel(), requested_generation_));
+}
+
+void MapView::onLoadFinished() {
+  load_in_flight_ = false;
+  const LoadResult result = watcher_->result();
+  if (result.generation >= accept_from_generation_ && result.generation >= shown_generation_) {
+    images_ = result.images;
+    shown_generation_ = result.generation;
+    update();
+    if (!result.error.isEmpty()) Q_EMIT loadFailed(result.error);
+  }
+  if (shown_generation_ != requested_generation_) {
+    if (!load_timer_.isActive()) load_timer_.start();
+  } else if (isIdle()) {
+    Q_EMIT idle();
+  }
+}
+
+void MapView::paintEvent(QPaintEvent*) {
+  QPainter painter(this);
+  painter.fillRect(rect(), QColor(38, 42, 48));
+  if (layers_.empty()) {
+    painter.setPen(QColor(190, 196, 204));
+    painter.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap,
+                     tr("No basemap. Use File > Open Basemap... to show one."));
+    return;
+  }
+  painter.setRenderHint(QPainter::SmoothPixmapTransform);
+  for (const LayerImage& layer_image : images_) {
+    const QImage& image = layer_image.image;
+    QPolygonF source;
+    source << QPointF(0, 0) << QPointF(image.width(), 0) << QPointF(image.width(), image.height())
+           << QPointF(0, image.height());
+    QPolygonF target;
+    for (const QPointF& c : layer_image.corners_in_view) target << widgetFromMap({c.x(), c.y()});
+    QTransform widget_from_image;
+    if (!QTransform::quadToQuad(source, target, widget_from_image)) continue;
+    painter.setTransform(widget_from_image);
+    painter.drawImage(QPointF(0, 0), image);
+  }
+  painter.resetTransform();
+
+  // Scale bar, bottom left.
+  const double metres_per_px = metresPerPixel();
+  if (metres_per_px > 0.0 && std::isfinite(metres_per_px)) {
+    const double length_m = niceLengthM(120.0 * metres_per_px);
+    const double length_px = length_m / metres_per_px;
+    const QString label = length_m >= 1000.0 ? tr("%1 km").arg(length_m / 1000.0)
+                                             : tr("%1 m").arg(length_m);
+    const QPointF origin(12, height() - 14);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setPen(QPen(Qt::black, 5, Qt::SolidLine, Qt::FlatCap));
+    painter.drawLine(origin, origin + QPointF(length_px, 0));
+    painter.setPen(QPen(Qt::white, 3, Qt::SolidLine, Qt::FlatCap));
+    painter.drawLine(origin, origin + QPointF(length_px, 0));
+    QPainterPath text;
+    text.addText(origin + QPointF(0, -8), font(), label);
+    painter.strokePath(text, QPen(Qt::black, 3));
+    painter.fillPath(text, Qt::white);
+  }
+}
+
+void MapView::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  if (layers_.empty()) return;
+  if (fit_on_resize_ && width() > 1 && height() > 1) {
+    fit_on_resize_ = false;
+    zoomToFit();
+    return;
+  }
+  clampScale();
+  scheduleLoad();
+}
+
+void MapView::mousePressEvent(QMouseEvent* event) {
+  if (event->button() == Qt::LeftButton) {
+    dragging_ = true;
+    last_drag_pos_ = event->position();
+    setCursor(Qt::ClosedHandCursor);
+  }
+  QWidget::mousePressEvent(event);
+}
+
+void MapView::mouseMoveEvent(QMouseEvent* event) {
+  if (dragging_) {
+    panByPixels(event->position() - last_drag_pos_);
+    last_drag_pos_ = event->position();
+  }
+  const std::optional<geo::GeoPoint> geo = geoFromWidget(event->position());
+  Q_EMIT cursorMoved(geo.has_value(), geo ? geo->lat_deg : 0.0, geo ? geo->lon_deg : 0.0);
+  QWidget::mouseMoveEvent(event);
+}
+
+void MapView::mouseReleaseEvent(QMouseEvent* event) {
+  if (event->button() == Qt::LeftButton && dragging_) {
+    dragging_ = false;
+    setCursor(Qt::OpenHandCursor);
+  }
+  QWidget::mouseReleaseEvent(event);
+}
+
+void MapView::wheelEvent(QWheelEvent* event) {
+  // One wheel notch (120) zooms by sqrt(2); high-resolution wheels scroll smoothly.
+  const double factor = std::pow(2.0, event->angleDelta().y() / 240.0);
+  zoomBy(factor, event->position());
+  event->accept();
+}
+
+void MapView::leaveEvent(QEvent* event) {
+  Q_EMIT cursorMoved(false, 0.0, 0.0);
+  QWidget::leaveEvent(event);
+}
+
+void MapView::changeEvent(QEvent* event) {
+  if (event->type() == QEvent::LanguageChange) update();
+  QWidget::changeEvent(event);
+}
+
+}  // namespace skytrace::ui

@@ -1,0 +1,142 @@
+// MapView: a pan/zoom view over georeferenced basemaps.
+//
+// The view lives in one map CRS (the first basemap's) and is described by the map
+// point at the widget centre and the map units per widget pixel; y grows north (the
+// widget's y grows down). Whenever the view changes, the visible window of every layer
+// is read again through geo::Basemap::readWindow at the view's ground resolution, on a
+// private worker thread, debounced to one read per 40 ms; until it arrives the previous
+// images stay drawn at their map positions, so panning and zooming stay smooth. Layers in
+// another CRS are read in their own CRS and placed through the CRS transform of their
+// corners. Nodata pixels are transparent.
+//
+// Thread: GUI thread only (the reads run on an internal pool and come back queued).
+#pragma once
+
+#include <QImage>
+#include <QPolygonF>
+#include <QThreadPool>
+#include <QTimer>
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/geo/basemap.h"
+#include "core/geo/geo_transform.h"
+#include "core/geo/geodesy.h"
+
+template <typename T>
+class QFutureWatcher;
+
+namespace skytrace::ui {
+
+class MapView : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit MapView(QWidget* parent = nullptr);
+  // Waits for a read in flight (bounded by one window read) before returning.
+  ~MapView() override;
+
+  // Adds a layer drawn above the earlier ones. The first layer sets the view CRS and
+  // fits the view to it. Throws skytrace::GeoreferenceError when the layer's CRS cannot
+  // be transformed to the view's.
+  void addBasemap(std::shared_ptr<const geo::Basemap> basemap);
+  void clearBasemaps();
+  int basemapCount() const { return static_cast<int>(layers_.size()); }
+
+  // The view: centre map point (view CRS units) and map units per widget pixel.
+  bool hasView() const { return !layers_.empty(); }
+  geo::MapRect visibleMapRect() const;
+  geo::MapPoint centre() const { return centre_; }
+  double unitsPerPixel() const { return units_per_px_; }
+  // Ground metres covered by one widget pixel (what the reads request).
+  double metresPerPixel() const { return units_per_px_ * metres_per_unit_; }
+  std::string viewCrsName() const;
+
+  geo::MapPoint mapFromWidget(const QPointF& p_in_widget) const;
+  QPointF widgetFromMap(const geo::MapPoint& p_in_map) const;
+  // WGS84 of a widget point; empty without a view or outside the CRS's domain.
+  std::optional<geo::GeoPoint> geoFromWidget(const QPointF& p_in_widget) const;
+
+  void setView(const geo::MapPoint& centre, double units_per_px);
+  // factor > 1 zooms in; the map point under `anchor_in_widget` stays where it is.
+  void zoomBy(double factor, const QPointF& anchor_in_widget);
+  void zoomBy(double factor) { zoomBy(factor, QPointF(width() / 2.0, height() / 2.0)); }
+  // Moves the map content by `delta_in_widget` pixels (a drag).
+  void panByPixels(const QPointF& delta_in_widget);
+  // Shows all layers.
+  void zoomToFit();
+
+  // True when what is drawn was read for the current view and no read is pending.
+  bool isIdle() const;
+
+ Q_SIGNALS:
+  void viewChanged();
+  // The cursor moved over the widget; `over_map` false when no position is known.
+  void cursorMoved(bool over_map, double lat_deg, double lon_deg);
+  // The images for the current view are on screen (see isIdle()).
+  void idle();
+  // A read failed (one message per failed read, naming the file).
+  void loadFailed(const QString& message);
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
+  void leaveEvent(QEvent* event) override;
+  void changeEvent(QEvent* event) override;
+
+ public:
+  // One layer and how to reach it from the view CRS (internal, public for the reader).
+  struct Layer {
+    std::shared_ptr<const geo::Basemap> basemap;
+    std::shared_ptr<const geo::CrsTransform> layer_from_view;  // null: same CRS
+    std::shared_ptr<const geo::CrsTransform> view_from_layer;
+    geo::MapRect bounds_in_view;
+  };
+  // An image read for one layer, with its corners (TL, TR, BR, BL) in view map units.
+  struct LayerImage {
+    QImage image;
+    QPolygonF corners_in_view;
+  };
+  struct LoadResult {
+    quint64 generation = 0;
+    std::vector<LayerImage> images;
+    QString error;
+  };
+
+ private:
+  void scheduleLoad();
+  void startLoad();
+  void onLoadFinished();
+  void clampScale();
+  geo::MapRect layersBounds() const;
+
+  std::vector<Layer> layers_;
+  std::vector<LayerImage> images_;
+  geo::MapPoint centre_;
+  double units_per_px_ = 1.0;
+  double metres_per_unit_ = 1.0;
+  double min_units_per_px_ = 1e-9;
+  double max_units_per_px_ = 1e9;
+  bool fit_on_resize_ = false;
+
+  QTimer load_timer_;
+  QThreadPool pool_;
+  QFutureWatcher<LoadResult>* watcher_ = nullptr;
+  quint64 requested_generation_ = 0;  // bumped by every view change
+  quint64 shown_generation_ = 0;      // of the images on screen
+  quint64 accept_from_generation_ = 0;  // older results belong to removed layers
+  bool load_in_flight_ = false;
+
+  bool dragging_ = false;
+  QPointF last_drag_pos_;
+};
+
+}  // namespace skytrace::ui
