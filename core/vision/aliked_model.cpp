@@ -34,41 +34,50 @@ AlikedModel::AlikedModel(const AlikedConfig& config, const StateDict& weights, a
   score_head_[3].bind(binder, "score_head.6", 4, 1, 3, 1, false);
   sddh_.bind(binder, "desc_head", dim, config.kernel_size, config.sample_count);
   binder.finish();
+  sddh_.prepare();
 }
 
-DenseMaps AlikedModel::extractDenseMap(const at::Tensor& image, DenseTrace* trace) const {
+EncodedLevels AlikedModel::encode(const at::Tensor& image, DenseTrace* trace) const {
   if (image.dim() != 4 || image.size(0) != 1 || image.size(1) != 3)
     throw InvalidArgument("ALIKED expects a [1,3,H,W] RGB image tensor, got " +
                           shapeToString(image.sizes()));
+  EncodedLevels out;
   const int64_t h = image.size(2), w = image.size(3);
   // InputPadder: pad to a multiple of 32, split floor/ceil, replicate.
   const int64_t pad_h = ((h / kPadMultiple + 1) * kPadMultiple - h) % kPadMultiple;
   const int64_t pad_w = ((w / kPadMultiple + 1) * kPadMultiple - w) % kPadMultiple;
-  const std::array<int64_t, 4> pad = {pad_w / 2, pad_w - pad_w / 2, pad_h / 2, pad_h - pad_h / 2};
+  out.pad_lrtb = {pad_w / 2, pad_w - pad_w / 2, pad_h / 2, pad_h - pad_h / 2};
+  const auto& pad = out.pad_lrtb;
   const at::Tensor padded =
       (pad_h || pad_w) ? at::replication_pad2d(image, {pad[0], pad[1], pad[2], pad[3]}) : image;
-  const int64_t hp = padded.size(2), wp = padded.size(3);
+  out.height = h;
+  out.width = w;
+  out.padded_height = padded.size(2);
+  out.padded_width = padded.size(3);
 
   // Encoder.
-  at::Tensor x1 = block1_(padded);                                // c1 x H x W
-  at::Tensor x2 = block2_(at::avg_pool2d(x1, {2, 2}, {2, 2}));    // c2 x H/2
-  at::Tensor x3 = block3_(at::avg_pool2d(x2, {4, 4}, {4, 4}));    // c3 x H/8
-  at::Tensor x4 = block4_(at::avg_pool2d(x3, {4, 4}, {4, 4}));    // c4 x H/32
-  // Aggregation.
-  at::Tensor p1 = conv1_(x1), p2 = conv2_(x2), p3 = conv3_(x3), p4 = conv4_(x4);
+  const at::Tensor x1 = block1_(padded);                              // c1 x H x W
+  const at::Tensor x2 = block2_(at::avg_pool2d(x1, {2, 2}, {2, 2}));  // c2 x H/2
+  const at::Tensor x3 = block3_(at::avg_pool2d(x2, {4, 4}, {4, 4}));  // c3 x H/8
+  const at::Tensor x4 = block4_(at::avg_pool2d(x3, {4, 4}, {4, 4}));  // c4 x H/32
+  // Aggregation: 1x1 projections to dim/4 channels, then the SELU gate.
+  out.levels = {conv1_(x1), conv2_(x2), conv3_(x3), conv4_(x4)};
   if (trace) {
     trace->blocks = {x1, x2, x3, x4};
-    trace->projections = {p1.clone(), p2.clone(), p3.clone(), p4.clone()};
+    for (int i = 0; i < 4; ++i) trace->projections[i] = out.levels[i].clone();
     trace->pad_lrtb = pad;
   }
-  p1 = seluInPlace(p1);
-  p2 = upsampleTo(seluInPlace(p2), hp, wp);
-  p3 = upsampleTo(seluInPlace(p3), hp, wp);
-  p4 = upsampleTo(seluInPlace(p4), hp, wp);
-  const at::Tensor x1234 = at::cat({p1, p2, p3, p4}, 1);
-  x1.reset();
-  x2.reset();
-  // Score head.
+  for (auto& level : out.levels) seluInPlace(level);
+  return out;
+}
+
+DenseMaps AlikedModel::extractDenseMap(const at::Tensor& image, DenseTrace* trace) const {
+  const EncodedLevels encoded = encode(image, trace);
+  const int64_t hp = encoded.padded_height, wp = encoded.padded_width;
+  const at::Tensor x1234 = at::cat({encoded.levels[0], upsampleTo(encoded.levels[1], hp, wp),
+                                    upsampleTo(encoded.levels[2], hp, wp),
+                                    upsampleTo(encoded.levels[3], hp, wp)},
+                                   1);
   at::Tensor s = seluInPlace(score_head_[0](x1234));
   s = seluInPlace(score_head_[1](s));
   s = seluInPlace(score_head_[2](s));
@@ -76,22 +85,87 @@ DenseMaps AlikedModel::extractDenseMap(const at::Tensor& image, DenseTrace* trac
   if (trace) trace->score_logits = s.clone();
 
   DenseMaps maps;
-  maps.score_map = at::sigmoid(s);
-  maps.feature_map = x1234 / at::linalg_vector_norm(x1234, 2, {1}, true).clamp_min(1e-12);
-  if (pad_h || pad_w) {
-    maps.score_map = maps.score_map.narrow(2, pad[2], h).narrow(3, pad[0], w);
-    maps.feature_map = maps.feature_map.narrow(2, pad[2], h).narrow(3, pad[0], w);
-  }
+  const auto& pad = encoded.pad_lrtb;
+  maps.score_map = at::sigmoid(s).narrow(2, pad[2], encoded.height).narrow(3, pad[0], encoded.width);
+  maps.feature_map = (x1234 / at::linalg_vector_norm(x1234, 2, {1}, true).clamp_min(1e-12))
+                         .narrow(2, pad[2], encoded.height)
+                         .narrow(3, pad[0], encoded.width);
   return maps;
 }
 
+at::Tensor AlikedModel::scoreMap(const EncodedLevels& encoded) const {
+  const int64_t hp = encoded.padded_height, wp = encoded.padded_width;
+  const int64_t quarter = config_.dim / 4;
+  const at::Tensor& head0 = score_head_[0].weight;  // [8, dim, 1, 1]
+  at::Tensor s = at::conv2d(encoded.levels[0], head0.narrow(1, 0, quarter));
+  for (int i = 1; i < 4; ++i)
+    s.add_(upsampleTo(at::conv2d(encoded.levels[i], head0.narrow(1, i * quarter, quarter)), hp, wp));
+  s = seluInPlace(s);
+  s = seluInPlace(score_head_[1](s));
+  s = seluInPlace(score_head_[2](s));
+  s = score_head_[3](s);
+  const auto& pad = encoded.pad_lrtb;
+  return at::sigmoid(s.narrow(2, pad[2], encoded.height).narrow(3, pad[0], encoded.width))
+      .contiguous();
+}
+
+namespace {
+
+// The dense descriptor map of the original (cat of the upsampled levels, normalised),
+// evaluated at the requested pixels only. Upsampling replicates
+// upsample_bilinear2d(align_corners=True): source = ((in-1)/(out-1)) * dst.
+class AggregatedFeatureLookup final : public FeatureLookup {
+ public:
+  explicit AggregatedFeatureLookup(const EncodedLevels& encoded) : e_(encoded) {}
+  int64_t channels() const override { return 4 * e_.levels[0].size(1); }
+  int64_t height() const override { return e_.height; }
+  int64_t width() const override { return e_.width; }
+  at::TensorOptions options() const override { return e_.levels[0].options(); }
+
+  at::Tensor gather(const at::Tensor& flat_index) const override {
+    const at::Tensor y = flat_index.div(e_.width, "trunc") + e_.pad_lrtb[2];  // padded frame
+    const at::Tensor x = flat_index.remainder(e_.width) + e_.pad_lrtb[0];
+    std::array<at::Tensor, 4> parts;
+    const at::Tensor& full = e_.levels[0];
+    parts[0] = full[0].reshape({full.size(1), -1}).index_select(1, y * e_.padded_width + x);
+    for (int i = 1; i < 4; ++i) parts[i] = upsampledAt(e_.levels[i][0], y, x);
+    const at::Tensor values = at::cat({parts[0], parts[1], parts[2], parts[3]}, 0);  // [C, P]
+    return values / at::linalg_vector_norm(values, 2, {0}, true).clamp_min(1e-12);
+  }
+
+ private:
+  // Bilinear (align_corners=True) upsampling of `level` [c, h, w] to the padded frame,
+  // evaluated at padded pixels (y, x). Returns [c, P].
+  at::Tensor upsampledAt(const at::Tensor& level, const at::Tensor& y, const at::Tensor& x) const {
+    const int64_t c = level.size(0), h = level.size(1), w = level.size(2);
+    const auto axis = [](const at::Tensor& dst, int64_t in, int64_t out) {
+      const float scale = out > 1 ? static_cast<float>(in - 1) / static_cast<float>(out - 1) : 0.f;
+      const at::Tensor src = dst.to(at::kFloat) * scale;
+      const at::Tensor i0 = src.to(at::kLong);  // truncation, src >= 0
+      const at::Tensor lambda1 = (src - i0).clamp(0, 1);
+      const at::Tensor i1 = i0 + (i0 < in - 1).to(at::kLong);
+      return std::make_tuple(i0, i1, 1 - lambda1, lambda1);
+    };
+    const auto [y0, y1, ly0, ly1] = axis(y, h, e_.padded_height);
+    const auto [x0, x1, lx0, lx1] = axis(x, w, e_.padded_width);
+    const at::Tensor flat = level.reshape({c, -1});
+    const auto v = [&](const at::Tensor& yy, const at::Tensor& xx) {
+      return flat.index_select(1, yy * w + xx);
+    };
+    return ly0 * (lx0 * v(y0, x0) + lx1 * v(y0, x1)) + ly1 * (lx0 * v(y1, x0) + lx1 * v(y1, x1));
+  }
+
+  const EncodedLevels& e_;
+};
+
+}  // namespace
+
 AlikedOutput AlikedModel::forward(const at::Tensor& image, const DkdOptions& detection,
                                   SddhTrace* sddh_trace) const {
-  const DenseMaps maps = extractDenseMap(image);
-  const at::Tensor feature_map = maps.feature_map.contiguous();
-  const at::Tensor score_map = maps.score_map.contiguous();
+  const EncodedLevels encoded = encode(image);
+  const at::Tensor score_map = scoreMap(encoded);
   DkdResult detected = detectKeypoints(score_map, detection);
-  SddhResult described = sddh_(feature_map, detected.keypoints, sddh_trace);
+  SddhResult described = sddh_(AggregatedFeatureLookup(encoded), detected.keypoints, sddh_trace);
 
   AlikedOutput out;
   const int64_t h = image.size(2), w = image.size(3);

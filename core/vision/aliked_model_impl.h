@@ -28,6 +28,16 @@ struct DenseTrace {
   std::array<int64_t, 4> pad_lrtb{};      // replicate padding (left, right, top, bottom)
 };
 
+// The four aggregated levels (after the SELU gate, padded frame): dim/4 channels each
+// at 1, 1/2, 1/8 and 1/32 resolution. The dense descriptor map is their upsampled
+// concatenation, L2-normalised; forward() evaluates it only where SDDH reads it.
+struct EncodedLevels {
+  std::array<at::Tensor, 4> levels;  // [1, dim/4, Hp/s, Wp/s]
+  std::array<int64_t, 4> pad_lrtb{};
+  int64_t height = 0, width = 0;                // unpadded
+  int64_t padded_height = 0, padded_width = 0;
+};
+
 struct DenseMaps {
   at::Tensor feature_map;  // [1, dim, H, W] L2-normalised over channels (unpadded)
   at::Tensor score_map;    // [1, 1, H, W] in (0,1) (unpadded)
@@ -53,7 +63,16 @@ class AlikedModel {
   at::Device device() const { return device_; }
 
   // image: [1,3,H,W] float32 RGB in [0,1] on device(). Throws InvalidArgument on shape.
+  EncodedLevels encode(const at::Tensor& image, DenseTrace* trace = nullptr) const;
+
+  // The original's extract_dense_map, materialising the full-resolution descriptor map
+  // (reference path for tests and visualisation; forward() avoids it).
   DenseMaps extractDenseMap(const at::Tensor& image, DenseTrace* trace = nullptr) const;
+
+  // Score map [1,1,H,W] from the levels, the score head's first 1x1 convolution applied
+  // per level before upsampling (equal to the original up to float rounding, as both
+  // are linear), so that no full-resolution dim-channel map is built.
+  at::Tensor scoreMap(const EncodedLevels& encoded) const;
 
   AlikedOutput forward(const at::Tensor& image, const DkdOptions& detection,
                        SddhTrace* sddh_trace = nullptr) const;

@@ -14,6 +14,33 @@
 
 namespace skytrace::vision::aliked {
 
+// Read access to the dense descriptor map (C channels over an HxW unpadded image) at
+// integer pixels, so that the map need not be materialised at full resolution.
+class FeatureLookup {
+ public:
+  virtual ~FeatureLookup() = default;
+  virtual int64_t channels() const = 0;
+  virtual int64_t height() const = 0;
+  virtual int64_t width() const = 0;
+  virtual at::TensorOptions options() const = 0;
+  // flat_index: [P] long, y*W + x, all inside the image. Returns [C, P].
+  virtual at::Tensor gather(const at::Tensor& flat_index) const = 0;
+};
+
+// A materialised map [1, C, H, W].
+class DenseFeatureLookup final : public FeatureLookup {
+ public:
+  explicit DenseFeatureLookup(const at::Tensor& map);
+  int64_t channels() const override { return map_.size(0); }
+  int64_t height() const override { return map_.size(1); }
+  int64_t width() const override { return map_.size(2); }
+  at::TensorOptions options() const override { return map_.options(); }
+  at::Tensor gather(const at::Tensor& flat_index) const override;
+
+ private:
+  at::Tensor map_;  // [C, H, W]
+};
+
 // Optional intermediate results, for parity tests.
 struct SddhTrace {
   at::Tensor patches;  // [N, C, K, K] input of offset_conv
@@ -29,19 +56,22 @@ class Sddh {
  public:
   void bind(StateDictBinder& binder, const std::string& prefix, int64_t dims,
             int64_t kernel_size, int64_t sample_count);
+  // Derives the inference layout of the bound weights; call after binder.finish().
+  void prepare();
 
-  // feature_map: [1, C, H, W] (unpadded, L2-normalised dense map); keypoints: [N,2] in
-  // [-1,1] (align_corners=True).
-  SddhResult operator()(const at::Tensor& feature_map, const at::Tensor& keypoints,
+  // features: the unpadded, L2-normalised dense map; keypoints: [N,2] in [-1,1]
+  // (align_corners=True).
+  SddhResult operator()(const FeatureLookup& features, const at::Tensor& keypoints,
                         SddhTrace* trace = nullptr) const;
 
  private:
-  at::Tensor patchesAt(const at::Tensor& map, const at::Tensor& pixel) const;
+  at::Tensor patchesAt(const FeatureLookup& features, const at::Tensor& pixel) const;
 
   int64_t kernel_size_ = 3;
   int64_t sample_count_ = 16;
   Conv2d offset_conv0_, offset_conv2_, sf_conv_;
   at::Tensor agg_weights_;  // [M, C, C]
+  at::Tensor agg_kernel_;   // [C, M*C, 1, 1]
 };
 
 }  // namespace skytrace::vision::aliked

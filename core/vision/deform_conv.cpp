@@ -73,7 +73,6 @@ at::Tensor deformConv2d(const at::Tensor& input, const at::Tensor& offset,
   // Tap positions relative to the output pixel: i*dil - pad (rows), j*dil - pad (cols).
   const at::Tensor tap_i = at::arange(kh, float_options).repeat_interleave(kw);  // [K]
   const at::Tensor tap_j = at::arange(kw, float_options).repeat({kh});           // [K]
-  const at::Tensor weight_matrix = weight.reshape({out_channels, channels * taps});
 
   at::Tensor output = at::empty({batch, out_channels, out_h, out_w}, float_options);
   // Rows of output per chunk, so that the columns [C*K, rows*Wo] stay bounded.
@@ -95,10 +94,14 @@ at::Tensor deformConv2d(const at::Tensor& input, const at::Tensor& offset,
       at::Tensor columns = sampleBilinearZero(image, height, width, y, x);  // [C, K*rows*Wo]
       if (mask.defined())
         columns = mask[b].narrow(1, row0, rows).reshape({1, -1}) * columns;
-      columns = columns.view({channels * taps, rows * out_w});
-      at::Tensor out = weight_matrix.mm(columns);  // [O, rows*Wo]
-      if (bias.defined()) out.add_(bias.view({out_channels, 1}));
-      output[b].narrow(1, row0, rows).copy_(out.view({out_channels, rows, out_w}));
+      // Contract over (channel, tap). As a kh x kw convolution with stride (kh, kw) over
+      // the taps laid out as blocks: the same sums as columns^T * weight, but it runs
+      // through the convolution backend (oneDNN on CPU, cuDNN on CUDA), not plain BLAS.
+      const at::Tensor blocks = columns.view({1, channels, kh, kw, rows, out_w})
+                                    .permute({0, 1, 4, 2, 5, 3})
+                                    .reshape({1, channels, rows * kh, out_w * kw});
+      const at::Tensor out = at::conv2d(blocks, weight, bias, {kh, kw});  // [1, O, rows, Wo]
+      output[b].narrow(1, row0, rows).copy_(out[0]);
     }
   }
   return output;

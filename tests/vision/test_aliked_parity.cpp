@@ -103,7 +103,7 @@ class TestAlikedParity : public QObject {
     // Descriptor head on the reference keypoints: independent of detection ties.
     aliked::SddhTrace sddh_trace;
     const aliked::SddhResult on_ref = model.descriptorHead()(
-        maps.feature_map.contiguous(), R("keypoints"), &sddh_trace);
+        aliked::DenseFeatureLookup(maps.feature_map.contiguous()), R("keypoints"), &sddh_trace);
     const double patches = maxAbsDiff(sddh_trace.patches.narrow(0, 0, 8), R("desc_patches_first8"));
     const double sampled = maxAbsDiff(sddh_trace.sampled.narrow(0, 0, 8), R("desc_sampled_first8"));
     const double offsets = maxAbsDiff(on_ref.offsets, R("desc_offsets"));
