@@ -7,6 +7,8 @@
 //     intrinsic Z-Y-X (yaw, then pitch, then roll) applied to a level camera:
 //       yaw_deg   heading of the optical axis, 0 = north, positive clockwise (east = 90);
 //       pitch_deg elevation of the optical axis, 0 = horizon, -90 = nadir (looking down);
+//                 values below -90 mean tilted backwards past nadir (DJI gimbals reach
+//                 -120); the rotation formula is the same;
 //       roll_deg  about the optical axis, positive = right side of the image goes down.
 //     At yaw 0, pitch 0, roll 0 the camera looks north with x = east and y = down.
 //     At pitch -90 the top of the image points to the yaw heading (yaw 0: north up).

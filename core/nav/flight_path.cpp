@@ -12,17 +12,6 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 double degrees(double rad) { return rad * 180.0 / kPi; }
-double radians(double deg) { return deg * kPi / 180.0; }
-
-// Rotation matrix of a rotation vector (axis * angle in radians), Rodrigues' formula.
-cv::Matx33d rotationFromVector(const cv::Vec3d& v) {
-  const double angle = cv::norm(v);
-  if (angle < 1e-15) return cv::Matx33d::eye();
-  const cv::Vec3d k = v / angle;
-  const cv::Matx33d kx(0, -k[2], k[1], k[2], 0, -k[0], -k[1], k[0], 0);
-  return cv::Matx33d::eye() + std::sin(angle) * kx + (1 - std::cos(angle)) * (kx * kx);
-}
-
 // A planar path as a dense polyline, parametrised by arc length.
 class ArcLengthPath {
  public:
@@ -253,17 +242,11 @@ std::vector<CameraPose> generateFlightPath(const FlightPathOptions& o) {
     CameraPose pose;
     pose.t_s = t;
     pose.position_enu = {p.x, p.y, o.ground_up_m + o.altitude_m + altitude_change(t)};
-    pose.yaw_deg = wrapAngleDeg(heading + o.yaw_offset_deg);
-    pose.pitch_deg = base_pitch;
-    pose.roll_deg = 0.0;
-    if (o.attitude_jitter_deg > 0) {
-      // Jitter is a small rotation in the camera frame (so that it is symmetric at nadir
-      // too), then expressed again as yaw/pitch/roll.
-      const cv::Matx33d enu_from_cam =
-          pose.enuFromCam() * rotationFromVector({radians(pitch_jitter(t)), radians(yaw_jitter(t)),
-                                                  radians(roll_jitter(t))});
-      anglesFromEnuFromCam(enu_from_cam, &pose.yaw_deg, &pose.pitch_deg, &pose.roll_deg);
-    }
+    // Jitter is added to the angles themselves; at nadir the pitch may then go slightly
+    // past -90 (tilted backwards), as DJI gimbals report (their range reaches -120).
+    pose.yaw_deg = wrapAngleDeg(heading + o.yaw_offset_deg + yaw_jitter(t));
+    pose.pitch_deg = std::min(0.0, base_pitch + pitch_jitter(t));
+    pose.roll_deg = roll_jitter(t);
     poses.push_back(pose);
   }
   return poses;

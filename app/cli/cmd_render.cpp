@@ -1,0 +1,164 @@
+// `skytrace-cli render`: synthesise a UAV flight over a basemap (video, SRT telemetry,
+// ground truth, camera, manifest; optionally a degraded basemap). See docs/renderer.md.
+#include <QCommandLineParser>
+#include <QTextStream>
+
+#include <cmath>
+#include <memory>
+
+#include "app/cli/cli_command.h"
+#include "app/cli/cli_support.h"
+#include "core/nav/flight_simulation.h"
+#include "core/util/check.h"
+#include "core/util/error.h"
+#include "core/util/progress.h"
+
+namespace skytrace::cli {
+namespace {
+
+double number(const QCommandLineParser& parser, const QString& name, double fallback) {
+  if (!parser.isSet(name)) return fallback;
+  bool ok = false;
+  const double value = parser.value(name).toDouble(&ok);
+  if (!ok || !std::isfinite(value)) {
+    throw InvalidArgument("--" + name.toStdString() + " needs a number, got '" +
+                          parser.value(name).toStdString() + "'");
+  }
+  return value;
+}
+
+void parseSize(const QString& text, int* width, int* height) {
+  const QStringList parts = text.toLower().split('x');
+  bool ok_w = false, ok_h = false;
+  if (parts.size() == 2) {
+    *width = parts[0].toInt(&ok_w);
+    *height = parts[1].toInt(&ok_h);
+  }
+  checkArgument(ok_w && ok_h, "--size needs WIDTHxHEIGHT, e.g. 960x540, got '" +
+                                  text.toStdString() + "'");
+}
+
+}  // namespace
+
+// Shared with cmd_demo.cpp: prints a progress line on stderr at most every 2%.
+ProgressCallback stderrProgress() {
+  auto last = std::make_shared<int>(-1);
+  auto stage_seen = std::make_shared<std::string>();
+  return [last, stage_seen](double fraction, const std::string& stage) {
+    const int percent = int(std::floor(fraction * 100.0));
+    if (percent / 2 != *last / 2 || stage != *stage_seen) {
+      *last = percent;
+      *stage_seen = stage;
+      QTextStream(stderr) << "\r" << QString::fromStdString(stage) << " " << percent << "%   "
+                          << (fraction >= 1.0 ? "\n" : "");
+    }
+    return true;
+  };
+}
+
+namespace {
+
+int runRender(const QStringList& args) {
+  QCommandLineParser parser;
+  const QList<QCommandLineOption> options = {
+      {"basemap", "Georeferenced raster to fly over (GeoTIFF, VRT, ...).", "FILE"},
+      {"dsm", "Optional surface model (heights in metres) for the ground.", "FILE"},
+      {"out", "Output folder (created).", "DIR"},
+      {"trajectory", "lawnmower (default), orbit, transit or random.", "KIND", "lawnmower"},
+      {"alt-m", "Height above ground, 30..300 m (default: from the map size).", "M"},
+      {"alt-variation-m", "Amplitude of smooth altitude changes (default 0).", "M"},
+      {"speed-mps", "Ground speed (default 8).", "MPS"},
+      {"fps", "Frame rate (default 30).", "FPS"},
+      {"size", "Image size WxH (default 960x540).", "WxH"},
+      {"hfov-deg", "Horizontal field of view (default 70).", "DEG"},
+      {"camera", "Camera JSON instead of --size/--hfov-deg.", "FILE"},
+      {"duration-s", "Flight duration (default: the pattern, at most 60 s).", "S"},
+      {"gimbal-pitch-deg", "Gimbal pitch, -90 = nadir (default -90; orbit: at centre).", "DEG"},
+      {"yaw-offset-deg", "Added to the along-track heading (default 0).", "DEG"},
+      {"jitter-deg", "Smooth attitude jitter amplitude (default 0.5).", "DEG"},
+      {"ground-alt-m", "Ellipsoidal height of the ground plane (default 0).", "M"},
+      {"seed", "Seed for everything random (default 1).", "N"},
+      {"exposure", "Exposure variation RMS, 0..0.5 (default 0.05).", "X"},
+      {"colour", "White-balance variation RMS, 0..0.3 (default 0.02).", "X"},
+      {"noise", "Sensor noise sigma in grey levels (default 1.5).", "X"},
+      {"shutter-s", "Exposure time for motion blur, 0 = off (default 1/250).", "S"},
+      {"jpeg-quality", "Recompress frames at this JPEG quality, 0 = off (default 0).", "Q"},
+      {"gnss-noise-m", "GNSS noise 1-sigma (default 1.5).", "M"},
+      {"gnss-bias-m", "Constant GNSS offset (default 0).", "M"},
+      {"dropout-rate", "Share of frames without a GNSS fix, 0..0.9 (default 0).", "X"},
+      {"spoof-start-s", "Start of a spoofed GNSS segment.", "S"},
+      {"spoof-duration-s", "Length of the spoofed segment (default 10).", "S"},
+      {"spoof-offset-m", "How far the spoofer drags the position (default 100).", "M"},
+      {"degrade", "Also write basemap_degraded.tif (coarser, blurred, season-shifted, "
+                  "offset, partly occluded)."},
+  };
+  parser.addOptions(options);
+  int exit_code = kExitOk;
+  if (!parseArguments(parser,
+                      QStringLiteral("Render a synthetic UAV flight over a basemap: flight.mp4, "
+                                     "flight.srt, truth.csv, camera.json, flight.json."),
+                      args, &exit_code)) {
+    return exit_code;
+  }
+  QString basemap, out;
+  if (!requireOption(parser, "basemap", &basemap) || !requireOption(parser, "out", &out)) {
+    return kExitUsage;
+  }
+  return runGuarded([&] {
+    nav::FlightSimulationOptions o;
+    o.basemap_path = basemap.toStdString();
+    o.out_dir = out.toStdString();
+    o.dsm_path = parser.value("dsm").toStdString();
+    o.camera_path = parser.value("camera").toStdString();
+    o.trajectory = nav::parseTrajectoryKind(parser.value("trajectory").toStdString());
+    o.altitude_m = number(parser, "alt-m", o.altitude_m);
+    o.altitude_variation_m = number(parser, "alt-variation-m", 0.0);
+    o.speed_mps = number(parser, "speed-mps", o.speed_mps);
+    o.fps = number(parser, "fps", o.fps);
+    if (parser.isSet("size")) parseSize(parser.value("size"), &o.width_px, &o.height_px);
+    o.hfov_deg = number(parser, "hfov-deg", o.hfov_deg);
+    o.duration_s = number(parser, "duration-s", 0.0);
+    o.gimbal_pitch_deg = number(parser, "gimbal-pitch-deg", o.gimbal_pitch_deg);
+    o.yaw_offset_deg = number(parser, "yaw-offset-deg", 0.0);
+    o.attitude_jitter_deg = number(parser, "jitter-deg", o.attitude_jitter_deg);
+    o.ground_alt_m = number(parser, "ground-alt-m", 0.0);
+    const double seed = number(parser, "seed", 1.0);
+    checkArgument(seed >= 0 && seed == std::floor(seed), "--seed needs a non-negative integer");
+    o.seed = std::uint64_t(seed);
+    o.effects.exposure_variation = number(parser, "exposure", 0.05);
+    o.effects.colour_variation = number(parser, "colour", 0.02);
+    o.effects.noise_sigma = number(parser, "noise", 1.5);
+    o.effects.shutter_s = number(parser, "shutter-s", 1.0 / 250.0);
+    o.effects.jpeg_quality = int(number(parser, "jpeg-quality", 0));
+    o.gnss.noise_sigma_m = number(parser, "gnss-noise-m", 1.5);
+    o.gnss.bias_m = number(parser, "gnss-bias-m", 0.0);
+    o.gnss.dropout_rate = number(parser, "dropout-rate", 0.0);
+    if (parser.isSet("spoof-start-s")) {
+      o.gnss.spoof_start_s = number(parser, "spoof-start-s", 0.0);
+      o.gnss.spoof_duration_s = number(parser, "spoof-duration-s", 10.0);
+      o.gnss.spoof_offset_m = number(parser, "spoof-offset-m", 100.0);
+    }
+    o.degrade = parser.isSet("degrade");
+
+    const nav::FlightSimulationResult r = nav::simulateFlight(o, stderrProgress());
+    QTextStream cout(stdout);
+    cout << "Rendered " << r.frames << " frames at " << r.fps << " fps, "
+         << r.altitude_m << " m above ground (" << QString::fromStdString(r.video_fourcc)
+         << ")\n";
+    for (const auto& path : {r.video_path, r.srt_path, r.truth_path, r.camera_path,
+                             r.manifest_path, r.degraded_basemap_path}) {
+      if (!path.empty()) cout << "  " << QString::fromStdString(path.string()) << "\n";
+    }
+    for (const auto& w : r.warnings) {
+      QTextStream(stderr) << "skytrace-cli: warning: " << QString::fromStdString(w) << "\n";
+    }
+    return int(kExitOk);
+  });
+}
+
+const CliCommandRegistration kRegistration{
+    {QStringLiteral("render"),
+     QStringLiteral("Render a synthetic flight (video, SRT, truth) over a basemap"), runRender}};
+
+}  // namespace
+}  // namespace skytrace::cli
