@@ -1,9 +1,65 @@
-// Placeholder until the raster reader lands; replaced by the module's owner.
+// `skytrace-cli info RASTER`: driver, size, bands, CRS, pixel size in ground metres,
+// WGS84 footprint, overviews and how nodata is recognised, for any raster GDAL reads.
+#include <QString>
+#include <QStringList>
+
 #include "app/cli/info_describers.h"
-#include "core/util/error.h"
+#include "core/geo/basemap.h"
 
 namespace skytrace::cli {
-QString describeRaster(const QString& path) {
-  throw FormatError(path.toStdString() + ": raster files are not supported by this build yet");
+namespace {
+
+QString latLon(const geo::GeoPoint& p) {
+  return QStringLiteral("%1, %2").arg(p.lat_deg, 0, 'f', 7).arg(p.lon_deg, 0, 'f', 7);
 }
+
+}  // namespace
+
+QString describeRaster(const QString& path) {
+  const geo::Basemap map = geo::Basemap::open(path.toStdString());
+  const geo::GeoTransform& gt = map.mapFromPixel();
+  const auto& c = gt.gdalCoefficients();
+  const geo::Footprint& fp = map.footprint();
+  QStringList lines;
+  lines << QStringLiteral("path: %1").arg(path);
+  lines << QStringLiteral("kind: raster (%1)").arg(QString::fromStdString(map.driverName()));
+  lines << QStringLiteral("size: %1 x %2 px").arg(map.width()).arg(map.height());
+  lines << QStringLiteral("bands: %1 (%2, %3)")
+               .arg(map.bandCount())
+               .arg(QString::fromStdString(map.colorDescription()),
+                    QString::fromStdString(map.dataTypeName()));
+  lines << QStringLiteral("crs: %1").arg(QString::fromStdString(map.crsName()));
+  const QString unit = map.crs().is_geographic ? QStringLiteral("deg")
+                                               : QString::fromStdString(map.crs().linear_unit);
+  lines << QStringLiteral("origin: %1, %2 (%3)").arg(c[0], 0, 'f', 6).arg(c[3], 0, 'f', 6).arg(unit);
+  lines << QStringLiteral("pixel size (map): %1 x %2 %3%4")
+               .arg(gt.pixelWidth(), 0, 'g', 9)
+               .arg(gt.pixelHeight(), 0, 'g', 9)
+               .arg(unit)
+               .arg(gt.isAxisAligned() ? QString() : QStringLiteral(" (rotated)"));
+  lines << QStringLiteral("pixel size: %1 m (ground: %2 x %3 m)")
+               .arg(map.pixelSizeM(), 0, 'f', 4)
+               .arg(map.pixelSizeXM(), 0, 'f', 5)
+               .arg(map.pixelSizeYM(), 0, 'f', 5);
+  lines << QStringLiteral("extent: %1 x %2 m")
+               .arg(map.width() * map.pixelSizeXM(), 0, 'f', 2)
+               .arg(map.height() * map.pixelSizeYM(), 0, 'f', 2);
+  lines << QStringLiteral("footprint top-left (lat, lon): %1").arg(latLon(fp.corners[0]));
+  lines << QStringLiteral("footprint top-right (lat, lon): %1").arg(latLon(fp.corners[1]));
+  lines << QStringLiteral("footprint bottom-right (lat, lon): %1").arg(latLon(fp.corners[2]));
+  lines << QStringLiteral("footprint bottom-left (lat, lon): %1").arg(latLon(fp.corners[3]));
+  lines << QStringLiteral("bbox (lat, lon): %1 .. %2, %3 .. %4")
+               .arg(fp.bbox.min_lat_deg, 0, 'f', 7)
+               .arg(fp.bbox.max_lat_deg, 0, 'f', 7)
+               .arg(fp.bbox.min_lon_deg, 0, 'f', 7)
+               .arg(fp.bbox.max_lon_deg, 0, 'f', 7);
+  lines << QStringLiteral("overviews: %1").arg(map.overviewCount());
+  const auto nodata = map.nodataValue();
+  lines << QStringLiteral("nodata: %1").arg(nodata ? QString::number(*nodata, 'g', 10)
+                                                   : QStringLiteral("none declared"));
+  lines << QStringLiteral("validity: %1")
+               .arg(QString::fromUtf8(geo::validitySourceName(map.validitySource())));
+  return lines.join('\n') + '\n';
+}
+
 }  // namespace skytrace::cli

@@ -1,0 +1,97 @@
+// skytrace-cli's geo commands run as a user would: `info RASTER`, `info TRACK` and
+// `export`, with their output and exit codes.
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "core/geo/track_io.h"
+#include "tests/test_support.h"
+
+namespace {
+
+struct CliResult {
+  int exit_code = -1;
+  QString out;
+  QString err;
+};
+
+CliResult runCli(const QStringList& args) {
+  QProcess process;
+  process.start(qEnvironmentVariable("SKYTRACE_BUILD_DIR") + "/app/cli/skytrace-cli", args);
+  CliResult result;
+  if (!process.waitForFinished(60000)) return result;
+  result.exit_code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+  result.out = QString::fromUtf8(process.readAllStandardOutput());
+  result.err = QString::fromUtf8(process.readAllStandardError());
+  return result;
+}
+
+}  // namespace
+
+class TestGeoCli : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void infoRasterAustralia() {
+    SKYTRACE_REQUIRE_SHARED();
+    const CliResult r = runCli({"info", skytrace::test::sharedPath("data/orthophotos/australia.tif")});
+    QVERIFY2(r.exit_code == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains("crs: WGS 84 / UTM zone 53S (EPSG:32753)"), qPrintable(r.out));
+    QVERIFY(r.out.contains("size: 751 x 708 px"));
+    QVERIFY(r.out.contains("pixel size: 0.0180 m"));
+    QVERIFY(r.out.contains("bands: 3 (RGB, Byte)"));
+    QVERIFY(r.out.contains("footprint top-left (lat, lon): -12.67679"));
+    QVERIFY(r.out.contains("overviews: 0"));
+    QVERIFY(r.out.contains("nodata: 0"));
+  }
+
+  void infoCorruptRasterFails() {
+    QTemporaryDir dir;
+    const QString path = dir.path() + "/broken.tif";
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QByteArray(2000, '\x17'));
+    file.close();
+    const CliResult r = runCli({"info", path});
+    QCOMPARE(r.exit_code, 1);
+    QVERIFY2(r.err.contains(path) && r.err.contains("not a raster GDAL can read"), qPrintable(r.err));
+  }
+
+  void exportAndInfoTrack() {
+    QTemporaryDir dir;
+    const QString in = dir.path() + "/in.csv";
+    QFile file(in);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("frame,t_s,lat_deg,lon_deg,alt_m,yaw_deg,pitch_deg,roll_deg,source,sigma_m\n"
+               "0,0.0,48.516000000,9.073000000,400.0,10,-90,0,gnss,2.5\n"
+               "1,0.5,48.516010000,9.073020000,,12,-90,0,gnss,\n"
+               "2,1.0,48.516020000,9.073040000,401.0,,-89,1,visual,3\n");
+    file.close();
+    for (const char* format : {"geojson", "gpx", "kml", "gpkg", "csv"}) {
+      const QString out = dir.path() + "/out." + format;
+      const CliResult r = runCli({"export", "--track", in, "--out", out});  // format from extension
+      QVERIFY2(r.exit_code == 0, qPrintable(r.err));
+      QVERIFY(r.out.contains("wrote 3 poses"));
+      const skytrace::geo::Track back = skytrace::geo::readTrack(out.toStdString());
+      QCOMPARE(back.poses.size(), std::size_t(3));
+      QVERIFY(std::abs(back.poses[2].lon_deg - 9.07304) < 1e-7);
+      const CliResult info = runCli({"info", out});
+      QVERIFY2(info.exit_code == 0, qPrintable(info.err));
+      QVERIFY2(info.out.contains("poses: 3") && info.out.contains("sources: visual 1, gnss 2"),
+               qPrintable(info.out));
+    }
+    const CliResult explicit_format =
+        runCli({"export", "--track", in, "--format", "GPX", "--out", dir.path() + "/x.dat"});
+    QCOMPARE(explicit_format.exit_code, 0);
+    QCOMPARE(runCli({"export", "--track", in, "--out", dir.path() + "/x.txt"}).exit_code, 2);
+    QCOMPARE(runCli({"export", "--track", in, "--format", "shp", "--out", dir.path() + "/x.shp"}).exit_code, 2);
+    QCOMPARE(runCli({"export", "--out", dir.path() + "/x.gpx"}).exit_code, 2);
+    const CliResult missing = runCli({"export", "--track", dir.path() + "/nope.csv", "--out", dir.path() + "/y.gpx"});
+    QCOMPARE(missing.exit_code, 1);
+    QVERIFY(missing.err.contains("nope.csv: file not found"));
+    QVERIFY(!QFile::exists(dir.path() + "/y.gpx"));
+    QCOMPARE(runCli({"export", "--help"}).exit_code, 0);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestGeoCli)
+#include "test_geo_cli.moc"
