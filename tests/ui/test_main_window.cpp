@@ -1,0 +1,249 @@
+// The main window offscreen: a shared orthophoto opens and is really drawn, bad files
+// report clear errors without dialogs, recent files and layout persist in QSettings,
+// the German translation is complete and switches the menus, and the real `skytrace
+// --screenshot` executable writes a non-blank PNG (or fails cleanly).
+#include <QDockWidget>
+#include <QFile>
+#include <QMenu>
+#include <QProcess>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QTranslator>
+#include <QXmlStreamReader>
+#include <QtTest>
+
+#include <fstream>
+
+#include <opencv2/imgproc.hpp>
+
+#include "core/io/video_writer.h"
+#include "tests/test_support.h"
+#include "tests/ui/image_checks.h"
+#include "ui/main_window.h"
+#include "ui/map_view.h"
+#include "ui/video_panel.h"
+
+using namespace skytrace;
+
+namespace {
+
+constexpr int kIdleTimeoutMs = 20000;
+
+ui::MainWindowOptions batchOptions() {
+  ui::MainWindowOptions options;
+  options.interactive = false;  // errors must not open modal dialogs in tests
+  options.persist_settings = true;
+  return options;
+}
+
+QString writeGarbage(const QTemporaryDir& dir, const QString& name) {
+  const QString path = dir.filePath(name);
+  QFile file(path);
+  file.open(QIODevice::WriteOnly);
+  QByteArray bytes(32 * 1024, '\0');
+  for (int i = 0; i < bytes.size(); ++i) bytes[i] = char((i * 7919) >> 3);
+  file.write(bytes);
+  return path;
+}
+
+QString builtExecutable() {
+  return qEnvironmentVariable("SKYTRACE_BUILD_DIR") + "/app/gui/skytrace";
+}
+
+}  // namespace
+
+class TestMainWindow : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);  // QSettings under ~/.qttest, not the user's
+    QCoreApplication::setOrganizationName(QStringLiteral("SkytraceTests"));
+    QCoreApplication::setApplicationName(QStringLiteral("test_main_window"));
+    QSettings().clear();
+  }
+  void init() { QSettings().clear(); }  // each test starts without recent files or layout
+
+  void opensSharedOrthophotoAndDrawsIt() {
+    SKYTRACE_REQUIRE_SHARED();
+    ui::MainWindow window(batchOptions());
+    window.resize(1280, 800);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QSignalSpy errors(&window, &ui::MainWindow::errorReported);
+    QVERIFY(window.openBasemap(test::sharedPath("data/orthophotos/australia.tif")));
+    QTRY_VERIFY_WITH_TIMEOUT(window.mapView()->isIdle(), kIdleTimeoutMs);
+    QCOMPARE(errors.count(), 0);
+    QVERIFY(QString::fromStdString(window.mapView()->viewCrsName()).contains("UTM zone 53S"));
+
+    const QImage shot = window.grab().toImage();
+    QCOMPARE(shot.size(), window.size() * window.devicePixelRatio());
+    const QRect map_area = window.mapView()->geometry();  // central widget, window coordinates
+    QVERIFY(map_area.width() > 400 && map_area.height() > 300);
+    const QRect inner = map_area.adjusted(map_area.width() / 4, map_area.height() / 4,
+                                          -map_area.width() / 4, -map_area.height() / 4);
+    const int colours = test::distinctColours(shot, inner);
+    QVERIFY2(colours > 2000, qPrintable(QString("only %1 colours in the map area").arg(colours)));
+    QVERIFY(test::greyStdDev(shot, inner) > 10.0);
+    QVERIFY(window.statusBar()->currentMessage().contains("australia.tif"));
+  }
+
+  void badBasemapIsReportedNotFatal() {
+    QTemporaryDir dir;
+    const QString bad = writeGarbage(dir, "broken_ortho.tif");
+    ui::MainWindow window(batchOptions());
+    window.show();
+    QSignalSpy errors(&window, &ui::MainWindow::errorReported);
+    QVERIFY(!window.openBasemap(bad));
+    QCOMPARE(errors.count(), 1);
+    const QString message = errors.first().first().toString();
+    QVERIFY2(message.contains("broken_ortho.tif"), qPrintable(message));
+    QVERIFY(window.statusBar()->currentMessage().contains("broken_ortho.tif"));
+    QVERIFY(!window.mapView()->hasView());
+    QVERIFY(!window.openBasemap(dir.filePath("does_not_exist.tif")));
+    QCOMPARE(errors.count(), 2);
+    QVERIFY(errors.last().first().toString().contains("does_not_exist.tif"));
+    QVERIFY(!window.openVideo(writeGarbage(dir, "broken_flight.mp4")));
+    QVERIFY(errors.last().first().toString().contains("not a readable video"));
+    QVERIFY(window.recentFiles().isEmpty());  // failures are not remembered
+  }
+
+  void openVideoShowsFirstFrame() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("clip.mp4").toStdString();
+    {
+      io::VideoWriter writer(path, {320, 240});
+      for (int i = 0; i < 10; ++i) {
+        cv::Mat frame(240, 320, CV_8UC3, cv::Scalar(0, 0, 0));
+        cv::rectangle(frame, cv::Rect(0, 0, 160, 240), cv::Scalar(0, 200, 0), cv::FILLED);  // BGR green
+        writer.write(frame);
+      }
+      writer.close();
+    }
+    ui::MainWindow window(batchOptions());
+    window.show();
+    QVERIFY(window.openVideo(QString::fromStdString(path)));
+    const QImage frame = window.videoPanel()->frame();
+    QCOMPARE(frame.size(), QSize(320, 240));
+    const QColor left = frame.pixelColor(40, 120);
+    const QColor right = frame.pixelColor(280, 120);
+    QVERIFY2(left.green() > 170 && left.red() < 40, "BGR frame shown with RGB channel order");
+    QVERIFY(right.green() < 30);
+    QVERIFY(window.videoPanel()->caption().contains("frame 0 of 10"));
+  }
+
+  void recentFilesAndLayoutPersist() {
+    SKYTRACE_REQUIRE_SHARED();
+    const QString ortho = test::sharedPath("data/orthophotos/OSBS_029.tif");
+    {
+      ui::MainWindow window(batchOptions());
+      window.show();
+      QVERIFY(window.openBasemap(ortho));
+      QVERIFY(window.openBasemap(test::sharedPath("data/orthophotos/australia.tif")));
+      QVERIFY(window.openBasemap(ortho));  // reopening moves it to the top, no duplicate
+      QCOMPARE(window.recentFiles().size(), 2);
+      QCOMPARE(window.recentFiles().first(), QFileInfo(ortho).absoluteFilePath());
+      window.findChild<QDockWidget*>("plotDock")->hide();
+      window.close();
+    }
+    QVERIFY(QSettings().contains("mainWindow/geometry"));
+    ui::MainWindow reopened(batchOptions());
+    QCOMPARE(reopened.recentFiles().size(), 2);
+    QCOMPARE(reopened.recentFiles().first(), QFileInfo(ortho).absoluteFilePath());
+    reopened.show();
+    QVERIFY(reopened.findChild<QDockWidget*>("plotDock")->isHidden());  // dock layout restored
+    // The Recent Files menu lists them and reopens one.
+    QMenu* recent = nullptr;
+    for (QAction* action : reopened.fileMenu()->actions())
+      if (action->menu() && action->menu()->title().contains("Recent")) recent = action->menu();
+    QVERIFY(recent);
+    QVERIFY(recent->actions().first()->text().contains("OSBS_029.tif"));
+    recent->actions().first()->trigger();
+    QVERIFY(reopened.mapView()->hasView());
+  }
+
+  void germanTranslationIsComplete() {
+    QFile file(QStringLiteral(SKYTRACE_SOURCE_DIR "/translations/skytrace_de.ts"));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QXmlStreamReader xml(&file);
+    int messages = 0;
+    QString source;
+    QStringList problems;
+    while (!xml.atEnd()) {
+      xml.readNext();
+      if (!xml.isStartElement()) continue;
+      if (xml.name() == QLatin1String("source")) {
+        source = xml.readElementText();
+      } else if (xml.name() == QLatin1String("translation")) {
+        const QString type = xml.attributes().value("type").toString();
+        const QString text = xml.readElementText();
+        ++messages;
+        if (!type.isEmpty()) problems << QString("%1 (%2)").arg(source, type);
+        if (text.trimmed().isEmpty()) problems << QString("%1 (empty)").arg(source);
+        // Every placeholder of the source survives the translation.
+        for (int n = 1; n <= 9; ++n) {
+          const QString placeholder = QString("%%1").arg(n);
+          if (source.contains(placeholder) != text.contains(placeholder))
+            problems << QString("%1 (placeholder %2)").arg(source, placeholder);
+        }
+      }
+    }
+    QVERIFY(!xml.hasError());
+    QVERIFY2(messages >= 40, qPrintable(QString::number(messages)));
+    QVERIFY2(problems.isEmpty(), qPrintable(problems.join("; ")));
+  }
+
+  void switchingToGermanRetranslatesMenus() {
+    ui::MainWindow window(batchOptions());
+    QCOMPARE(window.fileMenu()->title(), QString("&File"));
+    QTranslator german;
+    QVERIFY2(german.load(qEnvironmentVariable("SKYTRACE_BUILD_DIR") + "/app/gui/skytrace_de.qm"),
+             "build the skytrace target first (it compiles skytrace_de.qm)");
+    QCoreApplication::installTranslator(&german);
+    QCoreApplication::processEvents();  // delivers QEvent::LanguageChange
+    QCOMPARE(window.fileMenu()->title(), QString("&Datei"));
+    QCOMPARE(window.findChild<QDockWidget*>("plotDock")->windowTitle(), QString("Flugbahn"));
+    QCoreApplication::removeTranslator(&german);
+    QCoreApplication::processEvents();
+    QCOMPARE(window.fileMenu()->title(), QString("&File"));
+  }
+
+  void screenshotExecutableWritesPng() {
+    SKYTRACE_REQUIRE_SHARED();
+    QTemporaryDir dir;
+    const QString png = dir.filePath("shot.png");
+    QProcess process;
+    process.start(builtExecutable(),
+                  {"--basemap", test::sharedPath("data/orthophotos/australia.tif"), "--lang", "de",
+                   "--screenshot", png});
+    QVERIFY2(process.waitForFinished(60000), "skytrace --screenshot did not finish in 60 s");
+    QVERIFY2(process.exitStatus() == QProcess::NormalExit && process.exitCode() == 0,
+             qPrintable(QString::fromLocal8Bit(process.readAllStandardError())));
+    const QImage shot(png);
+    QVERIFY(!shot.isNull());
+    QCOMPARE(shot.size(), QSize(1280, 800));
+    // The map occupies the upper left of the default layout.
+    const QRect map_area(200, 150, 400, 300);
+    QVERIFY2(test::distinctColours(shot, map_area) > 2000,
+             qPrintable(QString::number(test::distinctColours(shot, map_area))));
+  }
+
+  void screenshotExecutableFailsCleanly() {
+    QTemporaryDir dir;
+    const QString png = dir.filePath("never.png");
+    QProcess process;
+    process.start(builtExecutable(),
+                  {"--basemap", writeGarbage(dir, "corrupt_basemap.tif"), "--screenshot", png});
+    QVERIFY(process.waitForFinished(60000));
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(process.exitCode(), 1);
+    QVERIFY(QString::fromLocal8Bit(process.readAllStandardError()).contains("corrupt_basemap.tif"));
+    QVERIFY(!QFile::exists(png));
+  }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "test_main_window.moc"

@@ -1,0 +1,185 @@
+// MapView on a real orthophoto (offscreen): the view fits the raster, shows imagery,
+// keeps nodata transparent, and pan/zoom move the map rectangle exactly as the mouse did.
+#include <QMouseEvent>
+#include <QSignalSpy>
+#include <QWheelEvent>
+#include <QtTest>
+
+#include <memory>
+
+#include "core/geo/basemap.h"
+#include "tests/test_support.h"
+#include "tests/ui/image_checks.h"
+#include "ui/map_view.h"
+
+using namespace skytrace;
+
+namespace {
+
+constexpr int kIdleTimeoutMs = 20000;
+
+std::shared_ptr<const geo::Basemap> openShared(const QString& relative) {
+  return std::make_shared<const geo::Basemap>(
+      geo::Basemap::open(test::sharedPath(relative).toStdString()));
+}
+
+void sendMouse(QWidget* widget, QEvent::Type type, QPointF pos, Qt::MouseButton button,
+               Qt::MouseButtons buttons) {
+  QMouseEvent event(type, pos, widget->mapToGlobal(pos), button, buttons, Qt::NoModifier);
+  QCoreApplication::sendEvent(widget, &event);
+}
+
+}  // namespace
+
+class TestMapView : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void init() { SKYTRACE_REQUIRE_SHARED(); }
+
+  void fitsAndShowsImagery() {
+    auto basemap = openShared("data/orthophotos/australia.tif");
+    ui::MapView view;
+    view.resize(800, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.addBasemap(basemap);
+    QTRY_VERIFY_WITH_TIMEOUT(view.isIdle(), kIdleTimeoutMs);
+
+    // The whole raster is visible and fills the view along its tighter axis (5 % margin).
+    const geo::MapRect bounds = basemap->mapBounds();
+    const geo::MapRect visible = view.visibleMapRect();
+    QVERIFY(visible.min_x <= bounds.min_x && visible.max_x >= bounds.max_x);
+    QVERIFY(visible.min_y <= bounds.min_y && visible.max_y >= bounds.max_y);
+    const double fill = std::max(bounds.width() / visible.width(), bounds.height() / visible.height());
+    QVERIFY2(std::abs(fill - 1.0 / 1.05) < 1e-6, qPrintable(QString::number(fill)));
+    // UTM metres are ground metres within the projection's scale error (< 0.1 % here).
+    QVERIFY(std::abs(view.metresPerPixel() / view.unitsPerPixel() - 1.0) < 1e-3);
+    // australia.tif: 751 x 708 px at 0.018 m -> 708 * 0.018 * 1.05 / 600 m per widget px.
+    QVERIFY(std::abs(view.metresPerPixel() - 708 * 0.018 * 1.05 / 600) < 2e-4);
+
+    const QImage shot = view.grab().toImage();
+    const QPoint centre = view.widgetFromMap({0.5 * (bounds.min_x + bounds.max_x),
+                                              0.5 * (bounds.min_y + bounds.max_y)}).toPoint();
+    const QRect map_area(centre - QPoint(150, 150), QSize(300, 300));
+    QVERIFY2(test::distinctColours(shot, map_area) > 2000,
+             qPrintable(QString::number(test::distinctColours(shot, map_area))));
+    QVERIFY(test::greyStdDev(shot, map_area) > 10.0);
+
+    // The cursor's lat/lon lies in the raster's WGS84 footprint (Australia, UTM 53S).
+    const auto geo_point = view.geoFromWidget(centre);
+    QVERIFY(geo_point.has_value());
+    const geo::GeoBBox& box = basemap->footprint().bbox;
+    QVERIFY(geo_point->lat_deg > box.min_lat_deg && geo_point->lat_deg < box.max_lat_deg);
+    QVERIFY(geo_point->lon_deg > box.min_lon_deg && geo_point->lon_deg < box.max_lon_deg);
+    QVERIFY(geo_point->lat_deg < -10.0 && geo_point->lat_deg > -20.0);
+  }
+
+  void nodataIsTransparent() {
+    // An OpenAerialMap tile padded with nodata: where the basemap says "no imagery" the
+    // view shows its own background, not black pixels.
+    auto basemap = openShared("data/orthophotos/5b3622402b6a08001185f8d8_10_00004.tif");
+    const geo::BasemapWindow full = basemap->readWindow(basemap->mapBounds(), basemap->pixelSizeM() * 8);
+    cv::Point invalid(-1, -1);
+    for (int r = 2; r < full.valid.rows - 2 && invalid.x < 0; ++r)
+      for (int c = 2; c < full.valid.cols - 2; ++c)
+        if (cv::countNonZero(full.valid(cv::Rect(c - 2, r - 2, 5, 5))) == 0) {
+          invalid = {c, r};
+          break;
+        }
+    if (invalid.x < 0) QSKIP("this tile has no nodata area");
+    const geo::MapPoint p_in_map = full.map_from_pixel.mapFromPixel(invalid.x + 0.5, invalid.y + 0.5);
+
+    ui::MapView view;
+    view.resize(640, 640);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.addBasemap(basemap);
+    QTRY_VERIFY_WITH_TIMEOUT(view.isIdle(), kIdleTimeoutMs);
+    const QImage shot = view.grab().toImage();
+    const QPoint pixel = view.widgetFromMap(p_in_map).toPoint();
+    QVERIFY(shot.rect().contains(pixel));
+    QCOMPARE(QColor(shot.pixel(pixel)), QColor(38, 42, 48));  // MapView's background
+  }
+
+  void dragPansByTheMouseDistance() {
+    auto basemap = openShared("data/orthophotos/australia.tif");
+    ui::MapView view;
+    view.resize(800, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.addBasemap(basemap);
+    QTRY_VERIFY_WITH_TIMEOUT(view.isIdle(), kIdleTimeoutMs);
+
+    const geo::MapRect before = view.visibleMapRect();
+    const double upp = view.unitsPerPixel();
+    const QPointF start(400, 300);
+    const QPointF end(500, 250);  // 100 px right, 50 px up
+    sendMouse(&view, QEvent::MouseButtonPress, start, Qt::LeftButton, Qt::LeftButton);
+    sendMouse(&view, QEvent::MouseMove, QPointF(450, 280), Qt::NoButton, Qt::LeftButton);
+    sendMouse(&view, QEvent::MouseMove, end, Qt::NoButton, Qt::LeftButton);
+    sendMouse(&view, QEvent::MouseButtonRelease, end, Qt::LeftButton, Qt::NoButton);
+
+    // Content follows the mouse: the view moved 100 px west and 50 px south.
+    const geo::MapRect after = view.visibleMapRect();
+    QVERIFY(std::abs((after.min_x - before.min_x) - (-100 * upp)) < 1e-6);
+    QVERIFY(std::abs((after.min_y - before.min_y) - (-50 * upp)) < 1e-6);
+    QVERIFY(std::abs(after.width() - before.width()) < 1e-6);
+    QCOMPARE(view.unitsPerPixel(), upp);
+    QTRY_VERIFY_WITH_TIMEOUT(view.isIdle(), kIdleTimeoutMs);
+  }
+
+  void wheelZoomsAroundTheCursor() {
+    auto basemap = openShared("data/orthophotos/australia.tif");
+    ui::MapView view;
+    view.resize(800, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.addBasemap(basemap);
+    QTRY_VERIFY_WITH_TIMEOUT(view.isIdle(), kIdleTimeoutMs);
+
+    const QPointF cursor(250, 180);
+    const geo::MapPoint under_cursor = view.mapFromWidget(cursor);
+    const double upp = view.unitsPerPixel();
+    QWheelEvent wheel(cursor, view.mapToGlobal(cursor), QPoint(), QPoint(0, 240), Qt::NoButton,
+                      Qt::NoModifier, Qt::NoScrollPhase, false);
+    QCoreApplication::sendEvent(&view, &wheel);
+
+    QVERIFY(std::abs(view.unitsPerPixel() - upp / 2.0) < 1e-12);  // two notches: 2x
+    const geo::MapPoint still_under = view.mapFromWidget(cursor);
+    QVERIFY(std::abs(still_under.x - under_cursor.x) < 1e-6);
+    QVERIFY(std::abs(still_under.y - under_cursor.y) < 1e-6);
+    QVERIFY(std::abs(view.visibleMapRect().width() - 800 * upp / 2.0) < 1e-6);
+
+    // The new read is at the finer resolution and still shows imagery.
+    QTRY_VERIFY_WITH_TIMEOUT(view.isIdle(), kIdleTimeoutMs);
+    const QImage shot = view.grab().toImage();
+    QVERIFY(test::distinctColours(shot, QRect(200, 150, 400, 300)) > 2000);
+
+    // Zoom out past the limit is clamped, not inverted.
+    for (int i = 0; i < 40; ++i) view.zoomBy(0.5);
+    QVERIFY(view.unitsPerPixel() > upp);
+    QVERIFY(std::isfinite(view.unitsPerPixel()));
+    QTRY_VERIFY_WITH_TIMEOUT(view.isIdle(), kIdleTimeoutMs);
+  }
+
+  void idleSignalComesOncePerSettledView() {
+    auto basemap = openShared("data/orthophotos/australia.tif");
+    ui::MapView view;
+    view.resize(400, 300);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QSignalSpy idle(&view, &ui::MapView::idle);
+    view.addBasemap(basemap);
+    QVERIFY(!view.isIdle());
+    // A burst of view changes inside the 40 ms window costs one read, not ten.
+    for (int i = 0; i < 10; ++i) view.panByPixels(QPointF(3, 0));
+    QTRY_VERIFY_WITH_TIMEOUT(idle.count() >= 1, kIdleTimeoutMs);
+    QTest::qWait(150);
+    QCOMPARE(idle.count(), 1);
+    QVERIFY(view.isIdle());
+  }
+};
+
+QTEST_MAIN(TestMapView)
+#include "test_map_view.moc"
