@@ -252,6 +252,106 @@ class TestBasemap : public QObject {
     }
   }
 
+  // COG (same grid, with overviews) and MBTiles (GDAL reprojects to EPSG:3857 tiles): the
+  // footprint stays where the source is; the 3857 pixel size is reported in ground metres
+  // (map pixel * cos(lat)), not in Mercator units.
+  void cogAndMbtiles() {
+    QTemporaryDir dir;
+    const std::string tif = (dir.path() + "/base.tif").toStdString();
+    writeSynthetic(tif, false);
+    const Basemap source = Basemap::open(tif);
+    const std::string cog = (dir.path() + "/cog.tif").toStdString();
+    gdalTranslate(tif, cog, {"-of", "COG"});
+    const Basemap cog_map = Basemap::open(cog);
+    QVERIFY(cog_map.overviewCount() >= 1);
+    QVERIFY(cog_map.mapFromPixel() == source.mapFromPixel());
+    const std::string mbtiles = (dir.path() + "/tiles.mbtiles").toStdString();
+    gdalTranslate(tif, mbtiles, {"-of", "MBTILES"});
+    const Basemap web = Basemap::open(mbtiles);
+    QCOMPARE(QString::fromStdString(web.driverName()), QString("MBTiles"));
+    QVERIFY2(web.crsName().find("3857") != std::string::npos, web.crsName().c_str());
+    const double lat = 0.5 * (source.footprint().bbox.min_lat_deg + source.footprint().bbox.max_lat_deg);
+    const double ground = web.mapFromPixel().pixelWidth() * std::cos(lat * M_PI / 180.0);
+    QVERIFY2(std::abs(web.pixelSizeXM() - ground) / ground < 0.01,
+             qPrintable(QString("%1 vs %2").arg(web.pixelSizeXM()).arg(ground)));
+    // Same box within two MBTiles pixels (~1.2 m, 1.6e-5 deg); imagery (alpha) inside.
+    const GeoBBox& s = source.footprint().bbox;
+    const GeoBBox& w = web.footprint().bbox;
+    constexpr double kTol = 1.6e-5;
+    QVERIFY(std::abs(w.min_lat_deg - s.min_lat_deg) < kTol && std::abs(w.max_lat_deg - s.max_lat_deg) < kTol);
+    QVERIFY(std::abs(w.min_lon_deg - s.min_lon_deg) < kTol && std::abs(w.max_lon_deg - s.max_lon_deg) < kTol);
+    const BasemapWindow inner = web.readWindow(
+        GeoBBox{s.min_lat_deg + 0.3 * (s.max_lat_deg - s.min_lat_deg), s.min_lon_deg + 0.1 * (s.max_lon_deg - s.min_lon_deg),
+                s.min_lat_deg + 0.4 * (s.max_lat_deg - s.min_lat_deg), s.min_lon_deg + 0.2 * (s.max_lon_deg - s.min_lon_deg)},
+        0.0);
+    QVERIFY(validFraction(inner.valid, {0, 0, inner.valid.cols, inner.valid.rows}) > 0.99);
+  }
+
+  // Grey, paletted and 16-bit rasters become RGB: grey replicated, palette looked up
+  // (nodata index / transparent entries invalid), 16-bit stretched (2nd..98th percentile) to 0..255.
+  void greyPaletteAnd16BitBecomeRgb() {
+    QTemporaryDir dir;
+    GDALAllRegister();
+    GDALDriver* gtiff = GetGDALDriverManager()->GetDriverByName("GTiff");
+    const auto create = [&](const char* name, GDALDataType type) {
+      const std::string path = (dir.path() + "/" + name).toStdString();
+      GDALDataset* ds = gtiff->Create(path.c_str(), 100, 50, 1, type, nullptr);
+      double gt[6] = {500000.0, 1.0, 0.0, 5000000.0, 0.0, -1.0};
+      ds->SetGeoTransform(gt);
+      OGRSpatialReference srs;
+      srs.importFromEPSG(32633);
+      ds->SetSpatialRef(&srs);
+      return std::make_pair(path, ds);
+    };
+    {
+      auto [path, ds] = create("grey.tif", GDT_Byte);
+      std::vector<uint8_t> v(100 * 50);
+      for (int i = 0; i < 5000; ++i) v[i] = uint8_t(1 + (i % 100) * 2);
+      QCOMPARE(ds->GetRasterBand(1)->RasterIO(GF_Write, 0, 0, 100, 50, v.data(), 100, 50, GDT_Byte, 0, 0, nullptr), CE_None);
+      GDALClose(ds);
+      const Basemap map = Basemap::open(path);
+      QCOMPARE(QString::fromStdString(map.colorDescription()), QString("grey"));
+      const BasemapWindow w = map.readWindow(map.mapBounds(), 0.0);
+      QCOMPARE(w.rgb.at<cv::Vec3b>(10, 40), cv::Vec3b(81, 81, 81));
+    }
+    {
+      auto [path, ds] = create("palette.tif", GDT_Byte);
+      GDALColorTable table;
+      const GDALColorEntry transparent{0, 0, 0, 0}, red{255, 0, 0, 255}, teal{0, 128, 128, 255};
+      table.SetColorEntry(0, &transparent);
+      table.SetColorEntry(1, &red);
+      table.SetColorEntry(2, &teal);
+      ds->GetRasterBand(1)->SetColorTable(&table);
+      ds->GetRasterBand(1)->SetColorInterpretation(GCI_PaletteIndex);
+      ds->GetRasterBand(1)->SetNoDataValue(0);  // TIFF palettes carry no alpha: nodata index
+      std::vector<uint8_t> v(100 * 50);
+      for (int i = 0; i < 5000; ++i) v[i] = uint8_t((i % 100) / 34);  // columns 0-33: 0, 34-67: 1, 68+: 2
+      QCOMPARE(ds->GetRasterBand(1)->RasterIO(GF_Write, 0, 0, 100, 50, v.data(), 100, 50, GDT_Byte, 0, 0, nullptr), CE_None);
+      GDALClose(ds);
+      const Basemap map = Basemap::open(path);
+      QCOMPARE(QString::fromStdString(map.colorDescription()), QString("palette"));
+      const BasemapWindow w = map.readWindow(map.mapBounds(), 0.0);
+      QCOMPARE(validFraction(w.valid, {0, 0, 34, 50}), 0.0);
+      QCOMPARE(validFraction(w.valid, {34, 0, 66, 50}), 1.0);
+      QCOMPARE(w.rgb.at<cv::Vec3b>(5, 50), cv::Vec3b(255, 0, 0));
+      QCOMPARE(w.rgb.at<cv::Vec3b>(5, 90), cv::Vec3b(0, 128, 128));
+    }
+    {
+      auto [path, ds] = create("uint16.tif", GDT_UInt16);
+      std::vector<uint16_t> v(100 * 50);
+      for (int i = 0; i < 5000; ++i) v[i] = uint16_t(1000 + (i % 100) * 30);  // 1000..3970 along x
+      QCOMPARE(ds->GetRasterBand(1)->RasterIO(GF_Write, 0, 0, 100, 50, v.data(), 100, 50, GDT_UInt16, 0, 0, nullptr), CE_None);
+      GDALClose(ds);
+      const Basemap map = Basemap::open(path);
+      QCOMPARE(QString::fromStdString(map.dataTypeName()), QString("UInt16"));
+      const BasemapWindow w = map.readWindow(map.mapBounds(), 0.0);
+      QVERIFY(w.rgb.at<cv::Vec3b>(0, 0)[0] == 0);      // below the 2nd percentile
+      QVERIFY(w.rgb.at<cv::Vec3b>(0, 99)[0] == 255);   // above the 98th percentile
+      const int mid = w.rgb.at<cv::Vec3b>(0, 50)[0];   // the middle of the range
+      QVERIFY2(std::abs(mid - 128) < 8, qPrintable(QString::number(mid)));
+    }
+  }
+
   void missingFileIsIoError() {
     try {
       Basemap::open("/nonexistent/folder/map.tif");
