@@ -164,9 +164,10 @@ void VideoFileSource::reposition(int index) {
 bool VideoFileSource::decodeNext(VideoFrame* frame) {
   std::vector<int> damaged;  // consecutive undecodable frame indices, reported on recovery
   const int target = std::max(next_index_, target_index_);
-  while (next_index_ < info_.frame_count) {
+  for (;;) {
     cv::Mat bgr;
     if (!readFrame(capture_, &bgr)) {
+      if (next_index_ >= info_.frame_count) break;  // the end of the stream
       damaged.push_back(next_index_);
       if (static_cast<int>(damaged.size()) > options_.max_consecutive_damaged_frames) break;
       reposition(next_index_ + 1);
@@ -189,6 +190,13 @@ bool VideoFileSource::decodeNext(VideoFrame* frame) {
       if (d < index) addWarning(d, "frame " + std::to_string(d) + " could not be decoded; skipped");
     }
     target_index_ = -1;
+    if (index >= info_.frame_count) {
+      // Containers without an exact count (FFmpeg estimated it from the duration) may
+      // hold more frames than announced: keep reading and correct the count.
+      addWarning(-1, "the container announced fewer frames than the stream holds; "
+                     "frame_count grows while reading");
+      info_.frame_count = index + 1;
+    }
     frame->index = index;
     frame->t_s = last_t_s_;
     frame->bgr = std::move(bgr);

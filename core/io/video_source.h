@@ -31,7 +31,8 @@ struct VideoInfo {
   std::string container;     // "MPEG-4 (mp4)", "Matroska (mkv)", "image sequence (png)", ...
   std::string codec_fourcc;  // "avc1", "h264", "MJPG", ...; "png"/"jpg"/"tif" for folders
   int frame_count = 0;       // the container's count (FFmpeg estimates it from the
-                             // duration when the container stores none); exact for folders
+                             // duration when the container stores none; it grows, with a
+                             // warning, if reading finds more); exact for folders
   double fps = 0.0;          // nominal frames per second (> 0)
   int width_px = 0;
   int height_px = 0;

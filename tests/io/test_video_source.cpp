@@ -5,6 +5,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <filesystem>
 #include <fstream>
 #include <random>
 
@@ -212,6 +213,19 @@ class TestVideoSource : public QObject {
     const std::string empty = (dir.path() + "/empty.mkv").toStdString();
     std::ofstream(empty).close();
     QVERIFY_THROWS_EXCEPTION(FormatError, openVideoSource(empty));
+  }
+
+  void truncatedMp4IsFormatError() {
+    // MP4 stores its index (moov) at the end: a recording cut short cannot be opened.
+    QTemporaryDir dir;
+    const std::string path = writePatternVideo(dir.path(), "cut.mp4", 30, 30.0, VideoCodec::H264);
+    std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
+    try {
+      openVideoSource(path);
+      QFAIL("a truncated mp4 must not open");
+    } catch (const FormatError& e) {
+      QVERIFY(QString(e.what()).contains("cut.mp4"));
+    }
   }
 
   void missingFileIsIoError() {

@@ -5,12 +5,14 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QMenu>
+#include <QMessageBox>
 #include <QProcess>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QTranslator>
 #include <QXmlStreamReader>
 #include <QtTest>
@@ -109,6 +111,26 @@ class TestMainWindow : public QObject {
     QVERIFY(!window.openVideo(writeGarbage(dir, "broken_flight.mp4")));
     QVERIFY(errors.last().first().toString().contains("not a readable video"));
     QVERIFY(window.recentFiles().isEmpty());  // failures are not remembered
+  }
+
+  void interactiveErrorShowsMessageBox() {
+    QTemporaryDir dir;
+    const QString bad = writeGarbage(dir, "unreadable_ortho.tif");
+    ui::MainWindow window;  // interactive: errors open a message box
+    window.show();
+    QString shown;
+    QTimer closer;
+    connect(&closer, &QTimer::timeout, this, [&] {
+      if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+        shown = box->text();
+        box->accept();
+      }
+    });
+    closer.start(20);
+    QVERIFY(!window.openBasemap(bad));  // returns once the box is closed
+    closer.stop();
+    QVERIFY2(shown.contains("unreadable_ortho.tif"), qPrintable(shown));
+    QVERIFY(window.isVisible());  // the window survives the error
   }
 
   void openVideoShowsFirstFrame() {
