@@ -191,7 +191,6 @@ CrsInfo describeCrs(const std::string& crs_definition) {
     detail::GdalErrorCapture quiet;
     const detail::SpatialReferencePtr guess(srs->Clone());
     if (guess->AutoIdentifyEPSG() == OGRERR_NONE) {
-      authority_name = nullptr;
       if (guess->GetAuthorityName(nullptr) && guess->GetAuthorityCode(nullptr)) {
         info.authority = std::string(guess->GetAuthorityName(nullptr)) + ":" +
                          guess->GetAuthorityCode(nullptr);

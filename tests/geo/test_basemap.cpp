@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <thread>
 
 #include "core/geo/basemap.h"
 #include "core/util/atomic_file.h"
@@ -349,6 +350,36 @@ class TestBasemap : public QObject {
       QVERIFY(w.rgb.at<cv::Vec3b>(0, 99)[0] == 255);   // above the 98th percentile
       const int mid = w.rgb.at<cv::Vec3b>(0, 50)[0];   // the middle of the range
       QVERIFY2(std::abs(mid - 128) < 8, qPrintable(QString::number(mid)));
+    }
+  }
+
+  // One Basemap shared by several threads: concurrent reads equal the serial ones.
+  void concurrentReadsOnSharedBasemap() {
+    QTemporaryDir dir;
+    const std::string path = (dir.path() + "/shared.tif").toStdString();
+    writeSynthetic(path, true);
+    const Basemap map = Basemap::open(path);
+    const MapRect bounds = map.mapBounds();
+    std::vector<MapRect> rects;
+    for (int i = 0; i < 16; ++i) {
+      const double x0 = bounds.min_x + 7.0 * i, y0 = bounds.min_y + 5.0 * i;
+      rects.push_back({x0, y0, x0 + 90.0, y0 + 60.0});
+    }
+    std::vector<cv::Mat> serial;
+    for (const MapRect& r : rects) serial.push_back(map.readWindow(r, 0.5 + 0.25 * (serial.size() % 3)).rgb);
+    std::vector<cv::Mat> parallel(rects.size());
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) {
+      threads.emplace_back([&, t] {
+        for (std::size_t i = t; i < rects.size(); i += 4) {
+          parallel[i] = map.readWindow(rects[i], 0.5 + 0.25 * (i % 3)).rgb;
+        }
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+    for (std::size_t i = 0; i < rects.size(); ++i) {
+      QCOMPARE(parallel[i].size(), serial[i].size());
+      QCOMPARE(cv::norm(parallel[i], serial[i], cv::NORM_INF), 0.0);
     }
   }
 
