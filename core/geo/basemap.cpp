@@ -145,8 +145,8 @@ struct Basemap::Impl {
   GDALRasterBand* band(int index) const { return dataset->GetRasterBand(index); }
 
   [[noreturn]] void throwReadError(const std::string& gdal_message) const {
-    throw IoError(path + ": reading pixels failed: " +
-                  (gdal_message.empty() ? std::string("GDAL gave no reason") : gdal_message));
+    throw FormatError(path + ": reading pixels failed (corrupt or truncated file?): " +
+                      (gdal_message.empty() ? std::string("GDAL gave no reason") : gdal_message));
   }
 
   void detectValidity() {
@@ -270,7 +270,7 @@ Basemap Basemap::open(const std::string& path, const BasemapOptions& options) {
         GDALOpenEx(path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY, nullptr, nullptr, nullptr)));
     if (!impl->dataset) {
       throw FormatError(path + ": not a raster GDAL can read: " +
-                        errors.messageOr("unrecognised format or corrupt file"));
+                        errors.messageOr("GDAL recognises no raster format in it (corrupt, truncated or not a raster)"));
     }
   }
   GDALDataset& ds = *impl->dataset;

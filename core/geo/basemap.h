@@ -107,8 +107,8 @@ class Basemap {
   // than the native grid (average resampling when downsampling, bilinear when
   // upsampling). Parts of the rectangle outside the raster come back with valid = 0 and
   // black RGB. Throws InvalidArgument for an empty rectangle or an output larger than
-  // `max_output_pixels`, GeoreferenceError for a rotated/sheared geotransform, IoError when
-  // GDAL fails to read (names the file).
+  // `max_output_pixels`, GeoreferenceError for a rotated/sheared geotransform, FormatError
+  // naming the file with GDAL's message when the pixels cannot be decoded (truncated file).
   BasemapWindow readWindow(const MapRect& rect_in_map, double gsd_m,
                            long long max_output_pixels = 64LL * 1024 * 1024) const;
   // The same for a WGS84 box: reads the raster-CRS envelope of the (densified) box; the

@@ -407,6 +407,27 @@ class TestBasemap : public QObject {
     } catch (const skytrace::FormatError& e) {
       QVERIFY2(QString(e.what()).contains(path), e.what());
       QVERIFY2(QString(e.what()).contains("not a raster GDAL can read"), e.what());
+      QVERIFY2(QString(e.what()).contains("corrupt"), e.what());
+    }
+  }
+
+  // A GeoTIFF cut after its header opens, but reading pixels is a FormatError naming the
+  // file and carrying GDAL's reason.
+  void truncatedRasterFailsOnRead() {
+    SKYTRACE_REQUIRE_SHARED();
+    QTemporaryDir dir;
+    const QString path = dir.path() + "/truncated.tif";
+    const std::string bytes = skytrace::readFileBytes(ortho("australia.tif"));
+    skytrace::writeFileAtomically(path.toStdString(), bytes.substr(0, 20000));
+    const Basemap map = Basemap::open(path.toStdString());
+    try {
+      map.readWindow(map.mapBounds(), 0.0);
+      QFAIL("expected FormatError");
+    } catch (const skytrace::FormatError& e) {
+      QVERIFY2(QString(e.what()).contains(path + ": reading pixels failed"), e.what());
+      QVERIFY2(QString(e.what()).contains("TIFF", Qt::CaseInsensitive) ||
+                   QString(e.what()).contains("read", Qt::CaseInsensitive),
+               e.what());
     }
   }
 
