@@ -13,7 +13,9 @@ QString describeVideo(const QString& path) {
   const io::VideoInfo& info = source->info();
   QStringList lines;
   lines << QStringLiteral("path: %1").arg(path);
-  lines << QStringLiteral("kind: video %1").arg(QString::fromUtf8(io::videoSourceKindName(info.kind)));
+  lines << QStringLiteral("kind: %1").arg(info.kind == io::VideoSourceKind::File
+                                              ? QStringLiteral("video file")
+                                              : QStringLiteral("image sequence folder"));
   lines << QStringLiteral("container: %1").arg(QString::fromStdString(info.container));
   lines << QStringLiteral("codec: %1").arg(QString::fromStdString(info.codec_fourcc));
   lines << QStringLiteral("frames: %1").arg(info.frame_count);

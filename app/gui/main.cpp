@@ -70,9 +70,21 @@ class ScreenshotJob : public QObject {
   bool done_ = false;
 };
 
+// A headless machine (CI, docs builds) has no display: --screenshot then renders with
+// the offscreen platform instead of failing to connect to X11/Wayland.
+void preferOffscreenForHeadlessScreenshots(int argc, char** argv) {
+  bool screenshot = false;
+  for (int i = 1; i < argc; ++i)
+    screenshot = screenshot || qstrncmp(argv[i], "--screenshot", 12) == 0;
+  if (screenshot && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") &&
+      qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  preferOffscreenForHeadlessScreenshots(argc, argv);
   QApplication app(argc, argv);
   QApplication::setApplicationName(QStringLiteral("Skytrace"));
   QApplication::setApplicationVersion(QStringLiteral(SKYTRACE_VERSION));
