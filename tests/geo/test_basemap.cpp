@@ -225,6 +225,34 @@ class TestBasemap : public QObject {
     QCOMPARE(map.readWindow(small, 0.125).rgb.cols, 80);
   }
 
+  // A geographic (EPSG:4326) raster: x = lon, y = lat despite the authority's lat/lon
+  // order; ground pixel sizes from the ellipsoid's radii of curvature.
+  void geographicRasterPixelSizeAndFootprint() {
+    QTemporaryDir dir;
+    const std::string path = (dir.path() + "/wgs84.tif").toStdString();
+    const cv::Mat rgb(200, 300, CV_8UC3, cv::Scalar(90, 120, 30));
+    const double lon0 = 9.07, lat0 = 48.52, step = 1e-5;
+    writeGeoTiff(path, rgb, {}, GeoTransform::northUp(lon0, lat0, step, step), "EPSG:4326");
+    const Basemap map = Basemap::open(path);
+    QVERIFY(map.crs().is_geographic);
+    const Footprint& fp = map.footprint();
+    QVERIFY(std::abs(fp.corners[0].lat_deg - lat0) < 1e-12 && std::abs(fp.corners[0].lon_deg - lon0) < 1e-12);
+    QVERIFY(std::abs(fp.corners[2].lat_deg - (lat0 - 200 * step)) < 1e-12);
+    QVERIFY(std::abs(fp.corners[2].lon_deg - (lon0 + 300 * step)) < 1e-12);
+    const double phi = (lat0 - 100 * step) * M_PI / 180.0;
+    const double w = std::sqrt(1 - kWgs84E2 * std::sin(phi) * std::sin(phi));
+    const double n = 6378137.0 / w;                              // prime vertical radius
+    const double m = 6378137.0 * (1 - kWgs84E2) / (w * w * w);  // meridian radius
+    const double expected_x = n * std::cos(phi) * step * M_PI / 180.0;
+    const double expected_y = m * step * M_PI / 180.0;
+    QVERIFY2(std::abs(map.pixelSizeXM() - expected_x) < 1e-5, qPrintable(QString::number(map.pixelSizeXM(), 'g', 9)));
+    QVERIFY2(std::abs(map.pixelSizeYM() - expected_y) < 1e-5, qPrintable(QString::number(map.pixelSizeYM(), 'g', 9)));
+    // A 2 m read: output size follows each axis's ground size.
+    const BasemapWindow coarse = map.readWindow(map.mapBounds(), 2.0);
+    QCOMPARE(coarse.rgb.cols, int(std::lround(300 * expected_x / 2.0)));
+    QCOMPARE(coarse.rgb.rows, int(std::lround(200 * expected_y / 2.0)));
+  }
+
   // Other GDAL formats: VRT, PNG + world file + .prj, GeoPackage raster.
   void otherFormats() {
     QTemporaryDir dir;
