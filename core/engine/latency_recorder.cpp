@@ -1,0 +1,143 @@
+#include "core/engine/latency_recorder.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "core/util/atomic_file.h"
+
+namespace skytrace::engine {
+
+namespace {
+std::int64_t steadyNowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::size_t roundUpToPowerOfTwo(std::size_t n) {
+  std::size_t p = 2;
+  while (p < n) p <<= 1;
+  return p;
+}
+
+double nearestRank(const std::vector<double>& sorted, double fraction) {
+  const auto n = sorted.size();
+  const auto rank = static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(n)));
+  return sorted[std::min(n - 1, rank == 0 ? 0 : rank - 1)];
+}
+}  // namespace
+
+const char* stageName(Stage stage) {
+  switch (stage) {
+    case Stage::Decode: return "decode";
+    case Stage::Upload: return "upload";
+    case Stage::Extract: return "extract";
+    case Stage::Match: return "match";
+    case Stage::Pose: return "pose";
+    case Stage::Retrieval: return "retrieval";
+    case Stage::FineMatch: return "fine_match";
+    case Stage::Fusion: return "fusion";
+  }
+  return "?";
+}
+
+struct LatencyRecorder::Slot {
+  std::atomic<std::uint64_t> sequence{0};
+  LatencySample sample;
+};
+
+LatencyRecorder::LatencyRecorder(std::size_t capacity)
+    : mask_(roundUpToPowerOfTwo(capacity) - 1), epoch_ns_(steadyNowNs()) {
+  slots_ = std::make_unique<Slot[]>(mask_ + 1);
+  for (std::size_t i = 0; i <= mask_; ++i) slots_[i].sequence.store(i, std::memory_order_relaxed);
+}
+
+LatencyRecorder::~LatencyRecorder() = default;
+
+double LatencyRecorder::nowMs() const { return (steadyNowNs() - epoch_ns_) * 1e-6; }
+
+bool LatencyRecorder::push(const LatencySample& sample) {
+  std::uint64_t pos = enqueue_pos_.load(std::memory_order_relaxed);
+  for (;;) {
+    Slot& slot = slots_[pos & mask_];
+    const std::uint64_t seq = slot.sequence.load(std::memory_order_acquire);
+    const auto diff = static_cast<std::int64_t>(seq) - static_cast<std::int64_t>(pos);
+    if (diff == 0) {
+      if (enqueue_pos_.compare_exchange_weak(pos, pos + 1, std::memory_order_relaxed)) {
+        slot.sample = sample;
+        slot.sequence.store(pos + 1, std::memory_order_release);
+        return true;
+      }
+    } else if (diff < 0) {
+      dropped_.fetch_add(1, std::memory_order_relaxed);  // full: the consumer lags
+      return false;
+    } else {
+      pos = enqueue_pos_.load(std::memory_order_relaxed);
+    }
+  }
+}
+
+std::size_t LatencyRecorder::drain(std::vector<LatencySample>* out) {
+  std::size_t n = 0;
+  for (;;) {
+    Slot& slot = slots_[dequeue_pos_ & mask_];
+    const std::uint64_t seq = slot.sequence.load(std::memory_order_acquire);
+    if (seq != dequeue_pos_ + 1) return n;  // empty, or a producer is mid-write
+    out->push_back(slot.sample);
+    slot.sequence.store(dequeue_pos_ + mask_ + 1, std::memory_order_release);
+    ++dequeue_pos_;
+    ++n;
+  }
+}
+
+ScopedStageTimer::ScopedStageTimer(LatencyRecorder* recorder, std::int64_t frame, Stage stage)
+    : recorder_(recorder) {
+  sample_.frame = frame;
+  sample_.stage = stage;
+  if (recorder_) sample_.start_ms = recorder_->nowMs();
+}
+
+ScopedStageTimer::~ScopedStageTimer() {
+  if (!recorder_) return;
+  sample_.duration_ms = recorder_->nowMs() - sample_.start_ms;
+  recorder_->push(sample_);
+}
+
+std::vector<StageStatistics> computeStageStatistics(const std::vector<LatencySample>& samples) {
+  std::map<int, std::vector<double>> by_stage;
+  for (const auto& s : samples) by_stage[static_cast<int>(s.stage)].push_back(s.duration_ms);
+  std::vector<StageStatistics> result;
+  for (auto& [stage, durations] : by_stage) {
+    std::sort(durations.begin(), durations.end());
+    StageStatistics stats;
+    stats.stage = static_cast<Stage>(stage);
+    stats.count = durations.size();
+    double sum = 0.0;
+    for (double d : durations) sum += d;
+    stats.mean_ms = sum / static_cast<double>(durations.size());
+    stats.p50_ms = nearestRank(durations, 0.50);
+    stats.p99_ms = nearestRank(durations, 0.99);
+    stats.max_ms = durations.back();
+    result.push_back(stats);
+  }
+  return result;
+}
+
+void writeLatencyCsv(const std::string& path, const std::vector<LatencySample>& samples) {
+  std::string text = "frame,stage,start_ms,duration_ms,device,device_bytes_in_use\n";
+  char line[160];
+  for (const auto& s : samples) {
+    std::snprintf(line, sizeof(line), "%" PRId64 ",%s,%.4f,%.4f,%s,%" PRId64 "\n", s.frame,
+                  stageName(s.stage), s.start_ms, s.duration_ms,
+                  s.device < 0 ? "cpu" : ("cuda:" + std::to_string(s.device)).c_str(),
+                  s.device_bytes_in_use);
+    text += line;
+  }
+  writeFileAtomically(path, text);
+}
+
+}  // namespace skytrace::engine
