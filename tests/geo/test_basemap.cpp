@@ -139,6 +139,32 @@ class TestBasemap : public QObject {
     QVERIFY(validFraction(coarse.valid, {103, 103, 25, 25}) > 0.99);
   }
 
+  // The OpenDroneMap orthophoto has an alpha band: the native-resolution mask equals
+  // alpha >= 128 read by plain GDAL, and the masked corners hold no imagery.
+  void realAlphaBandIsHonoured() {
+    SKYTRACE_REQUIRE_SHARED();
+    const std::string path =
+        sharedPath("data/brighton_beach/odm_reference/nodeodm_test_odm_orthophoto.tif").toStdString();
+    const Basemap map = Basemap::open(path);
+    QCOMPARE(map.validitySource(), ValiditySource::AlphaBand);
+    const BasemapWindow w = map.readWindow(map.mapBounds(), 0.0);
+    QCOMPARE(w.valid.cols, map.width());
+    GDALAllRegister();
+    GDALDatasetH ds = GDALOpen(path.c_str(), GA_ReadOnly);
+    QVERIFY(ds != nullptr);
+    cv::Mat alpha(map.height(), map.width(), CV_8UC1);
+    QCOMPARE(GDALRasterIO(GDALGetRasterBand(ds, 4), GF_Read, 0, 0, map.width(), map.height(), alpha.data,
+                          map.width(), map.height(), GDT_Byte, 0, 0),
+             CE_None);
+    GDALClose(ds);
+    cv::Mat expected;
+    cv::compare(alpha, 127, expected, cv::CMP_GT);
+    QCOMPARE(cv::norm(w.valid, expected, cv::NORM_INF), 0.0);
+    const int invalid = w.valid.rows * w.valid.cols - cv::countNonZero(w.valid);
+    QVERIFY2(invalid > w.valid.rows * w.valid.cols / 100, "the ortho has a masked border (~2 %)");
+    QVERIFY(cv::countNonZero(w.valid) > w.valid.rows * w.valid.cols / 3);
+  }
+
   void coarserGsdGivesSmallerImage() {
     SKYTRACE_REQUIRE_SHARED();
     const Basemap map = Basemap::open(ortho("australia.tif"));
