@@ -279,7 +279,7 @@ class TestBasemap : public QObject {
     QCOMPARE(coarse.rgb.rows, int(std::lround(200 * expected_y / 2.0)));
   }
 
-  // Other GDAL formats: VRT, PNG + world file + .prj, GeoPackage raster.
+  // Other GDAL formats: VRT, PNG/JPEG + world file + .prj, GeoPackage raster.
   void otherFormats() {
     QTemporaryDir dir;
     const std::string tif = (dir.path() + "/base.tif").toStdString();
@@ -295,6 +295,17 @@ class TestBasemap : public QObject {
     gdalTranslate(tif, vrt, {"-of", "VRT"});
     const std::string gpkg = (dir.path() + "/tiles.gpkg").toStdString();
     gdalTranslate(tif, gpkg, {"-of", "GPKG"});
+    // JPEG + .jgw + .prj (lossy, no alpha: georeference only).
+    const std::string jpeg = (dir.path() + "/photo.jpg").toStdString();
+    gdalTranslate(tif, jpeg, {"-of", "JPEG", "-b", "1", "-b", "2", "-b", "3", "-co", "WORLDFILE=YES"});
+    {
+      std::ofstream prj(dir.path().toStdString() + "/photo.prj");
+      prj << describeCrs("EPSG:32633").wkt;
+    }
+    const Basemap jpeg_map = Basemap::open(jpeg);
+    QCOMPARE(QString::fromStdString(jpeg_map.driverName()), QString("JPEG"));
+    QVERIFY(jpeg_map.mapFromPixel() == GeoTransform::northUp(500000.0, 5000000.0, 0.5, 0.5));
+    QVERIFY(jpeg_map.crsName().find("UTM zone 33N") != std::string::npos);
     for (const std::string& path : {png, vrt, gpkg}) {
       const Basemap map = Basemap::open(path);
       QVERIFY2(map.crsName().find("UTM zone 33N") != std::string::npos, path.c_str());
