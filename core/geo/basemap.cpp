@@ -371,7 +371,9 @@ BasemapWindow Basemap::readWindow(const MapRect& rect_in_map, double gsd_m,
   const double want_sy = gsd_m > 0.0 ? gsd_m / d.pixel_size_y_m : 1.0;
   const double out_w_exact = (col_b - col_a) / want_sx;
   const double out_h_exact = (row_b - row_a) / want_sy;
-  if (out_w_exact * out_h_exact > double(max_output_pixels)) {
+  constexpr double kMaxSidePx = 1 << 28;  // keeps every pixel index inside int
+  if (out_w_exact * out_h_exact > double(max_output_pixels) || out_w_exact > kMaxSidePx ||
+      out_h_exact > kMaxSidePx) {
     std::ostringstream message;
     message << d.path << ": readWindow would produce " << std::llround(out_w_exact) << "x"
             << std::llround(out_h_exact) << " pixels (limit " << max_output_pixels
@@ -394,10 +396,14 @@ BasemapWindow Basemap::readWindow(const MapRect& rect_in_map, double gsd_m,
   // Output pixels whose footprint lies entirely inside the raster.
   const int raster_w = d.width(), raster_h = d.height();
   constexpr double kEps = 1e-6;
-  const int ox0 = std::clamp(int(std::ceil((0.0 - col_a) / sx - kEps)), 0, out_w);
-  const int ox1 = std::clamp(int(std::floor((raster_w - col_a) / sx + kEps)), 0, out_w);
-  const int oy0 = std::clamp(int(std::ceil((0.0 - row_a) / sy - kEps)), 0, out_h);
-  const int oy1 = std::clamp(int(std::floor((raster_h - row_a) / sy + kEps)), 0, out_h);
+  // (clamped as doubles first: a far-away rectangle must not overflow int)
+  const auto clamped_index = [](double value, int upper) {
+    return static_cast<int>(std::clamp(value, 0.0, static_cast<double>(upper)));
+  };
+  const int ox0 = clamped_index(std::ceil((0.0 - col_a) / sx - kEps), out_w);
+  const int ox1 = clamped_index(std::floor((raster_w - col_a) / sx + kEps), out_w);
+  const int oy0 = clamped_index(std::ceil((0.0 - row_a) / sy - kEps), out_h);
+  const int oy1 = clamped_index(std::floor((raster_h - row_a) / sy + kEps), out_h);
   if (ox1 <= ox0 || oy1 <= oy0) return window;  // entirely outside: all invalid
 
   const int buf_w = ox1 - ox0, buf_h = oy1 - oy0;
