@@ -45,13 +45,13 @@ class ArcLengthPath {
 };
 
 // Smooth, seeded, zero-mean random signal: a sum of sines with random frequencies
-// (0.03..0.4 Hz) and phases, scaled to the requested RMS amplitude.
+// (0.03..0.4 Hz) and phases, never exceeding the requested amplitude.
 class SmoothNoise {
  public:
-  SmoothNoise(std::mt19937_64& rng, double rms) {
+  SmoothNoise(std::mt19937_64& rng, double amplitude) {
     std::uniform_real_distribution<double> frequency(0.03, 0.4), phase(0.0, 2 * kPi);
     for (auto& c : components_) c = {frequency(rng), phase(rng)};
-    amplitude_ = rms / std::sqrt(components_.size() / 2.0);
+    amplitude_ = amplitude / components_.size();
   }
   double operator()(double t_s) const {
     double sum = 0;

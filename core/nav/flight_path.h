@@ -35,7 +35,7 @@ struct FlightPathOptions {
   EnuRect area;                 // where the camera centre may fly
   double ground_up_m = 0.0;     // ENU height of the ground the altitude is measured from
   double altitude_m = 100.0;    // above ground, 30..300
-  double altitude_variation_m = 0.0;  // amplitude of a smooth random altitude change
+  double altitude_variation_m = 0.0;  // peak of a smooth random altitude change
   double speed_mps = 10.0;
   double fps = 30.0;
   double duration_s = 0.0;      // 0: the pattern's natural length (lawnmower/transit),
@@ -44,7 +44,7 @@ struct FlightPathOptions {
   // Gimbal pitch: -90 nadir. NaN: -90, except orbit which looks at the orbit centre.
   double gimbal_pitch_deg = std::numeric_limits<double>::quiet_NaN();
   double yaw_offset_deg = 0.0;  // added to the along-track heading (crab / side-looking)
-  double attitude_jitter_deg = 0.0;  // amplitude of smooth yaw/pitch/roll jitter
+  double attitude_jitter_deg = 0.0;  // peak of smooth yaw/pitch/roll jitter (each)
   std::uint64_t seed = 1;
 
   void check() const;  // throws InvalidArgument naming the option
