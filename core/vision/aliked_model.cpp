@@ -73,11 +73,7 @@ EncodedLevels AlikedModel::encode(const at::Tensor& image, DenseTrace* trace) co
 
 DenseMaps AlikedModel::extractDenseMap(const at::Tensor& image, DenseTrace* trace) const {
   const EncodedLevels encoded = encode(image, trace);
-  const int64_t hp = encoded.padded_height, wp = encoded.padded_width;
-  const at::Tensor x1234 = at::cat({encoded.levels[0], upsampleTo(encoded.levels[1], hp, wp),
-                                    upsampleTo(encoded.levels[2], hp, wp),
-                                    upsampleTo(encoded.levels[3], hp, wp)},
-                                   1);
+  const at::Tensor x1234 = concatenatedLevels(encoded);
   at::Tensor s = seluInPlace(score_head_[0](x1234));
   s = seluInPlace(score_head_[1](s));
   s = seluInPlace(score_head_[2](s));
@@ -91,6 +87,21 @@ DenseMaps AlikedModel::extractDenseMap(const at::Tensor& image, DenseTrace* trac
                          .narrow(2, pad[2], encoded.height)
                          .narrow(3, pad[0], encoded.width);
   return maps;
+}
+
+at::Tensor AlikedModel::concatenatedLevels(const EncodedLevels& encoded) {
+  const int64_t hp = encoded.padded_height, wp = encoded.padded_width;
+  return at::cat({encoded.levels[0], upsampleTo(encoded.levels[1], hp, wp),
+                  upsampleTo(encoded.levels[2], hp, wp), upsampleTo(encoded.levels[3], hp, wp)},
+                 1);
+}
+
+at::Tensor AlikedModel::denseFeatureMap(const EncodedLevels& encoded) {
+  const auto& pad = encoded.pad_lrtb;
+  const at::Tensor x1234 = concatenatedLevels(encoded)
+                               .narrow(2, pad[2], encoded.height)
+                               .narrow(3, pad[0], encoded.width);
+  return (x1234 / at::linalg_vector_norm(x1234, 2, {1}, true).clamp_min(1e-12)).contiguous();
 }
 
 at::Tensor AlikedModel::scoreMap(const EncodedLevels& encoded) const {
@@ -165,7 +176,13 @@ AlikedOutput AlikedModel::forward(const at::Tensor& image, const DkdOptions& det
   const EncodedLevels encoded = encode(image);
   const at::Tensor score_map = scoreMap(encoded);
   DkdResult detected = detectKeypoints(score_map, detection);
-  SddhResult described = sddh_(AggregatedFeatureLookup(encoded), detected.keypoints, sddh_trace);
+  // On the CPU the descriptor map is evaluated only where SDDH reads it; on a GPU it is
+  // cheaper to materialise it (a few bandwidth-bound kernels) than to launch the many
+  // small kernels of the sparse evaluation.
+  SddhResult described =
+      encoded.levels[0].is_cuda()
+          ? sddh_(DenseFeatureLookup(denseFeatureMap(encoded)), detected.keypoints, sddh_trace)
+          : sddh_(AggregatedFeatureLookup(encoded), detected.keypoints, sddh_trace);
 
   AlikedOutput out;
   const int64_t h = image.size(2), w = image.size(3);

@@ -79,7 +79,12 @@ class AlikedModel {
 
   const Sddh& descriptorHead() const { return sddh_; }
 
+  // The dense descriptor map [1, dim, H, W] (unpadded, L2-normalised) from the levels.
+  static at::Tensor denseFeatureMap(const EncodedLevels& encoded);
+
  private:
+  static at::Tensor concatenatedLevels(const EncodedLevels& encoded);  // padded frame
+
   AlikedConfig config_;
   at::Device device_;
   ConvBlock block1_;

@@ -105,10 +105,14 @@ SddhResult Sddh::operator()(const FeatureLookup& features, const at::Tensor& key
 
   at::Tensor position = keypoints_px.unsqueeze(1) + offset;  // [N, M, 2] pixels
   position = (2.0 * position / wh.unsqueeze(0) - 1).reshape({n * m, 2});
-  const at::Tensor sampled =
-      gridSampleBilinear(features, position.select(1, 0), position.select(1, 1))  // [C, N*M]
-          .view({c, n, m, 1})
-          .permute({1, 0, 2, 3});  // [N, C, M, 1]
+  const at::Tensor dense = features.denseMap();
+  const at::Tensor flat_samples =  // [C, N*M]
+      dense.defined()
+          ? at::grid_sampler(dense, position.view({1, n * m, 1, 2}), /*bilinear*/ 0,
+                             /*zeros*/ 0, /*align_corners=*/true)
+                .view({c, n * m})
+          : gridSampleBilinear(features, position.select(1, 0), position.select(1, 1));
+  const at::Tensor sampled = flat_samples.view({c, n, m, 1}).permute({1, 0, 2, 3});  // [N, C, M, 1]
   if (trace) {
     trace->patches = patches;
     trace->sampled = sampled.contiguous();

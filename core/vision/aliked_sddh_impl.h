@@ -25,6 +25,9 @@ class FeatureLookup {
   virtual at::TensorOptions options() const = 0;
   // flat_index: [P] long, y*W + x, all inside the image. Returns [C, P].
   virtual at::Tensor gather(const at::Tensor& flat_index) const = 0;
+  // The whole map [1, C, H, W] when it is materialised (then sampled with grid_sample
+  // directly), else undefined.
+  virtual at::Tensor denseMap() const { return {}; }
 };
 
 // A materialised map [1, C, H, W].
@@ -36,6 +39,7 @@ class DenseFeatureLookup final : public FeatureLookup {
   int64_t width() const override { return map_.size(2); }
   at::TensorOptions options() const override { return map_.options(); }
   at::Tensor gather(const at::Tensor& flat_index) const override;
+  at::Tensor denseMap() const override { return map_.unsqueeze(0); }
 
  private:
   at::Tensor map_;  // [C, H, W]

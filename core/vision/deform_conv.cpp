@@ -91,7 +91,18 @@ at::Tensor deformConv2d(const at::Tensor& input, const at::Tensor& offset,
       // Same association as torchvision: (base + tap*dil) + offset.
       const at::Tensor y = (oy + (tap_i * g.dilation_h).view({taps, 1, 1})) + offsets.select(1, 0);
       const at::Tensor x = (ox + (tap_j * g.dilation_w).view({taps, 1, 1})) + offsets.select(1, 1);
-      at::Tensor columns = sampleBilinearZero(image, height, width, y, x);  // [C, K*rows*Wo]
+      at::Tensor columns;  // [C, K*rows*Wo]
+      if (input.is_cuda() && height > 1 && width > 1) {
+        // One fused kernel: grid_sample (zeros, align_corners) has the same zero-outside
+        // semantics; only the pixel -> [-1,1] -> pixel round trip differs (float ulps).
+        const at::Tensor grid = at::stack({x * (2.0 / (width - 1)) - 1, y * (2.0 / (height - 1)) - 1}, -1)
+                                    .view({1, taps * rows, out_w, 2});
+        columns = at::grid_sampler(input.narrow(0, b, 1), grid, /*bilinear*/ 0, /*zeros*/ 0,
+                                   /*align_corners=*/true)
+                      .view({channels, taps * rows * out_w});
+      } else {
+        columns = sampleBilinearZero(image, height, width, y, x);
+      }
       if (mask.defined())
         columns = mask[b].narrow(1, row0, rows).reshape({1, -1}) * columns;
       // Contract over (channel, tap). As a kh x kw convolution with stride (kh, kw) over
