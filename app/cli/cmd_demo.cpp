@@ -60,8 +60,8 @@ int runDemo(const QStringList& args) {
   parser.addOptions({
       {"out", "Output folder (created).", "DIR"},
       {"seed", "Seed of the map and the flight (default 1).", "N", "1"},
-      {"duration-s", "Flight duration (default 20).", "S", "20"},
-      {"fps", "Frame rate (default 15).", "FPS", "15"},
+      {"duration-s", "Flight duration (default 30).", "S", "30"},
+      {"fps", "Frame rate (default 10).", "FPS", "10"},
       {"size", "Image size WxH (default 960x540).", "WxH", "960x540"},
   });
   int exit_code = kExitOk;
@@ -98,6 +98,8 @@ int runDemo(const QStringList& args) {
     o.seed = seed;
     o.duration_s = duration;
     o.fps = fps;
+    o.altitude_m = 100.0;  // GSD ~0.15 m: the 0.25 m map is what a coarser source looks like
+    o.speed_mps = 15.0;    // one survey line and a turn in 30 s
     o.width_px = size[0].toInt();
     o.height_px = size[1].toInt();
     o.effects.exposure_variation = 0.05;

@@ -368,6 +368,7 @@ struct PlotArea {
 };
 
 std::string formatTick(double v) {
+  if (std::abs(v) < 1e-9) v = 0.0;  // no "-0"
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, std::abs(v) >= 100 || v == std::floor(v) ? "%.0f" : "%.1f",
                 v);
@@ -398,12 +399,12 @@ void drawAxes(cv::Mat& image, const PlotArea& a, const std::string& title,
                 cv::FONT_HERSHEY_SIMPLEX, 0.4, ink, 1, cv::LINE_AA);
   }
   cv::rectangle(image, a.rect, ink, 1);
-  cv::putText(image, title, {a.rect.x, a.rect.y - 12}, cv::FONT_HERSHEY_SIMPLEX, 0.6, ink, 1,
+  cv::putText(image, title, {a.rect.x, a.rect.y - 30}, cv::FONT_HERSHEY_SIMPLEX, 0.6, ink, 1,
               cv::LINE_AA);
   cv::putText(image, x_label, {a.rect.x + a.rect.width / 2 - 30, a.rect.y + a.rect.height + 38},
               cv::FONT_HERSHEY_SIMPLEX, 0.45, ink, 1, cv::LINE_AA);
-  cv::putText(image, y_label, {a.rect.x - 55, a.rect.y - 12 + 0}, cv::FONT_HERSHEY_SIMPLEX, 0.45,
-              ink, 1, cv::LINE_AA);
+  cv::putText(image, y_label, {a.rect.x - 55, a.rect.y - 8}, cv::FONT_HERSHEY_SIMPLEX, 0.45, ink,
+              1, cv::LINE_AA);
 }
 
 }  // namespace
@@ -411,7 +412,7 @@ void drawAxes(cv::Mat& image, const PlotArea& a, const std::string& title,
 cv::Mat renderEvalPlot(const EvalReport& report, cv::Size size) {
   cv::Mat image(size, CV_8UC3, cv::Scalar(255, 255, 255));
   const cv::Scalar truth_colour(40, 160, 40), track_colour(40, 40, 220);
-  const int margin = 70, top = 60;
+  const int margin = 70, top = 70;
   const int panel_w = (size.width - 3 * margin) / 2, panel_h = size.height - top - 60;
 
   // Left: E/N, equal scale.
