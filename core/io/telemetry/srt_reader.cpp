@@ -257,7 +257,7 @@ BlockResult parseBlockText(std::string_view text) {
   const bool compact = text.find("F/") != std::string_view::npos ||
                        findValue(text, "SS", ' ') != std::string_view::npos;
   if (gps_count >= 2 && r.variant.empty()) {
-    const bool matrice = home_count == 0 && !compact && (third_unit == 'M' || third_unit == 'm');
+    const bool matrice = home_count == 0 && !compact && third_unit == 'M';
     if (matrice) {
       lat = gps[0];
       lon = gps[1];
@@ -268,6 +268,7 @@ BlockResult parseBlockText(std::string_view text) {
       r.variant = compact ? "srt-compact" : "srt-home-gps";
     }
     if (std::fabs(lat) > 90.0 && std::fabs(lon) <= 90.0) std::swap(lat, lon);
+    if (gps_count == 3 && third_unit == 'm') s.alt_abs_m = gps[2];
   }
   if (home_count >= 2) {
     r.home = std::to_string(home[0]) + "," + std::to_string(home[1]);

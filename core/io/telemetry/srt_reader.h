@@ -11,8 +11,9 @@
 //   compact    "F/2.8, SS 400, ISO 100, EV 0, GPS (lon, lat, n), HOME (lon, lat, alt),
 //              D 698.70m, H 85.80m, H.S 2.88m/s, V.S 0.00m/s, F.PRY (p°, r°, y°),
 //              G.PRY (p°, r°, y°)" (note lon before lat).
-// The third GPS(...) value is not an altitude in real files (it stays at 15 while H
-// reads 85 m) and is ignored. Relative altitude: rel_alt, H, BAROMETER, Hb; absolute:
+// The third GPS(...) value is the satellite count (it stays at 15 while H reads 85 m) and
+// is ignored, except the Matrice form's "0.0M" (lat first then) and an explicit "25m"
+// altitude. Relative altitude: rel_alt, H, BAROMETER, Hb; absolute:
 // abs_alt, altitude. fnum 280 means f/2.8, focal_len 240 means 24 mm. The camera clock
 // is the aircraft's local time (taken as if UTC in unix_s). Blocks without a valid
 // position are skipped with a line-numbered warning; (0, 0) counts as "no fix".
