@@ -1,0 +1,357 @@
+// skytrace-bench-vision: per-step timing of the vision core (extract, match, RANSAC) on
+// one device, for several models, frame sizes and keypoint budgets; writes JSON.
+//
+// Input frames are synthetic and reproducible (seeded multi-octave noise texture, and
+// its warp by a known homography as the second frame), generated on the device with
+// ATen so that the benchmark runs the same everywhere, including the GPU-only build
+// without OpenCV (SKYTRACE_BENCH_NO_OPENCV, see scripts/gpu/). One "frame pair" step is
+// what visual odometry does per new frame: extract the new frame, match it to the
+// previous frame's features, fit a homography. The previous frame is extracted once.
+// Device work is synchronised (a tiny device->host copy) at the end of each step.
+//
+// Usage: skytrace-bench-vision [--device cpu|cuda[:N]] [--models orb,sift,aliked-t16,...]
+//          [--sizes 640x480,1280x720] [--keypoints 1024,2048] [--iterations 30]
+//          [--warmup 3] [--threads N] [--weights-dir DIR] [--out bench.json]
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <c10/core/InferenceMode.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/util/error.h"
+#include "core/vision/aliked_config.h"
+#include "core/vision/aliked_model_impl.h"
+#include "core/vision/matcher_impl.h"
+#include "core/vision/robust_estimation_impl.h"
+#include "core/vision/torch_runtime.h"
+
+#ifndef SKYTRACE_BENCH_NO_OPENCV
+#include <opencv2/core.hpp>
+
+#include "core/vision/classical_extractor.h"
+#include "core/vision/feature_set_impl.h"
+#endif
+
+using namespace skytrace;
+using namespace skytrace::vision;
+
+namespace {
+
+at::Device toAtDeviceSpec(const DeviceSpec& d) {
+  return d.cuda ? at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(d.index))
+                : at::Device(at::kCPU);
+}
+
+struct Args {
+  std::string device = "cpu";
+  std::vector<std::string> models = {"orb", "sift", "aliked-t16", "aliked-n16rot"};
+  std::vector<std::pair<int, int>> sizes = {{640, 480}, {1280, 720}};
+  std::vector<int> keypoints = {1024, 2048};
+  int iterations = 30;
+  int warmup = 3;
+  int threads = 0;
+  std::string weights_dir;
+  std::string out = "bench_vision.json";
+};
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  std::stringstream stream(text);
+  std::string part;
+  while (std::getline(stream, part, sep))
+    if (!part.empty()) parts.push_back(part);
+  return parts;
+}
+
+Args parseArgs(int argc, char** argv) {
+  Args args;
+  for (int i = 1; i < argc; ++i) {
+    const std::string key = argv[i];
+    if (key == "--help" || key == "-h") {
+      std::cout << "skytrace-bench-vision [--device cpu|cuda[:N]] [--models a,b] [--sizes "
+                   "640x480,1280x720] [--keypoints 1024,2048] [--iterations N] [--warmup N] "
+                   "[--threads N] [--weights-dir DIR] [--out FILE.json]\n";
+      std::exit(0);
+    }
+    if (i + 1 >= argc) throw InvalidArgument("option " + key + " needs a value");
+    const std::string value = argv[++i];
+    if (key == "--device") {
+      args.device = value;
+    } else if (key == "--models") {
+      args.models = split(value, ',');
+    } else if (key == "--sizes") {
+      args.sizes.clear();
+      for (const auto& s : split(value, ',')) {
+        const auto wh = split(s, 'x');
+        if (wh.size() != 2) throw InvalidArgument("--sizes expects WxH, got " + s);
+        args.sizes.emplace_back(std::stoi(wh[0]), std::stoi(wh[1]));
+      }
+    } else if (key == "--keypoints") {
+      args.keypoints.clear();
+      for (const auto& k : split(value, ',')) args.keypoints.push_back(std::stoi(k));
+    } else if (key == "--iterations") {
+      args.iterations = std::stoi(value);
+    } else if (key == "--warmup") {
+      args.warmup = std::stoi(value);
+    } else if (key == "--threads") {
+      args.threads = std::stoi(value);
+    } else if (key == "--weights-dir") {
+      args.weights_dir = value;
+    } else if (key == "--out") {
+      args.out = value;
+    } else {
+      throw InvalidArgument("unknown option " + key + " (see --help)");
+    }
+  }
+  if (args.iterations < 1) throw InvalidArgument("--iterations must be >= 1");
+  return args;
+}
+
+// Reproducible aerial-like texture: multi-octave value noise, RGB [1,3,H,W] in [0,1].
+at::Tensor syntheticFrame(int width, int height, uint64_t seed, const at::Device& device) {
+  at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+  at::Tensor image = at::zeros({1, 3, height, width});
+  double weight = 1.0, total = 0.0;
+  for (int octave = 0; octave < 6; ++octave) {
+    const int cell = std::max(2, 128 >> octave);
+    const at::Tensor coarse = at::rand({1, 3, height / cell + 2, width / cell + 2}, gen);
+    image += weight * at::upsample_bilinear2d(coarse, {height, width}, false);
+    total += weight;
+    weight *= 0.7;
+  }
+  image = image / total;
+  image = (image - image.mean()) * 3.0 + 0.5;  // contrast
+  return image.clamp(0.0, 1.0).to(device);
+}
+
+// b_from_a for the second frame: a mild rotation, zoom, shift and tilt.
+at::Tensor benchHomography(int width, int height) {
+  const double angle = 4.0 * M_PI / 180.0, scale = 1.04;
+  const double cx = width / 2.0, cy = height / 2.0;
+  const double c = scale * std::cos(angle), s = scale * std::sin(angle);
+  std::vector<double> h = {c, -s, cx - c * cx + s * cy + 12.0,
+                           s, c,  cy - s * cx - c * cy - 7.0,
+                           2e-5, -1e-5, 1.0};
+  return at::tensor(h, at::kDouble).view({3, 3});
+}
+
+// Frame b(x) = a(H^-1 x), bilinear, zeros outside.
+at::Tensor warpFrame(const at::Tensor& a, const at::Tensor& b_from_a) {
+  const int64_t h = a.size(2), w = a.size(3);
+  const at::Tensor a_from_b = at::linalg_inv(b_from_a).to(a.device(), at::kFloat);
+  const auto opts = a.options().dtype(at::kFloat);
+  const at::Tensor ys = at::arange(h, opts).view({h, 1}).expand({h, w});
+  const at::Tensor xs = at::arange(w, opts).view({1, w}).expand({h, w});
+  const at::Tensor pts = at::stack({xs, ys, at::ones_like(xs)}, -1);  // [H,W,3]
+  const at::Tensor src = at::matmul(pts, a_from_b.t());
+  const at::Tensor sx = src.select(-1, 0) / src.select(-1, 2);
+  const at::Tensor sy = src.select(-1, 1) / src.select(-1, 2);
+  const at::Tensor grid = at::stack({sx / (w - 1) * 2 - 1, sy / (h - 1) * 2 - 1}, -1).unsqueeze(0);
+  return at::grid_sampler(a, grid, 0, 0, true);
+}
+
+// Keypoints [N,2] pixels and descriptors [N,D] of one frame, on the device.
+struct FrameFeatures {
+  at::Tensor keypoints_px, descriptors;
+};
+
+class BenchExtractor {
+ public:
+  virtual ~BenchExtractor() = default;
+  virtual FrameFeatures extract(const at::Tensor& rgb) = 0;
+};
+
+class AlikedBench final : public BenchExtractor {
+ public:
+  AlikedBench(const std::string& variant, const std::string& weights_dir, int keypoints,
+              const at::Device& device)
+      : model_(aliked::loadAlikedModel(
+            variant, weights_dir + "/" + alikedConfig(variant).published_file, device)) {
+    detection_.top_k = keypoints;
+  }
+  FrameFeatures extract(const at::Tensor& rgb) override {
+    const aliked::AlikedOutput out = model_.forward(rgb, detection_);
+    return {out.keypoints_px, out.descriptors};
+  }
+
+ private:
+  aliked::AlikedModel model_;
+  aliked::DkdOptions detection_;
+};
+
+#ifndef SKYTRACE_BENCH_NO_OPENCV
+class ClassicalBench final : public BenchExtractor {
+ public:
+  ClassicalBench(const std::string& model, int keypoints, const DeviceSpec& device) {
+    ExtractorOptions options;
+    options.model = model;
+    options.max_keypoints = keypoints;
+    options.device = device;
+    extractor_ = createClassicalExtractor(options);
+  }
+  // Timed from the device tensor, including the copy to an 8-bit host image.
+  FrameFeatures extract(const at::Tensor& rgb) override {
+    const at::Tensor bgr = rgb[0].flip(0).permute({1, 2, 0}).mul(255).round().to(at::kCPU, at::kByte).contiguous();
+    const cv::Mat image(static_cast<int>(bgr.size(0)), static_cast<int>(bgr.size(1)), CV_8UC3,
+                        bgr.data_ptr());
+    const FeatureSet features = extractor_->extract(image);
+    return {features.impl().keypoints_px, features.impl().descriptors};
+  }
+
+ private:
+  std::unique_ptr<FeatureExtractor> extractor_;
+};
+#endif
+
+std::unique_ptr<BenchExtractor> makeExtractor(const std::string& model, int keypoints,
+                                              const Args& args, const DeviceSpec& device) {
+  if (model.rfind("aliked-", 0) == 0)
+    return std::make_unique<AlikedBench>(model, args.weights_dir, keypoints, toAtDeviceSpec(device));
+#ifndef SKYTRACE_BENCH_NO_OPENCV
+  if (model == "orb" || model == "sift") return std::make_unique<ClassicalBench>(model, keypoints, device);
+#endif
+  throw InvalidArgument("model '" + model + "' is not available in this build");
+}
+
+double msSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+nlohmann::json stats(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  auto quantile = [&](double q) {
+    const double pos = q * (values.size() - 1);
+    const size_t lo = static_cast<size_t>(std::floor(pos));
+    const size_t hi = std::min(values.size() - 1, lo + 1);
+    return values[lo] + (values[hi] - values[lo]) * (pos - lo);
+  };
+  double mean = 0;
+  for (double v : values) mean += v;
+  mean /= values.size();
+  return {{"median", quantile(0.5)}, {"p99", quantile(0.99)}, {"mean", mean},
+          {"min", values.front()}, {"max", values.back()}};
+}
+
+void synchronise(const at::Tensor& t) {
+  if (t.defined() && t.numel() > 0) (void)t.sum().item<double>();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    Args args = parseArgs(argc, argv);
+    if (args.weights_dir.empty()) {
+      const char* env = std::getenv("SKYTRACE_MODEL_DIR");
+      args.weights_dir = env ? env : "../shared/models/aliked";
+    }
+    configureTorchRuntime(args.threads);
+    const DeviceSpec device = parseDevice(args.device);
+    requireDeviceAvailable(device);
+    const at::Device at_device = toAtDeviceSpec(device);
+    c10::InferenceMode inference;
+
+    nlohmann::json report;
+    const std::time_t now = std::time(nullptr);
+    char date[32];
+    std::strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    report["date"] = date;
+    report["device"] = device.toString();
+    report["runtime"] = torchRuntimeSummary();
+    report["hardware_threads"] = std::thread::hardware_concurrency();
+    // Other processes compete for the cores on shared machines: record the load.
+    std::ifstream loadavg("/proc/loadavg");
+    std::string load_1min;
+    if (loadavg >> load_1min) report["load_average_1min_at_start"] = std::stod(load_1min);
+    report["iterations"] = args.iterations;
+    report["warmup"] = args.warmup;
+    report["results"] = nlohmann::json::array();
+
+    for (const auto& [width, height] : args.sizes) {
+      const at::Tensor frame_a = syntheticFrame(width, height, 7, at_device);
+      const at::Tensor truth = benchHomography(width, height);
+      const at::Tensor frame_b = warpFrame(frame_a, truth);
+      for (const int keypoints : args.keypoints) {
+        for (const std::string& model : args.models) {
+          std::unique_ptr<BenchExtractor> extractor;
+          try {
+            extractor = makeExtractor(model, keypoints, args, device);
+          } catch (const std::exception& e) {
+            std::cerr << "skip " << model << ": " << e.what() << "\n";
+            continue;
+          }
+          const FrameFeatures previous = extractor->extract(frame_a);
+          MatchOptions match_options;
+          RansacOptions ransac;
+          ransac.seed = 1;
+          std::vector<double> extract_ms, match_ms, ransac_ms, total_ms, matches, inliers, corner;
+          for (int it = 0; it < args.warmup + args.iterations; ++it) {
+            const auto t0 = std::chrono::steady_clock::now();
+            const FrameFeatures current = extractor->extract(frame_b);
+            synchronise(current.descriptors);
+            const double t_extract = msSince(t0);
+            const auto t1 = std::chrono::steady_clock::now();
+            const MatchTensors m =
+                matchMutualNearestNeighbours(previous.descriptors, current.descriptors, match_options);
+            synchronise(m.scores);
+            const double t_match = msSince(t1);
+            const auto t2 = std::chrono::steady_clock::now();
+            const RansacResult r = estimateGeometricModel(
+                previous.keypoints_px.index_select(0, m.index_a),
+                current.keypoints_px.index_select(0, m.index_b), ransac);
+            const double t_ransac = msSince(t2);
+            if (it < args.warmup) continue;
+            extract_ms.push_back(t_extract);
+            match_ms.push_back(t_match);
+            ransac_ms.push_back(t_ransac);
+            total_ms.push_back(t_extract + t_match + t_ransac);
+            matches.push_back(static_cast<double>(m.index_a.size(0)));
+            inliers.push_back(r.num_inliers);
+            Matrix3d truth_m;
+            for (int i = 0; i < 9; ++i) truth_m[i] = truth.view(-1)[i].item<double>();
+            corner.push_back(r.found ? meanCornerTransferError(r.model, truth_m, width, height) : 1e9);
+          }
+          nlohmann::json row = {{"model", model},        {"width", width},
+                                {"height", height},      {"keypoints", keypoints},
+                                {"extract_ms", stats(extract_ms)}, {"match_ms", stats(match_ms)},
+                                {"ransac_ms", stats(ransac_ms)},   {"total_ms", stats(total_ms)},
+                                {"matches_median", stats(matches)["median"]},
+                                {"inliers_median", stats(inliers)["median"]},
+                                {"corner_error_px_median", stats(corner)["median"]}};
+          std::cout << model << " " << width << "x" << height << " k=" << keypoints
+                    << ": extract " << row["extract_ms"]["median"].get<double>() << " ms (p99 "
+                    << row["extract_ms"]["p99"].get<double>() << "), match "
+                    << row["match_ms"]["median"].get<double>() << " ms, ransac "
+                    << row["ransac_ms"]["median"].get<double>() << " ms, total "
+                    << row["total_ms"]["median"].get<double>() << " ms (p99 "
+                    << row["total_ms"]["p99"].get<double>() << "); "
+                    << row["inliers_median"].get<double>() << "/" << row["matches_median"].get<double>()
+                    << " inliers, corner error " << row["corner_error_px_median"].get<double>()
+                    << " px" << std::endl;
+          report["results"].push_back(std::move(row));
+        }
+      }
+    }
+    std::ofstream(args.out) << report.dump(2) << "\n";
+    std::cout << "wrote " << args.out << "\n";
+    return 0;
+  } catch (const InvalidArgument& e) {
+    std::cerr << "skytrace-bench-vision: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "skytrace-bench-vision: error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Builds the GPU-only vision core + skytrace-bench-vision + skytrace-gpu-check on the CUDA
+# device machine (PyTorch's LibTorch, cmake, ninja, g++; no Qt/OpenCV/GDAL, no network),
+# runs the gpu-labelled check and the benchmark, and leaves JSON + logs in $OUT (or
+# ./out/gpu when $OUT is unset). Run from the repository root:
+#   scripts/gpu/build_and_bench.sh [--quick]
+# Inputs it looks for (see docs/gpu.md):
+#   nlohmann/json.hpp  in $SKYTRACE_EXTRA_INCLUDE_DIR, build-gpu-deps/include or /usr/include
+#   ALIKED weights     in $SKYTRACE_MODEL_DIR, shared/models/aliked, ../shared/models/aliked
+#                      or build-gpu-deps/models/aliked
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+out="${OUT:-$root/out/gpu}"
+mkdir -p "$out"
+build="$root/build-gpu"
+quick=0
+[[ "${1:-}" == "--quick" ]] && quick=1
+
+log() { echo "[build_and_bench] $*" | tee -a "$out/build_and_bench.log"; }
+
+# --- environment -------------------------------------------------------------------
+{
+  date -u +"%Y-%m-%dT%H:%M:%SZ"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+  nproc
+  g++ --version | head -1
+  cmake --version | head -1
+  python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)'
+} > "$out/environment.txt" 2>&1 || true
+cat "$out/environment.txt"
+
+torch_prefix="$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')"
+log "LibTorch CMake prefix: $torch_prefix"
+
+include_dir=""
+for candidate in "${SKYTRACE_EXTRA_INCLUDE_DIR:-}" "$root/build-gpu-deps/include" /usr/include /usr/local/include; do
+  if [[ -n "$candidate" && -f "$candidate/nlohmann/json.hpp" ]]; then include_dir="$candidate"; break; fi
+done
+if [[ -z "$include_dir" ]]; then
+  log "ERROR: nlohmann/json.hpp not found. On a machine with it: mkdir -p build-gpu-deps/include && cp -r /usr/include/nlohmann build-gpu-deps/include/ and carry build-gpu-deps"
+  exit 2
+fi
+
+model_dir=""
+for candidate in "${SKYTRACE_MODEL_DIR:-}" "$root/shared/models/aliked" "$root/../shared/models/aliked" "$root/build-gpu-deps/models/aliked"; do
+  if [[ -n "$candidate" && -f "$candidate/aliked-n16rot.pth" ]]; then model_dir="$(cd "$candidate" && pwd)"; break; fi
+done
+if [[ -z "$model_dir" ]]; then
+  log "WARNING: no ALIKED weights found; the ALIKED check is skipped and the benchmark has no models to run"
+else
+  log "ALIKED weights: $model_dir"
+fi
+export SKYTRACE_MODEL_DIR="$model_dir"
+
+# --- configure and build -------------------------------------------------------------
+nvcc_path="$(command -v nvcc || true)"
+[[ -z "$nvcc_path" && -x /usr/local/cuda/bin/nvcc ]] && nvcc_path=/usr/local/cuda/bin/nvcc
+configure() {
+  local standard="$1"
+  cmake -S "$root/scripts/gpu" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_PREFIX_PATH="$torch_prefix" \
+    -DSKYTRACE_EXTRA_INCLUDE_DIR="$include_dir" \
+    -DSKYTRACE_GPU_CXX_STANDARD="$standard" \
+    ${nvcc_path:+-DCMAKE_CUDA_COMPILER="$nvcc_path"} \
+    -DTORCH_CUDA_ARCH_LIST="9.0" >> "$out/configure.log" 2>&1
+}
+build_all() { cmake --build "$build" -j "$(nproc)" >> "$out/build.log" 2>&1; }
+
+log "configuring (C++17)"
+if ! configure 17 || ! build_all; then
+  log "C++17 configure/build failed (see configure.log/build.log); retrying with C++20 (newer PyTorch headers)"
+  rm -rf "$build"
+  configure 20
+  build_all || { log "ERROR: build failed, see $out/build.log"; tail -40 "$out/build.log"; exit 1; }
+fi
+log "built: $build/skytrace-bench-vision $build/skytrace-gpu-check"
+
+# --- checks ----------------------------------------------------------------------------
+log "running ctest -L gpu"
+set +e
+(cd "$build" && ctest -L gpu --output-on-failure) 2>&1 | tee "$out/gpu_check.log"
+check_status=${PIPESTATUS[0]}
+set -e
+
+# --- benchmark -------------------------------------------------------------------------
+iterations=100; warmup=10
+[[ $quick == 1 ]] && { iterations=20; warmup=5; }
+models="aliked-t16,aliked-n16,aliked-n16rot,aliked-n32"
+log "benchmark on cuda:0 ($models; 640x480,1280x720; 1024,2048 keypoints; $iterations iterations)"
+"$build/skytrace-bench-vision" --device cuda:0 --models "$models" --sizes 640x480,1280x720 \
+  --keypoints 1024,2048 --iterations "$iterations" --warmup "$warmup" \
+  --weights-dir "$model_dir" --out "$out/bench_vision_cuda.json" 2>&1 | tee "$out/bench_cuda.log"
+log "benchmark on the device machine's CPU (ALIKED-t16 640x360, the 2-core target's input size, 16 threads here)"
+"$build/skytrace-bench-vision" --device cpu --models aliked-t16 --sizes 640x360 --keypoints 1024 \
+  --iterations 10 --warmup 2 --weights-dir "$model_dir" --out "$out/bench_vision_device_cpu.json" \
+  2>&1 | tee "$out/bench_device_cpu.log"
+
+log "done: results in $out (gpu check exit status $check_status)"
+exit "$check_status"
