@@ -173,14 +173,29 @@ struct FlightRenderer::Impl {
        const SurfaceModel* d)
       : basemap(b), enu_frame(f), options(o), dsm(d) {}
 
-  double groundUp(double e, double n, double fallback) const;
 };
 
-double FlightRenderer::Impl::groundUp(double e, double n, double fallback) const {
-  const geo::MapPoint m = dsm_converter->mapFromEnu(enu_frame, {e, n, fallback});
-  const double h = dsm->heightAt(m);
-  return std::isfinite(h) ? h + options.dsm_up_offset_m : fallback;
-}
+namespace {
+
+// Affine ENU (east, north) -> DSM map coordinates, fitted exactly at three points (the
+// same accuracy argument as EnuToPixelAffine), so that per-pixel DSM lookups need no
+// PROJ call.
+struct EnuToMapAffine {
+  double e0 = 0, n0 = 0, x0 = 0, x_e = 0, x_n = 0, y0 = 0, y_e = 0, y_n = 0;
+  static EnuToMapAffine fit(const geo::MapGeoConverter& converter, const geo::LocalEnuFrame& frame,
+                            double e0, double n0, double up_m, double step_m) {
+    const geo::MapPoint p0 = converter.mapFromEnu(frame, {e0, n0, up_m});
+    const geo::MapPoint pe = converter.mapFromEnu(frame, {e0 + step_m, n0, up_m});
+    const geo::MapPoint pn = converter.mapFromEnu(frame, {e0, n0 + step_m, up_m});
+    return {e0, n0, p0.x, (pe.x - p0.x) / step_m, (pn.x - p0.x) / step_m,
+            p0.y, (pe.y - p0.y) / step_m, (pn.y - p0.y) / step_m};
+  }
+  geo::MapPoint at(double e, double n) const {
+    return {x0 + x_e * (e - e0) + x_n * (n - n0), y0 + y_e * (e - e0) + y_n * (n - n0)};
+  }
+};
+
+}  // namespace
 
 FlightRenderer::FlightRenderer(const geo::Basemap& basemap, const geo::LocalEnuFrame& enu_frame,
                                const CameraModel& camera, const RenderOptions& options,
@@ -284,6 +299,15 @@ RenderedFrame FlightRenderer::renderClean(const CameraPose& pose) const {
   const EnuToPixelAffine to_pixel = EnuToPixelAffine::fit(
       converter, m.enu_frame, window.map_from_pixel, e_mid, n_mid, plane_up,
       std::max(10.0, 0.5 * std::max(max_e - min_e, max_n - min_n)));
+  EnuToMapAffine to_dsm;
+  if (m.dsm) {
+    to_dsm = EnuToMapAffine::fit(*m.dsm_converter, m.enu_frame, e_mid, n_mid, plane_up,
+                                 std::max(10.0, 0.5 * std::max(max_e - min_e, max_n - min_n)));
+  }
+  auto groundUp = [&](double e, double n) {
+    const double height = m.dsm->heightAt(to_dsm.at(e, n));
+    return std::isfinite(height) ? height + m.options.dsm_up_offset_m : plane_up;
+  };
   cv::Mat map_x(h, w, CV_32F), map_y(h, w, CV_32F);
   cv::Mat ray_valid(h, w, CV_8U);
   cv::parallel_for_(cv::Range(0, h), [&](const cv::Range& rows) {
@@ -300,8 +324,7 @@ RenderedFrame FlightRenderer::renderClean(const CameraPose& pose) const {
         if (t <= 0 || t * cv::norm(d) > m.options.max_range_m) continue;
         if (m.dsm) {  // fixed-point iteration onto the surface
           for (int k = 0; k < 6; ++k) {
-            const double ground =
-                m.groundUp(c[0] + t * d[0], c[1] + t * d[1], plane_up);
+            const double ground = groundUp(c[0] + t * d[0], c[1] + t * d[1]);
             const double t_next = (ground - c[2]) / d[2];
             if (t_next <= 0) break;
             const bool converged = std::abs(t_next - t) * cv::norm(d) < 0.01;

@@ -6,6 +6,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <gdal_priv.h>
+
 #include <opencv2/imgproc.hpp>
 
 #include <cmath>
@@ -132,6 +134,51 @@ class TestFlightRender : public QObject {
       cv::Vec3d ground;
       QVERIFY(groundFromPixel(camera, pose, pixel, 0.0, &ground));
       const geo::MapPoint m = basemap.converter().mapFromEnu(frame, {ground[0], ground[1], 0.0});
+      const cv::Vec3d expected = colourAt(rgb, m.x, m.y);
+      const cv::Vec3b bgr = out.bgr.at<cv::Vec3b>(pixel);
+      for (int k = 0; k < 3; ++k) worst = std::max(worst, std::abs(bgr[2 - k] - expected[k]));
+    }
+    QVERIFY2(worst <= 3.0, qPrintable(QString("worst channel difference %1").arg(worst)));
+  }
+
+  // A DSM sloping 10% up to the east: an oblique ray's ground point is the analytic
+  // intersection with that slope, and the rendered pixel shows the map colour there.
+  void dsmSlopeMovesGroundPoints() {
+    QTemporaryDir dir;
+    cv::Mat rgb;
+    const geo::Basemap basemap = geo::Basemap::open(writeTestBasemap(dir, &rgb));
+    const std::string dsm_path = dir.filePath("dsm.tif").toStdString();
+    {
+      GDALAllRegister();
+      GDALDriver* driver = GetGDALDriverManager()->GetDriverByName("GTiff");
+      std::unique_ptr<GDALDataset> ds(driver->Create(dsm_path.c_str(), 600, 600, 1, GDT_Float32, nullptr));
+      double c[6] = {kEasting0, 1.0, 0, kNorthing0, 0, -1.0};
+      ds->SetGeoTransform(c);
+      OGRSpatialReference srs;
+      srs.importFromEPSG(32633);
+      ds->SetSpatialRef(&srs);
+      std::vector<float> heights(600 * 600);
+      for (int r = 0; r < 600; ++r)
+        for (int col = 0; col < 600; ++col) heights[r * 600 + col] = float(0.1 * (col + 0.5));
+      QCOMPARE(int(ds->GetRasterBand(1)->RasterIO(GF_Write, 0, 0, 600, 600, heights.data(), 600, 600,
+                                                   GDT_Float32, 0, 0)), int(CE_None));
+    }
+    const SurfaceModel dsm = SurfaceModel::open(dsm_path);
+    QVERIFY(std::abs(dsm.medianHeight_m() - 30.0) < 1.0);
+    const geo::MapPoint centre_map{kEasting0 + 300.0, kNorthing0 - 300.0};
+    const geo::LocalEnuFrame frame(basemap.converter().geoFromMap(centre_map, 0.0));
+    const CameraModel camera = CameraModel::fromHorizontalFov(320, 240, 60.0);
+    const FlightRenderer renderer(basemap, frame, camera, RenderOptions{}, &dsm);
+    const CameraPose pose{0.0, {0, 0, 120}, 90, -70, 0};  // looking east, up the slope
+    const RenderedFrame out = renderer.renderClean(pose);
+    QCOMPARE(out.invalid_fraction, 0.0);
+    double worst = 0;
+    for (const cv::Point pixel : {cv::Point(20, 20), cv::Point(160, 120), cv::Point(300, 220)}) {
+      const cv::Vec3d d = pose.enuFromCam() * camera.rayFromPixel(pixel);
+      // Height at east e is 0.1 (e + 300) (UTM 33N central meridian: no grid rotation).
+      const double t = (30.0 - 120.0) / (d[2] - 0.1 * d[0]);
+      const double e = t * d[0], n = t * d[1];
+      const geo::MapPoint m = basemap.converter().mapFromEnu(frame, {e, n, 0.1 * (e + 300)});
       const cv::Vec3d expected = colourAt(rgb, m.x, m.y);
       const cv::Vec3b bgr = out.bgr.at<cv::Vec3b>(pixel);
       for (int k = 0; k < 3; ++k) worst = std::max(worst, std::abs(bgr[2 - k] - expected[k]));
