@@ -428,6 +428,7 @@ class Parser {
             continue;
           }
         }
+        if (topic.logged_size == 0) topic.logged_size = length;
         const std::size_t copy = std::min(length, format.size);
         topic.data.insert(topic.data.end(), bytes_ + offset, bytes_ + offset + copy);
         topic.data.insert(topic.data.end(), format.size - copy, 0);

@@ -48,7 +48,8 @@ struct ULogTopic {
   std::string name;
   std::uint8_t multi_id = 0;
   std::string format_name;
-  std::size_t record_size = 0;
+  std::size_t record_size = 0;  // the format's size
+  std::size_t logged_size = 0;  // bytes per data message as logged (a trailing padding may be left out)
   std::vector<std::uint8_t> data;  // record_size * count bytes
   std::size_t count() const { return record_size ? data.size() / record_size : 0; }
   const std::uint8_t* record(std::size_t i) const { return data.data() + i * record_size; }
