@@ -18,6 +18,7 @@
 
 #include "core/geo/basemap.h"
 #include "core/geo/procedural_basemap.h"
+#include "core/io/telemetry/srt_reader.h"
 #include "core/nav/flight_path.h"
 #include "core/nav/flight_renderer.h"
 #include "core/nav/srt_writer.h"
@@ -308,6 +309,24 @@ class TestFlightRender : public QObject {
     }
     QVERIFY(dropouts > 5 && dropouts < 80);
     for (const auto& sample : sim.samples) spoofed += sample.spoofed;
+
+    // The project's own DJI SRT reader (core/io) reads the same file back: every fix,
+    // at its video time, to the written position (6 decimals), gimbal angles included;
+    // dropout blocks (0, 0) are "no fix".
+    const io::TelemetrySeries series = io::readDjiSrt(path);
+    QCOMPARE(int(series.positionCount()), 300 - dropouts);
+    for (const auto& sample : series.samples) {
+      if (!sample.hasPosition()) continue;
+      const long frame = std::lround(sample.log_t_s * 30.0);
+      QVERIFY(frame >= 0 && frame < 300);
+      const GnssSample& written = sim.samples[size_t(frame)];
+      QVERIFY(written.has_fix);
+      QVERIFY(std::abs(sample.lat_deg - written.lat_deg) <= 5.1e-7);
+      QVERIFY(std::abs(sample.lon_deg - written.lon_deg) <= 5.1e-7);
+      QVERIFY(std::abs(sample.alt_rel_m - written.rel_alt_m) < 2e-3);
+      QCOMPARE(sample.gimbal_yaw_deg, 90.0);
+      QCOMPARE(sample.gimbal_pitch_deg, -90.0);
+    }
     QCOMPARE(spoofed, 60);  // 6.0 s .. 8.0 s at 30 fps
     // The bias shows as the mean offset, in its documented direction, within the noise.
     mean_e /= clean;
