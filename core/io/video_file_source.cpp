@@ -56,6 +56,17 @@ bool readFrame(cv::VideoCapture& capture, cv::Mat* bgr) {
   }
 }
 
+bool grabFrame(cv::VideoCapture& capture) {
+  try {
+    return capture.grab();
+  } catch (const cv::Exception&) {
+    return false;
+  }
+}
+
+// Forward seeks up to this many frames decode on instead of seeking.
+constexpr int kMaxForwardStep = 48;
+
 }  // namespace
 
 VideoFileSource::VideoFileSource(const std::string& path, const VideoSourceOptions& options)
@@ -138,7 +149,18 @@ void VideoFileSource::seek(int index) {
                     std::to_string(info_.frame_count) + ")");
   if (position() == index) return;
   pending_.reset();
-  reposition(index);
+  // A short step forward is cheaper by decoding on than by seeking, which restarts at the
+  // previous keyframe (x264's default GOP is 250 frames).
+  bool stepped = false;
+  if (target_index_ < 0 && index >= next_index_ && index - next_index_ <= kMaxForwardStep) {
+    stepped = true;
+    for (int i = next_index_; i < index && stepped; ++i) stepped = grabFrame(capture_);
+    if (stepped) {
+      next_index_ = index;
+      last_t_s_ = -1.0;
+    }
+  }
+  if (!stepped) reposition(index);
   VideoFrame frame;
   if (decodeNext(&frame)) pending_ = std::move(frame);
 }

@@ -76,7 +76,8 @@ class VideoSource {
 
   // Positions the source so that the next read() returns frame `index` exactly (or the
   // next good frame after it when `index` is damaged). Throws InvalidArgument when
-  // index is outside [0, frame_count).
+  // index is outside [0, frame_count). Cost for files: a short forward step decodes on;
+  // anything else decodes from the previous keyframe (up to one GOP of frames).
   virtual void seek(int index) = 0;
 
   // Index the next read() will try to decode.

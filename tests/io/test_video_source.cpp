@@ -146,7 +146,8 @@ class TestVideoSource : public QObject {
     QCOMPARE(source->info().frame_count, frames);
 
     std::mt19937 rng(7);
-    std::vector<int> targets = {0, frames - 1, 75, 74, 76, 3, 140, 1};
+    // Long jumps, backward steps, and short forward steps (decoded on, not seeked).
+    std::vector<int> targets = {0, frames - 1, 75, 74, 76, 3, 140, 1, 100, 110, 120, 121, 149};
     for (int i = 0; i < 12; ++i) targets.push_back(static_cast<int>(rng() % frames));
     for (int target : targets) {
       source->seek(target);
