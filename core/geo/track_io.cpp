@@ -80,6 +80,9 @@ double unixFromUtc(int year, int month, int day, int hour, int minute, double se
 }
 
 void validateTrack(const Track& track, const std::string& path) {
+  if (track.poses.empty()) {
+    throw InvalidArgument("cannot export " + path + ": the track has no poses");
+  }
   for (std::size_t i = 0; i < track.poses.size(); ++i) {
     const TrackPose& p = track.poses[i];
     if (!std::isfinite(p.lat_deg) || !std::isfinite(p.lon_deg) || std::abs(p.lat_deg) > 90.0 ||

@@ -40,8 +40,8 @@ std::optional<TrackFormat> trackFormatFromPath(const std::string& path);
 // The CSV header, exactly as written.
 extern const char* const kTrackCsvHeader;
 
-// Writes `track` to `path`. Throws InvalidArgument for an invalid pose (non-finite or
-// out-of-range lat/lon), IoError when the file cannot be written, Cancelled when
+// Writes `track` to `path`. Throws InvalidArgument for an empty track or an invalid pose
+// (non-finite or out-of-range lat/lon, non-finite t_s), IoError when the file cannot be written, Cancelled when
 // `progress` returns false (the target is then untouched).
 void exportTrack(const Track& track, const std::string& path, TrackFormat format,
                  const ProgressCallback& progress = {});

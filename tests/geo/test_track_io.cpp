@@ -268,6 +268,9 @@ class TestTrackIo : public QObject {
       QCOMPARE(QString::fromStdString(skytrace::readFileBytes(path)), QString("previous contents\n"));
     }
     QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 5);  // no temporaries
+    QVERIFY_THROWS_EXCEPTION(skytrace::InvalidArgument,
+                             exportTrack(Track{}, (dir.path() + "/empty.gpx").toStdString(), TrackFormat::Gpx));
+    QVERIFY(!QFile::exists(dir.path() + "/empty.gpx"));
     QVERIFY_THROWS_EXCEPTION(skytrace::IoError,
                              exportTrack(track, (dir.path() + "/no/such/dir/t.gpx").toStdString(),
                                          TrackFormat::Gpx));
