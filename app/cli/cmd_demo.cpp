@@ -13,6 +13,8 @@
 #include "app/cli/cli_support.h"
 #include "core/geo/procedural_basemap.h"
 #include "core/geo/track_io.h"
+#include "core/io/telemetry/srt_reader.h"
+#include "core/io/telemetry/telemetry_track.h"
 #include "core/nav/flight_simulation.h"
 #include "core/nav/trajectory_eval.h"
 #include "core/nav/truth_csv.h"
@@ -27,33 +29,6 @@ namespace skytrace::cli {
 ProgressCallback stderrProgress();  // defined in cmd_render.cpp
 
 namespace {
-
-// The SRT's GNSS fixes as a track (frames without a fix are left out), read back from
-// the truth-side samples the simulation documents: gnss_truth.json is for people; here
-// the same numbers come from re-running nothing: we parse what flight.srt says.
-geo::Track gnssTrackFromSrt(const std::filesystem::path& srt) {
-  geo::Track track;
-  track.name = "gnss (flight.srt)";
-  const std::string text = readFileBytes(srt);
-  std::size_t pos = 0;
-  std::int64_t frame = 0;
-  while ((pos = text.find("FrameCnt: ", pos)) != std::string::npos) {
-    frame = std::stoll(text.substr(pos + 10, 12)) - 1;
-    const std::size_t lat = text.find("[latitude: ", pos);
-    const std::size_t lon = text.find("[longitude: ", pos);
-    const std::size_t alt = text.find("abs_alt: ", pos);
-    if (lat == std::string::npos || lon == std::string::npos || alt == std::string::npos) break;
-    geo::TrackPose p;
-    p.frame = frame;
-    p.lat_deg = std::stod(text.substr(lat + 11, 20));
-    p.lon_deg = std::stod(text.substr(lon + 12, 20));
-    p.alt_m = std::stod(text.substr(alt + 9, 20));
-    p.source = geo::PoseSource::Gnss;
-    if (p.lat_deg != 0.0 || p.lon_deg != 0.0) track.poses.push_back(p);
-    pos = alt;
-  }
-  return track;
-}
 
 int runDemo(const QStringList& args) {
   QCommandLineParser parser;
@@ -117,7 +92,8 @@ int runDemo(const QStringList& args) {
 
     // First report: the simulated GNSS (with its spoofed segment) against the truth.
     const geo::Track truth = nav::readCsvTrack(r.truth_path);
-    const geo::Track gnss = gnssTrackFromSrt(r.srt_path);
+    // The GNSS fixes as any analyst would get them: flight.srt through the DJI SRT reader.
+    const geo::Track gnss = io::gnssTrackFromTelemetry(io::readDjiSrt(r.srt_path.string()));
     const nav::EvalReport report = nav::evaluateTrack(truth, gnss, {});
     writeFileAtomically(dir / "report_gnss.json", nav::evalReportJson(report, false));
     cv::imwrite((dir / "report_gnss.png").string(), nav::renderEvalPlot(report));
