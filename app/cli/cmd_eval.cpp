@@ -38,7 +38,9 @@ int runEval(const QStringList& args) {
       {"out", "Report JSON path; the plot goes next to it as <name>.png.", "FILE"},
       {"align", "Match truth and track by 'frame' index (default) or 'time' (interpolated); "
                 "or fit the track onto the truth first: 'rigid' or 'similarity' (Umeyama, "
-                "frame matching).", "MODE", "frame"},
+                "frame matching unless --match time).", "MODE", "frame"},
+      {"match", "With --align rigid|similarity: match by 'frame' (default) or 'time'.", "MODE",
+       "frame"},
       {"segment-s", "Length of the per-segment windows (default 10).", "S", "10"},
       {"max-gap-s", "Time matching: longest track gap to interpolate over (default 1).", "S", "1"},
       {"no-frames", "Leave the per-frame errors out of the JSON."},
@@ -63,6 +65,7 @@ int runEval(const QStringList& args) {
       options.matching = nav::parseEvalMatching(align);
     } else {
       options.alignment = nav::parseEvalAlignment(align);  // rigid | similarity
+      options.matching = nav::parseEvalMatching(parser.value("match").toStdString());
     }
     bool ok_segment = false, ok_gap = false;
     options.segment_s = parser.value("segment-s").toDouble(&ok_segment);

@@ -317,9 +317,9 @@ class TestFlightRender : public QObject {
     QCOMPARE(int(series.positionCount()), 300 - dropouts);
     for (const auto& sample : series.samples) {
       if (!sample.hasPosition()) continue;
-      const long frame = std::lround(sample.log_t_s * 30.0);
-      QVERIFY(frame >= 0 && frame < 300);
-      const GnssSample& written = sim.samples[size_t(frame)];
+      const long index = std::lround(sample.log_t_s * 30.0);
+      QVERIFY(index >= 0 && index < 300);
+      const GnssSample& written = sim.samples[size_t(index)];
       QVERIFY(written.has_fix);
       QVERIFY(std::abs(sample.lat_deg - written.lat_deg) <= 5.1e-7);
       QVERIFY(std::abs(sample.lon_deg - written.lon_deg) <= 5.1e-7);
