@@ -79,6 +79,7 @@ class TestCameraModel : public QObject {
         }
       }
     }
+    qInfo("pixel -> ground -> pixel: %d pixels, worst %.2e px", checked, worst);
     QVERIFY(checked > 1500);
     QVERIFY2(worst < 0.01, qPrintable(QString("worst round trip %1 px").arg(worst)));
   }
