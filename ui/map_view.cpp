@@ -12,82 +12,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include <opencv2/core.hpp>
-
 #include "core/util/error.h"
 
 namespace skytrace::ui {
 namespace {
 
 constexpr int kLoadDebounceMs = 40;  // at most one read (and repaint) per 40 ms
-
-// Points along the border of a rectangle (corners and edge midpoints), for envelopes of
-// transformed rectangles.
-std::vector<geo::MapPoint> borderSamples(const geo::MapRect& r) {
-  const double mx = 0.5 * (r.min_x + r.max_x);
-  const double my = 0.5 * (r.min_y + r.max_y);
-  return {{r.min_x, r.min_y}, {mx, r.min_y}, {r.max_x, r.min_y}, {r.max_x, my},
-          {r.max_x, r.max_y}, {mx, r.max_y}, {r.min_x, r.max_y}, {r.min_x, my}};
-}
-
-geo::MapRect envelope(const std::vector<geo::MapPoint>& points) {
-  geo::MapRect r{points.front().x, points.front().y, points.front().x, points.front().y};
-  for (const geo::MapPoint& p : points) {
-    r.min_x = std::min(r.min_x, p.x);
-    r.min_y = std::min(r.min_y, p.y);
-    r.max_x = std::max(r.max_x, p.x);
-    r.max_y = std::max(r.max_y, p.y);
-  }
-  return r;
-}
-
-geo::MapRect intersection(const geo::MapRect& a, const geo::MapRect& b) {
-  return {std::max(a.min_x, b.min_x), std::max(a.min_y, b.min_y), std::min(a.max_x, b.max_x),
-          std::min(a.max_y, b.max_y)};
-}
-
-// RGB + validity mask -> premultiplied ARGB with nodata transparent.
-QImage imageFromWindow(const geo::BasemapWindow& window) {
-  std::vector<cv::Mat> channels;
-  cv::split(window.rgb, channels);
-  channels.push_back(window.valid);
-  cv::Mat rgba;
-  cv::merge(channels, rgba);
-  const QImage view(rgba.data, rgba.cols, rgba.rows, static_cast<qsizetype>(rgba.step),
-                    QImage::Format_RGBA8888);
-  return view.convertToFormat(QImage::Format_ARGB32_Premultiplied);  // deep copy
-}
-
-// Runs on the view's worker thread: reads every layer's part of `view_rect`.
-MapView::LoadResult readLayers(const std::vector<MapView::Layer>& layers,
-                               const geo::MapRect& view_rect, double gsd_m,
-                               quint64 generation) {
-  MapView::LoadResult result;
-  result.generation = generation;
-  for (const MapView::Layer& layer : layers) {
-    try {
-      geo::MapRect rect = view_rect;
-      if (layer.layer_from_view) rect = envelope(layer.layer_from_view->transform(borderSamples(view_rect)));
-      rect = intersection(rect, layer.basemap->mapBounds());
-      if (rect.isEmpty()) continue;
-      const double layer_gsd_m = std::max(gsd_m, layer.basemap->pixelSizeM());
-      const geo::BasemapWindow window = layer.basemap->readWindow(rect, layer_gsd_m);
-      if (window.rgb.empty()) continue;
-      const geo::GeoTransform& t = window.map_from_pixel;
-      std::vector<geo::MapPoint> corners = {t.mapFromPixel(0, 0), t.mapFromPixel(window.rgb.cols, 0),
-                                            t.mapFromPixel(window.rgb.cols, window.rgb.rows),
-                                            t.mapFromPixel(0, window.rgb.rows)};
-      if (layer.view_from_layer) corners = layer.view_from_layer->transform(corners);
-      MapView::LayerImage image;
-      image.image = imageFromWindow(window);
-      for (const geo::MapPoint& c : corners) image.corners_in_view << QPointF(c.x, c.y);
-      result.images.push_back(std::move(image));
-    } catch (const std::exception& e) {
-      if (result.error.isEmpty()) result.error = QString::fromStdString(e.what());
-    }
-  }
-  return result;
-}
 
 // A "nice" scale bar length (1, 2 or 5 x 10^k metres) close to `target_m`.
 double niceLengthM(double target_m) {
@@ -108,8 +38,8 @@ MapView::MapView(QWidget* parent) : QWidget(parent) {
   load_timer_.setSingleShot(true);
   load_timer_.setInterval(kLoadDebounceMs);
   connect(&load_timer_, &QTimer::timeout, this, &MapView::startLoad);
-  watcher_ = new QFutureWatcher<LoadResult>(this);
-  connect(watcher_, &QFutureWatcher<LoadResult>::finished, this, &MapView::onLoadFinished);
+  watcher_ = new QFutureWatcher<MapReadResult>(this);
+  connect(watcher_, &QFutureWatcher<MapReadResult>::finished, this, &MapView::onLoadFinished);
 }
 
 MapView::~MapView() {
@@ -118,7 +48,7 @@ MapView::~MapView() {
 }
 
 void MapView::addBasemap(std::shared_ptr<const geo::Basemap> basemap) {
-  Layer layer;
+  MapLayer layer;
   layer.basemap = std::move(basemap);
   if (layers_.empty()) {
     layer.bounds_in_view = layer.basemap->mapBounds();
@@ -159,7 +89,7 @@ void MapView::clearBasemaps() {
 
 geo::MapRect MapView::layersBounds() const {
   geo::MapRect r = layers_.front().bounds_in_view;
-  for (const Layer& layer : layers_) {
+  for (const MapLayer& layer : layers_) {
     r.min_x = std::min(r.min_x, layer.bounds_in_view.min_x);
     r.min_y = std::min(r.min_y, layer.bounds_in_view.min_y);
     r.max_x = std::max(r.max_x, layer.bounds_in_view.max_x);
@@ -257,13 +187,13 @@ void MapView::scheduleLoad() {
 void MapView::startLoad() {
   if (layers_.empty() || load_in_flight_) return;  // onLoadFinished() starts the next one
   load_in_flight_ = true;
-  watcher_->setFuture(QtConcurrent::run(&pool_, readLayers, layers_, visibleMapRect(),
+  watcher_->setFuture(QtConcurrent::run(&pool_, readMapLayers, layers_, visibleMapRect(),
                                         metresPerPixel(), requested_generation_));
 }
 
 void MapView::onLoadFinished() {
   load_in_flight_ = false;
-  const LoadResult result = watcher_->result();
+  const MapReadResult result = watcher_->result();
   if (result.generation >= accept_from_generation_ && result.generation >= shown_generation_) {
     images_ = result.images;
     shown_generation_ = result.generation;
@@ -287,7 +217,7 @@ void MapView::paintEvent(QPaintEvent*) {
     return;
   }
   painter.setRenderHint(QPainter::SmoothPixmapTransform);
-  for (const LayerImage& layer_image : images_) {
+  for (const MapLayerImage& layer_image : images_) {
     const QImage& image = layer_image.image;
     QPolygonF source;
     source << QPointF(0, 0) << QPointF(image.width(), 0) << QPointF(image.width(), image.height())

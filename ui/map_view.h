@@ -12,8 +12,6 @@
 // Thread: GUI thread only (the reads run on an internal pool and come back queued).
 #pragma once
 
-#include <QImage>
-#include <QPolygonF>
 #include <QThreadPool>
 #include <QTimer>
 #include <QWidget>
@@ -24,6 +22,7 @@
 #include <vector>
 
 #include "core/geo/basemap.h"
+#include "ui/map_layer_reader.h"
 #include "core/geo/geo_transform.h"
 #include "core/geo/geodesy.h"
 
@@ -92,25 +91,6 @@ class MapView : public QWidget {
   void leaveEvent(QEvent* event) override;
   void changeEvent(QEvent* event) override;
 
- public:
-  // One layer and how to reach it from the view CRS (internal, public for the reader).
-  struct Layer {
-    std::shared_ptr<const geo::Basemap> basemap;
-    std::shared_ptr<const geo::CrsTransform> layer_from_view;  // null: same CRS
-    std::shared_ptr<const geo::CrsTransform> view_from_layer;
-    geo::MapRect bounds_in_view;
-  };
-  // An image read for one layer, with its corners (TL, TR, BR, BL) in view map units.
-  struct LayerImage {
-    QImage image;
-    QPolygonF corners_in_view;
-  };
-  struct LoadResult {
-    quint64 generation = 0;
-    std::vector<LayerImage> images;
-    QString error;
-  };
-
  private:
   void scheduleLoad();
   void startLoad();
@@ -118,8 +98,8 @@ class MapView : public QWidget {
   void clampScale();
   geo::MapRect layersBounds() const;
 
-  std::vector<Layer> layers_;
-  std::vector<LayerImage> images_;
+  std::vector<MapLayer> layers_;
+  std::vector<MapLayerImage> images_;
   geo::MapPoint centre_;
   double units_per_px_ = 1.0;
   double metres_per_unit_ = 1.0;
@@ -129,7 +109,7 @@ class MapView : public QWidget {
 
   QTimer load_timer_;
   QThreadPool pool_;
-  QFutureWatcher<LoadResult>* watcher_ = nullptr;
+  QFutureWatcher<MapReadResult>* watcher_ = nullptr;
   quint64 requested_generation_ = 0;  // bumped by every view change
   quint64 shown_generation_ = 0;      // of the images on screen
   quint64 accept_from_generation_ = 0;  // older results belong to removed layers

@@ -1,6 +1,9 @@
 // MapView on a real orthophoto (offscreen): the view fits the raster, shows imagery,
 // keeps nodata transparent, and pan/zoom move the map rectangle exactly as the mouse did.
 #include <QMouseEvent>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QSignalSpy>
 #include <QWheelEvent>
 #include <QtTest>
@@ -78,7 +81,7 @@ class TestMapView : public QObject {
   void nodataIsTransparent() {
     // An OpenAerialMap tile padded with nodata: where the basemap says "no imagery" the
     // view shows its own background, not black pixels.
-    auto basemap = openShared("data/orthophotos/5b3622402b6a08001185f8d8_10_00004.tif");
+    auto basemap = openShared("data/orthophotos/5b90f92da0d7280005fab355_4310.tif");
     const geo::BasemapWindow full = basemap->readWindow(basemap->mapBounds(), basemap->pixelSizeM() * 8);
     cv::Point invalid(-1, -1);
     for (int r = 2; r < full.valid.rows - 2 && invalid.x < 0; ++r)
@@ -161,6 +164,53 @@ class TestMapView : public QObject {
     QVERIFY(view.unitsPerPixel() > upp);
     QVERIFY(std::isfinite(view.unitsPerPixel()));
     QTRY_VERIFY_WITH_TIMEOUT(view.isIdle(), kIdleTimeoutMs);
+  }
+
+  void layerInAnotherCrsLandsOnTheSameGround() {
+    // australia.tif warped to WGS84 by GDAL's own gdalwarp, drawn over the UTM original:
+    // if the CRS path places it right, the view looks the same as with the original only.
+    const QString gdalwarp = QStandardPaths::findExecutable("gdalwarp");
+    if (gdalwarp.isEmpty()) QSKIP("gdalwarp (gdal-bin) not installed");
+    QTemporaryDir dir;
+    const QString warped = dir.filePath("australia_wgs84.tif");
+    QCOMPARE(QProcess::execute(gdalwarp, {"-q", "-t_srs", "EPSG:4326", "-r", "bilinear", "-dstalpha",
+                                          test::sharedPath("data/orthophotos/australia.tif"), warped}),
+             0);
+    auto original = openShared("data/orthophotos/australia.tif");
+    auto wgs84 = std::make_shared<const geo::Basemap>(geo::Basemap::open(warped.toStdString()));
+
+    ui::MapView reference;
+    reference.resize(600, 600);
+    reference.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&reference));
+    reference.addBasemap(original);
+    reference.zoomBy(2.0);  // look at the interior, well inside both rasters
+    QTRY_VERIFY_WITH_TIMEOUT(reference.isIdle(), kIdleTimeoutMs);
+
+    ui::MapView stacked;
+    stacked.resize(600, 600);
+    stacked.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&stacked));
+    stacked.addBasemap(original);
+    stacked.addBasemap(wgs84);  // drawn on top, read in EPSG:4326
+    stacked.setView(reference.centre(), reference.unitsPerPixel());
+    QTRY_VERIFY_WITH_TIMEOUT(stacked.isIdle(), kIdleTimeoutMs);
+
+    const QImage a = reference.grab().toImage().convertToFormat(QImage::Format_Grayscale8);
+    const QImage b = stacked.grab().toImage().convertToFormat(QImage::Format_Grayscale8);
+    auto meanAbsDiff = [&](const QImage& x, const QImage& y, int dx) {
+      double sum = 0.0;
+      int n = 0;
+      for (int row = 150; row < 450; ++row)
+        for (int col = 150; col < 450; ++col, ++n)
+          sum += std::abs(int(x.constScanLine(row)[col]) - int(y.constScanLine(row)[col + dx]));
+      return sum / n;
+    };
+    const double aligned = meanAbsDiff(a, b, 0);
+    const double shifted_2px = meanAbsDiff(a, a, 2);  // what a 2 px misplacement costs
+    qInfo("mean |grey difference|: stacked %.2f, reference shifted by 2 px %.2f", aligned, shifted_2px);
+    QVERIFY2(aligned < 0.5 * shifted_2px,
+             qPrintable(QString("aligned %1 vs 2 px shift %2").arg(aligned).arg(shifted_2px)));
   }
 
   void idleSignalComesOncePerSettledView() {
