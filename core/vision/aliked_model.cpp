@@ -127,7 +127,14 @@ namespace {
 // upsample_bilinear2d(align_corners=True): source = ((in-1)/(out-1)) * dst.
 class AggregatedFeatureLookup final : public FeatureLookup {
  public:
-  explicit AggregatedFeatureLookup(const EncodedLevels& encoded) : e_(encoded) {}
+  explicit AggregatedFeatureLookup(const EncodedLevels& encoded) : e_(encoded) {
+    // Channels-last copies [h*w, c]: a pixel's channels are contiguous for the gathers.
+    for (int i = 0; i < 4; ++i) {
+      const at::Tensor& level = encoded.levels[i][0];  // [c, h, w]
+      rows_[i] = level.permute({1, 2, 0}).reshape({-1, level.size(0)}).contiguous();
+      sizes_[i] = {level.size(1), level.size(2)};
+    }
+  }
   int64_t channels() const override { return 4 * e_.levels[0].size(1); }
   int64_t height() const override { return e_.height; }
   int64_t width() const override { return e_.width; }
@@ -136,37 +143,37 @@ class AggregatedFeatureLookup final : public FeatureLookup {
   at::Tensor gather(const at::Tensor& flat_index) const override {
     const at::Tensor y = flat_index.div(e_.width, "trunc") + e_.pad_lrtb[2];  // padded frame
     const at::Tensor x = flat_index.remainder(e_.width) + e_.pad_lrtb[0];
-    std::array<at::Tensor, 4> parts;
-    const at::Tensor& full = e_.levels[0];
-    parts[0] = full[0].reshape({full.size(1), -1}).index_select(1, y * e_.padded_width + x);
-    for (int i = 1; i < 4; ++i) parts[i] = upsampledAt(e_.levels[i][0], y, x);
-    const at::Tensor values = at::cat({parts[0], parts[1], parts[2], parts[3]}, 0);  // [C, P]
-    return values / at::linalg_vector_norm(values, 2, {0}, true).clamp_min(1e-12);
+    const at::Tensor values =
+        at::cat({rows_[0].index_select(0, y * e_.padded_width + x), upsampledAt(1, y, x),
+                 upsampledAt(2, y, x), upsampledAt(3, y, x)},
+                1);  // [P, C]
+    return values / at::linalg_vector_norm(values, 2, {1}, true).clamp_min(1e-12);
   }
 
  private:
-  // Bilinear (align_corners=True) upsampling of `level` [c, h, w] to the padded frame,
-  // evaluated at padded pixels (y, x). Returns [c, P].
-  at::Tensor upsampledAt(const at::Tensor& level, const at::Tensor& y, const at::Tensor& x) const {
-    const int64_t c = level.size(0), h = level.size(1), w = level.size(2);
+  // Bilinear (align_corners=True) upsampling of level i to the padded frame, evaluated
+  // at padded pixels (y, x). Returns [P, c].
+  at::Tensor upsampledAt(int i, const at::Tensor& y, const at::Tensor& x) const {
+    const int64_t h = sizes_[i][0], w = sizes_[i][1];
     const auto axis = [](const at::Tensor& dst, int64_t in, int64_t out) {
       const float scale = out > 1 ? static_cast<float>(in - 1) / static_cast<float>(out - 1) : 0.f;
       const at::Tensor src = dst.to(at::kFloat) * scale;
       const at::Tensor i0 = src.to(at::kLong);  // truncation, src >= 0
-      const at::Tensor lambda1 = (src - i0).clamp(0, 1);
+      const at::Tensor lambda1 = (src - i0).clamp(0, 1).unsqueeze(1);
       const at::Tensor i1 = i0 + (i0 < in - 1).to(at::kLong);
       return std::make_tuple(i0, i1, 1 - lambda1, lambda1);
     };
     const auto [y0, y1, ly0, ly1] = axis(y, h, e_.padded_height);
     const auto [x0, x1, lx0, lx1] = axis(x, w, e_.padded_width);
-    const at::Tensor flat = level.reshape({c, -1});
     const auto v = [&](const at::Tensor& yy, const at::Tensor& xx) {
-      return flat.index_select(1, yy * w + xx);
+      return rows_[i].index_select(0, yy * w + xx);
     };
     return ly0 * (lx0 * v(y0, x0) + lx1 * v(y0, x1)) + ly1 * (lx0 * v(y1, x0) + lx1 * v(y1, x1));
   }
 
   const EncodedLevels& e_;
+  std::array<at::Tensor, 4> rows_;
+  std::array<std::array<int64_t, 2>, 4> sizes_{};
 };
 
 }  // namespace

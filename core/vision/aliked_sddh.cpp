@@ -24,24 +24,24 @@ void Sddh::prepare() {
 DenseFeatureLookup::DenseFeatureLookup(const at::Tensor& map) : map_(map[0]) {}
 
 at::Tensor DenseFeatureLookup::gather(const at::Tensor& flat_index) const {
-  return map_.reshape({map_.size(0), -1}).index_select(1, flat_index);
+  return map_.reshape({map_.size(0), -1}).index_select(1, flat_index).t();
 }
 
 namespace {
 
 // Values at integer pixels (x, y) [any shape], zero outside the image. Returns
-// [C, numel(x)].
+// [numel(x), C].
 at::Tensor gatherZeroOutside(const FeatureLookup& features, const at::Tensor& x,
                              const at::Tensor& y) {
   const int64_t h = features.height(), w = features.width();
-  const at::Tensor inside = ((x >= 0) & (x < w) & (y >= 0) & (y < h)).reshape({1, -1});
+  const at::Tensor inside = ((x >= 0) & (x < w) & (y >= 0) & (y < h)).reshape({-1, 1});
   const at::Tensor index = (y.clamp(0, h - 1) * w + x.clamp(0, w - 1)).reshape({-1});
   const at::Tensor values = features.gather(index);
   return at::where(inside, values, at::zeros({}, values.options()));
 }
 
 // F.grid_sample(map, grid, bilinear, zeros, align_corners=True) at normalised (gx, gy)
-// [P]: the same unnormalisation and corner weights. Returns [C, P].
+// [P]: the same unnormalisation and corner weights. Returns [P, C].
 at::Tensor gridSampleBilinear(const FeatureLookup& features, const at::Tensor& gx,
                               const at::Tensor& gy) {
   const int64_t h = features.height(), w = features.width();
@@ -49,18 +49,18 @@ at::Tensor gridSampleBilinear(const FeatureLookup& features, const at::Tensor& g
   const at::Tensor iy = ((gy + 1) / 2) * (h - 1);
   const at::Tensor ix_nw = at::floor(ix), iy_nw = at::floor(iy);
   const at::Tensor ix_se = ix_nw + 1, iy_se = iy_nw + 1;
-  const at::Tensor nw = (ix_se - ix) * (iy_se - iy);
-  const at::Tensor ne = (ix - ix_nw) * (iy_se - iy);
-  const at::Tensor sw = (ix_se - ix) * (iy - iy_nw);
-  const at::Tensor se = (ix - ix_nw) * (iy - iy_nw);
+  const at::Tensor nw = ((ix_se - ix) * (iy_se - iy)).unsqueeze(1);
+  const at::Tensor ne = ((ix - ix_nw) * (iy_se - iy)).unsqueeze(1);
+  const at::Tensor sw = ((ix_se - ix) * (iy - iy_nw)).unsqueeze(1);
+  const at::Tensor se = ((ix - ix_nw) * (iy - iy_nw)).unsqueeze(1);
   const at::Tensor x0 = ix_nw.to(at::kLong), y0 = iy_nw.to(at::kLong);
   // One lookup for the four corners.
   const at::Tensor corners_x = at::stack({x0, x0 + 1, x0, x0 + 1});
   const at::Tensor corners_y = at::stack({y0, y0, y0 + 1, y0 + 1});
   const at::Tensor values = gatherZeroOutside(features, corners_x, corners_y)
-                                .view({features.channels(), 4, -1});
-  at::Tensor out = values.select(1, 0) * nw;
-  out.add_(values.select(1, 1) * ne).add_(values.select(1, 2) * sw).add_(values.select(1, 3) * se);
+                                .view({4, -1, features.channels()});
+  at::Tensor out = values[0] * nw;
+  out.add_(values[1] * ne).add_(values[2] * sw).add_(values[3] * se);
   return out;
 }
 
@@ -78,8 +78,8 @@ at::Tensor Sddh::patchesAt(const FeatureLookup& features, const at::Tensor& pixe
   const at::Tensor y = (pixel.select(1, 1).view({-1, 1, 1}) + steps.view({1, k, 1})).expand({n, k, k});
   const at::Tensor x = (pixel.select(1, 0).view({-1, 1, 1}) + steps.view({1, 1, k})).expand({n, k, k});
   return gatherZeroOutside(features, x.contiguous(), y.contiguous())
-      .view({features.channels(), n, k, k})
-      .permute({1, 0, 2, 3})
+      .reshape({n, k, k, features.channels()})
+      .permute({0, 3, 1, 2})
       .contiguous();
 }
 
@@ -106,13 +106,15 @@ SddhResult Sddh::operator()(const FeatureLookup& features, const at::Tensor& key
   at::Tensor position = keypoints_px.unsqueeze(1) + offset;  // [N, M, 2] pixels
   position = (2.0 * position / wh.unsqueeze(0) - 1).reshape({n * m, 2});
   const at::Tensor dense = features.denseMap();
-  const at::Tensor flat_samples =  // [C, N*M]
+  const at::Tensor sampled =  // [N, C, M, 1]
       dense.defined()
           ? at::grid_sampler(dense, position.view({1, n * m, 1, 2}), /*bilinear*/ 0,
                              /*zeros*/ 0, /*align_corners=*/true)
-                .view({c, n * m})
-          : gridSampleBilinear(features, position.select(1, 0), position.select(1, 1));
-  const at::Tensor sampled = flat_samples.view({c, n, m, 1}).permute({1, 0, 2, 3});  // [N, C, M, 1]
+                .view({c, n, m, 1})
+                .permute({1, 0, 2, 3})
+          : gridSampleBilinear(features, position.select(1, 0), position.select(1, 1))
+                .view({n, m, c, 1})
+                .permute({0, 2, 1, 3});
   if (trace) {
     trace->patches = patches;
     trace->sampled = sampled.contiguous();

@@ -23,7 +23,8 @@ class FeatureLookup {
   virtual int64_t height() const = 0;
   virtual int64_t width() const = 0;
   virtual at::TensorOptions options() const = 0;
-  // flat_index: [P] long, y*W + x, all inside the image. Returns [C, P].
+  // flat_index: [P] long, y*W + x, all inside the image. Returns [P, C] (one row per
+  // pixel: gathers read contiguous channel vectors).
   virtual at::Tensor gather(const at::Tensor& flat_index) const = 0;
   // The whole map [1, C, H, W] when it is materialised (then sampled with grid_sample
   // directly), else undefined.
