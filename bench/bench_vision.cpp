@@ -341,6 +341,7 @@ int main(int argc, char** argv) {
                     << " inliers, corner error " << row["corner_error_px_median"].get<double>()
                     << " px" << std::endl;
           report["results"].push_back(std::move(row));
+          std::ofstream(args.out) << report.dump(2) << "\n";  // partial results survive
         }
       }
     }
