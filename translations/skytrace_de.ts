@@ -182,6 +182,18 @@
         <source>Lat %1°, Lon %2°</source>
         <translation>Breite %1°, Länge %2°</translation>
     </message>
+    <message>
+        <source>Open a folder of images (jpg/png/tif) as a video</source>
+        <translation>Einen Ordner mit Bildern (jpg/png/tif) als Video öffnen</translation>
+    </message>
+    <message>
+        <source>Open Image Folder</source>
+        <translation>Bildordner öffnen</translation>
+    </message>
+    <message>
+        <source>Open Image Fol&amp;der...</source>
+        <translation>Bild&amp;ordner öffnen...</translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>

@@ -182,6 +182,18 @@
         <source>Lat %1°, Lon %2°</source>
         <translation>Lat %1°, Lon %2°</translation>
     </message>
+    <message>
+        <source>Open a folder of images (jpg/png/tif) as a video</source>
+        <translation>Open a folder of images (jpg/png/tif) as a video</translation>
+    </message>
+    <message>
+        <source>Open Image Folder</source>
+        <translation>Open Image Folder</translation>
+    </message>
+    <message>
+        <source>Open Image Fol&amp;der...</source>
+        <translation>Open Image Fol&amp;der...</translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>

@@ -80,6 +80,9 @@ void MainWindow::createActions() {
   open_video_action_->setShortcut(QKeySequence::Open);
   connect(open_video_action_, &QAction::triggered, this, &MainWindow::chooseVideo);
 
+  open_folder_action_ = new QAction(this);
+  connect(open_folder_action_, &QAction::triggered, this, &MainWindow::chooseImageFolder);
+
   clear_recent_action_ = new QAction(this);
   connect(clear_recent_action_, &QAction::triggered, this, [this] {
     recent_entries_.clear();
@@ -111,6 +114,7 @@ void MainWindow::createMenus() {
   file_menu_ = menuBar()->addMenu(QString());
   file_menu_->addAction(open_basemap_action_);
   file_menu_->addAction(open_video_action_);
+  file_menu_->addAction(open_folder_action_);
   recent_menu_ = file_menu_->addMenu(QString());
   file_menu_->addSeparator();
   file_menu_->addAction(quit_action_);
@@ -163,6 +167,8 @@ void MainWindow::retranslateUi() {
   open_basemap_action_->setStatusTip(tr("Open a georeferenced raster (GeoTIFF, VRT, MBTiles, ...) as a basemap"));
   open_video_action_->setText(tr("Open &Video..."));
   open_video_action_->setStatusTip(tr("Open a flight video or a folder of images"));
+  open_folder_action_->setText(tr("Open Image Fol&der..."));
+  open_folder_action_->setStatusTip(tr("Open a folder of images (jpg/png/tif) as a video"));
   clear_recent_action_->setText(tr("&Clear List"));
   quit_action_->setText(tr("&Quit"));
   zoom_in_action_->setText(tr("Zoom &In"));
@@ -254,6 +260,11 @@ void MainWindow::chooseVideo() {
   const QString path = QFileDialog::getOpenFileName(
       this, tr("Open Video"), QString(),
       tr("Videos (*.mp4 *.mov *.mkv *.avi *.m4v *.ts);;All files (*)"));
+  if (!path.isEmpty()) openVideo(path);
+}
+
+void MainWindow::chooseImageFolder() {
+  const QString path = QFileDialog::getExistingDirectory(this, tr("Open Image Folder"));
   if (!path.isEmpty()) openVideo(path);
 }
 

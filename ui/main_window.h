@@ -63,6 +63,7 @@ class MainWindow : public QMainWindow {
  public Q_SLOTS:
   void chooseBasemap();
   void chooseVideo();
+  void chooseImageFolder();
   void showAbout();
 
  protected:
@@ -100,6 +101,7 @@ class MainWindow : public QMainWindow {
   QMenu* help_menu_ = nullptr;
   QAction* open_basemap_action_ = nullptr;
   QAction* open_video_action_ = nullptr;
+  QAction* open_folder_action_ = nullptr;
   QAction* clear_recent_action_ = nullptr;
   QAction* quit_action_ = nullptr;
   QAction* zoom_in_action_ = nullptr;
