@@ -29,7 +29,7 @@ ImagePairHomography estimateImagePairHomography(FeatureExtractor& extractor, Mat
                                                 const cv::Mat& image_a, const cv::Mat& image_b,
                                                 RansacOptions options);
 
-// Reads a 3x3 matrix from an OpenCV FileStorage file (XML/YAML/JSON; the first matrix
+// Reads a 3x3 matrix from an OpenCV FileStorage file (XML/YAML; the first matrix
 // node, e.g. H1to3p.xml of the OpenCV samples) or a plain text file of 9 numbers.
 // Throws IoError / FormatError naming the file.
 Matrix3d readHomographyFile(const std::string& path);
