@@ -1,9 +1,73 @@
-// Placeholder until the telemetry reader lands; replaced by the module's owner.
+// `skytrace-cli info LOG`: format, sample count, time span and duration, start time (UTC
+// when the log states it), bounding box, altitude range, fields present and what the
+// parser skipped, for DJI SRT, PX4 ULog, GPX and CSV flight logs.
+#include <QDateTime>
+#include <QString>
+#include <QStringList>
+
+#include <algorithm>
+#include <cmath>
+
 #include "app/cli/info_describers.h"
-#include "core/util/error.h"
+#include "core/io/telemetry/telemetry_reader.h"
 
 namespace skytrace::cli {
-QString describeTelemetry(const QString& path) {
-  throw FormatError(path.toStdString() + ": telemetry files are not supported by this build yet");
+
+namespace {
+
+QString isoTime(double unix_s) {
+  return QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(std::llround(unix_s * 1000.0)), Qt::UTC)
+      .toString(Qt::ISODateWithMs);
 }
+
+QString range(double lo, double hi, int decimals) {
+  return QStringLiteral("%1 .. %2").arg(lo, 0, 'f', decimals).arg(hi, 0, 'f', decimals);
+}
+
+}  // namespace
+
+QString describeTelemetry(const QString& path) {
+  const io::TelemetrySeries s = io::readTelemetry(path.toStdString());
+  QStringList lines;
+  lines << QStringLiteral("path: %1").arg(path);
+  lines << QStringLiteral("kind: flight log (%1, %2)")
+               .arg(QString::fromStdString(s.format), QString::fromStdString(s.variant));
+  lines << QStringLiteral("samples: %1 (%2 with position)").arg(s.samples.size()).arg(s.positionCount());
+  if (!s.samples.empty()) {
+    const double t0 = s.samples.front().log_t_s, t1 = s.samples.back().log_t_s;
+    lines << QStringLiteral("time span: %1 s (log clock), duration %2 s")
+                 .arg(range(t0, t1, 3))
+                 .arg(t1 - t0, 0, 'f', 3);
+  }
+  lines << QStringLiteral("start: %1")
+               .arg(std::isfinite(s.start_unix_s) ? isoTime(s.start_unix_s)
+                                                  : QStringLiteral("unknown (no absolute time in the log)"));
+  lines << QStringLiteral("time offset to video: %1 s").arg(s.time_offset_s, 0, 'f', 3);
+  double min_lat = INFINITY, max_lat = -INFINITY, min_lon = INFINITY, max_lon = -INFINITY;
+  double min_rel = INFINITY, max_rel = -INFINITY, min_abs = INFINITY, max_abs = -INFINITY;
+  for (const io::TelemetrySample& x : s.samples) {
+    if (x.hasPosition()) {
+      min_lat = std::min(min_lat, x.lat_deg), max_lat = std::max(max_lat, x.lat_deg);
+      min_lon = std::min(min_lon, x.lon_deg), max_lon = std::max(max_lon, x.lon_deg);
+    }
+    if (std::isfinite(x.alt_rel_m)) min_rel = std::min(min_rel, x.alt_rel_m), max_rel = std::max(max_rel, x.alt_rel_m);
+    if (std::isfinite(x.alt_abs_m)) min_abs = std::min(min_abs, x.alt_abs_m), max_abs = std::max(max_abs, x.alt_abs_m);
+  }
+  if (std::isfinite(min_lat))
+    lines << QStringLiteral("bbox (lat, lon): %1, %2").arg(range(min_lat, max_lat, 7), range(min_lon, max_lon, 7));
+  if (std::isfinite(min_rel)) lines << QStringLiteral("altitude relative: %1 m").arg(range(min_rel, max_rel, 2));
+  if (std::isfinite(min_abs))
+    lines << QStringLiteral("altitude absolute (%1): %2 m")
+                 .arg(QString::fromStdString(s.abs_alt_reference), range(min_abs, max_abs, 2));
+  QStringList fields;
+  for (io::TelemetryField f : s.fieldsPresent()) fields << QString::fromUtf8(io::telemetryFieldName(f));
+  lines << QStringLiteral("fields: %1").arg(fields.isEmpty() ? QStringLiteral("none") : fields.join(", "));
+  for (const auto& [key, value] : s.metadata)
+    lines << QStringLiteral("%1: %2").arg(QString::fromStdString(key), QString::fromStdString(value));
+  lines << QStringLiteral("warnings: %1").arg(s.warnings.size());
+  for (std::size_t i = 0; i < s.warnings.size() && i < 10; ++i)
+    lines << QStringLiteral("  %1").arg(QString::fromStdString(io::formatWarning(s.warnings[i])));
+  return lines.join('\n') + '\n';
+}
+
 }  // namespace skytrace::cli

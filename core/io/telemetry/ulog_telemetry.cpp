@@ -67,7 +67,10 @@ TelemetrySeries telemetryFromULog(const ULogFile& file) {
   series.warnings = file.warnings;
   series.abs_alt_reference = "msl";
   for (const auto& [key, value] : file.info) series.metadata["info." + key] = value;
-  series.metadata["topics"] = std::to_string(file.topics.size());
+  std::size_t topics_with_data = 0;
+  for (const ULogTopic& t : file.topics) topics_with_data += t.count() > 0;
+  series.metadata["topics"] = std::to_string(topics_with_data) + " with data (" +
+                              std::to_string(file.topics.size()) + " subscribed)";
   series.metadata["dropouts"] = std::to_string(file.dropouts.size());
   series.metadata["logged_messages"] = std::to_string(file.logged.size());
   series.metadata["parameters"] = std::to_string(file.parameters.size());
