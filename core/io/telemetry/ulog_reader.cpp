@@ -181,7 +181,7 @@ class Parser {
       first_message = false;
       pos = end;  // always advances: end >= pos + 3
     }
-    resolveFormats();
+    resolveFormats(true);
     finishTopics();
     warnings_.finish();
     reportProgress(options_.progress, 1.0, "ulog");
@@ -259,6 +259,7 @@ class Parser {
           format.fields.push_back(std::move(field));
         }
         file_.formats[format.name] = std::move(format);
+        formats_resolved_ = false;
         return;
       }
       case 'I':
@@ -299,6 +300,10 @@ class Parser {
         const std::uint16_t msg_id = readLe<std::uint16_t>(b + 1);
         std::string name(reinterpret_cast<const char*>(b + 3), n - 3);
         name = name.substr(0, name.find('\0'));
+        if (!formats_resolved_) {  // data section: formats are complete (spec), size them now
+          resolveFormats(false);
+          formats_resolved_ = true;
+        }
         std::size_t index = topicIndex(name, multi_id);
         subscriptions_[msg_id] = index;
         return;
@@ -316,7 +321,8 @@ class Parser {
           warnings_.atOffset(pos, "data for unknown subscription id " + std::to_string(msg_id) + "; skipped");
           return;
         }
-        pending_[it->second].emplace_back(body + 2, n - 2);
+        if (!prepareTopic(it->second)) pending_[it->second].emplace_back(body + 2, n - 2);
+        else appendRecord(it->second, body + 2, n - 2);
         return;
       }
       case 'L':
@@ -346,20 +352,23 @@ class Parser {
   }
 
   std::size_t topicIndex(const std::string& name, std::uint8_t multi_id) {
-    for (std::size_t i = 0; i < file_.topics.size(); ++i)
-      if (file_.topics[i].name == name && file_.topics[i].multi_id == multi_id) return i;
+    const auto key = std::make_pair(name, multi_id);
+    if (auto it = topic_index_.find(key); it != topic_index_.end()) return it->second;
+    topic_index_[key] = file_.topics.size();
     ULogTopic topic;
     topic.name = name;
     topic.multi_id = multi_id;
     topic.format_name = name;
     file_.topics.push_back(std::move(topic));
     pending_.emplace_back();
+    trailing_padding_.push_back(0);
+    short_messages_.push_back(0);
     return file_.topics.size() - 1;
   }
 
   // Computes offsets and sizes; formats referencing unknown or cyclic formats are
   // dropped with a warning.
-  void resolveFormats() {
+  void resolveFormats(bool warn) {
     std::map<std::string, int> state;  // 0 unvisited, 1 in progress, 2 done
     std::function<bool(ULogFormat&, int)> resolve = [&](ULogFormat& format, int depth) -> bool {
       int& s = state[format.name];
@@ -397,47 +406,53 @@ class Parser {
       return ok;
     };
     for (auto& [name, format] : file_.formats) {
-      if (!resolve(format, 0))
+      if (!resolve(format, 0) && warn)
         warnings_.atOffset(0, "format '" + name + "' refers to an unknown or cyclic type; its data is ignored");
     }
+  }
+
+  // Sets the topic's record size from its (resolved) format; false while unknown.
+  bool prepareTopic(std::size_t i) {
+    ULogTopic& topic = file_.topics[i];
+    if (topic.record_size > 0) return true;
+    auto it = file_.formats.find(topic.format_name);
+    if (it == file_.formats.end() || !it->second.resolved || it->second.size == 0) return false;
+    const ULogFormat& format = it->second;
+    topic.record_size = format.size;
+    // Data may leave out the format's trailing padding field.
+    if (!format.fields.empty() && format.fields.back().isPadding()) trailing_padding_[i] = format.fields.back().size;
+    return true;
+  }
+
+  // Copies one data message into the topic's fixed-stride records (zero-filled).
+  void appendRecord(std::size_t i, std::size_t offset, std::size_t length) {
+    ULogTopic& topic = file_.topics[i];
+    if (length + trailing_padding_[i] < topic.record_size) {
+      ++short_messages_[i];
+      return;
+    }
+    if (topic.logged_size == 0) topic.logged_size = length;
+    const std::size_t copy = std::min(length, topic.record_size);  // longer: keep the known prefix
+    topic.data.insert(topic.data.end(), bytes_ + offset, bytes_ + offset + copy);
+    topic.data.insert(topic.data.end(), topic.record_size - copy, 0);
   }
 
   void finishTopics() {
     for (std::size_t i = 0; i < file_.topics.size(); ++i) {
       ULogTopic& topic = file_.topics[i];
-      auto it = file_.formats.find(topic.format_name);
-      if (it == file_.formats.end() || !it->second.resolved || it->second.size == 0) {
-        if (!pending_[i].empty())
+      if (!pending_[i].empty()) {
+        if (!prepareTopic(i)) {
           warnings_.atOffset(0, "topic '" + topic.name + "' has no usable format; " +
                                     std::to_string(pending_[i].size()) + " messages ignored");
-        continue;
-      }
-      const ULogFormat& format = it->second;
-      // Data may leave out the format's trailing padding field.
-      std::size_t trailing_padding = 0;
-      if (!format.fields.empty() && format.fields.back().isPadding()) trailing_padding = format.fields.back().size;
-      topic.record_size = format.size;
-      topic.data.reserve(pending_[i].size() * format.size);
-      std::size_t wrong_size = 0;
-      for (const auto& [offset, length] : pending_[i]) {
-        if (length + trailing_padding < format.size || length > format.size + 0) {
-          if (length > format.size) {
-            // Longer than the format: keep the known prefix.
-          } else {
-            ++wrong_size;
-            continue;
-          }
+        } else {
+          for (const auto& [offset, length] : pending_[i]) appendRecord(i, offset, length);
         }
-        if (topic.logged_size == 0) topic.logged_size = length;
-        const std::size_t copy = std::min(length, format.size);
-        topic.data.insert(topic.data.end(), bytes_ + offset, bytes_ + offset + copy);
-        topic.data.insert(topic.data.end(), format.size - copy, 0);
+        pending_[i].clear();
+        pending_[i].shrink_to_fit();
       }
-      if (wrong_size)
-        warnings_.atOffset(0, "topic '" + topic.name + "': " + std::to_string(wrong_size) +
+      if (short_messages_[i])
+        warnings_.atOffset(0, "topic '" + topic.name + "': " + std::to_string(short_messages_[i]) +
                                   " data messages shorter than the format; skipped");
-      pending_[i].clear();
-      pending_[i].shrink_to_fit();
     }
   }
 
@@ -447,7 +462,12 @@ class Parser {
   ULogFile file_;
   detail::WarningSink warnings_;
   std::map<std::uint16_t, std::size_t> subscriptions_;            // msg_id -> topic index
-  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> pending_;  // per topic: (offset, length)
+  // Per topic: data that arrived before its format was known, as (offset, length).
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> pending_;
+  std::vector<std::size_t> trailing_padding_;  // per topic
+  std::vector<std::size_t> short_messages_;    // per topic
+  std::map<std::pair<std::string, std::uint8_t>, std::size_t> topic_index_;
+  bool formats_resolved_ = false;
 };
 
 // Resolves "a.b[2].c" within `format_name`; returns false if not found.
