@@ -7,9 +7,12 @@
 
 #include "core/util/check.h"
 #include "core/util/error.h"
+#include "core/util/log.h"
+#include "core/vision/aliked_config.h"
 #include "core/vision/aliked_extractor.h"
 #include "core/vision/classical_extractor.h"
 #include "core/vision/feature_set_impl.h"
+#include "core/vision/model_paths.h"
 
 namespace skytrace::vision {
 namespace {
@@ -168,6 +171,30 @@ std::unique_ptr<FeatureExtractor> createFeatureExtractor(const ExtractorOptions&
   if (isClassicalModel(options.model)) return createClassicalExtractor(options);
   if (isAlikedModel(options.model)) return createAlikedExtractor(options);
   throw InvalidArgument("unknown feature model '" + options.model + "'");
+}
+
+std::unique_ptr<FeatureExtractor> createFeatureExtractorOrFallback(
+    const ExtractorOptions& options, const std::string& fallback_model,
+    std::string* fallback_reason) {
+  if (fallback_reason) fallback_reason->clear();
+  options.check();
+  checkArgument(isClassicalModel(fallback_model),
+                "fallback model must be orb or sift, got '" + fallback_model + "'");
+  if (isAlikedModel(options.model)) {
+    try {
+      resolveWeightsPath(options.model, options.weights_path,
+                         alikedConfig(options.model).published_file, kAlikedWeightsUrl);
+    } catch (const ModelError& missing) {
+      ExtractorOptions classical = options;
+      classical.model = fallback_model;
+      SKYTRACE_LOG(Warning, "vision.features")
+          << "using " << fallback_model << " instead of " << options.model << ": "
+          << missing.what();
+      if (fallback_reason) *fallback_reason = missing.what();
+      return createFeatureExtractor(classical);
+    }
+  }
+  return createFeatureExtractor(options);
 }
 
 std::vector<std::string> availableFeatureModels() {

@@ -68,6 +68,14 @@ class FeatureExtractor {
 // (throwing ModelError naming the expected file when absent).
 std::unique_ptr<FeatureExtractor> createFeatureExtractor(const ExtractorOptions& options);
 
+// The classical fallback: like createFeatureExtractor, but when a learned model's weights
+// file cannot be found (not when it exists and fails to load) creates `fallback_model`
+// ("orb" or "sift", no weights needed) with the same keypoint budget and device, and
+// puts the reason into *fallback_reason (left empty when the requested model was used).
+std::unique_ptr<FeatureExtractor> createFeatureExtractorOrFallback(
+    const ExtractorOptions& options, const std::string& fallback_model = "sift",
+    std::string* fallback_reason = nullptr);
+
 // Names accepted by createFeatureExtractor, for --help texts.
 std::vector<std::string> availableFeatureModels();
 

@@ -1,4 +1,5 @@
 // ORB/SIFT behind FeatureExtractor: descriptor conventions and spatial spread.
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <opencv2/features2d.hpp>
@@ -92,6 +93,27 @@ class TestClassicalExtractor : public QObject {
     QVERIFY_THROWS_EXCEPTION(InvalidArgument, createFeatureExtractor(options));
     options.max_keypoints = 100;
     QVERIFY_THROWS_EXCEPTION(InvalidArgument, createFeatureExtractor(options)->extract(cv::Mat()));
+  }
+
+  void fallsBackToClassicalWithoutWeights() {
+    QTemporaryDir empty_model_dir;
+    qputenv("SKYTRACE_MODEL_DIR", empty_model_dir.path().toUtf8());
+    ExtractorOptions options;
+    options.model = "aliked-n16rot";
+    options.max_keypoints = 300;
+    std::string reason;
+    const auto extractor = createFeatureExtractorOrFallback(options, "orb", &reason);
+    QCOMPARE(extractor->name(), std::string("orb"));
+    QVERIFY2(reason.find("aliked-n16rot.pth") != std::string::npos, reason.c_str());
+    // A classical request is honoured as is, with no reason.
+    options.model = "sift";
+    QCOMPARE(createFeatureExtractorOrFallback(options, "orb", &reason)->name(), std::string("sift"));
+    QVERIFY(reason.empty());
+    // An explicit weights path that does not exist is also "missing".
+    options.model = "aliked-t16";
+    options.weights_path = empty_model_dir.filePath("nope.pth").toStdString();
+    QCOMPARE(createFeatureExtractorOrFallback(options, "sift", &reason)->name(), std::string("sift"));
+    qunsetenv("SKYTRACE_MODEL_DIR");
   }
 
   // On an aerial image plain ORB piles its keypoints into the most textured areas; the
