@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "core/io/telemetry/telemetry_reader.h"
@@ -361,6 +362,28 @@ class TestTelemetryULog : public QObject {
     QCOMPARE(f.warnings.size(), std::size_t(1));
     QVERIFY(f.warnings[0].message.find("past the end") != std::string::npos);
     QVERIFY_THROWS_EXCEPTION(IoError, readULog("/nonexistent/log.ulg"));
+  }
+
+  void floatingTimestampsAreClampedNotUndefined() {
+    // Regression (code review during fuzzing): a log declaring "float timestamp" with 1e30
+    // or NaN made the integer conversion undefined behaviour.
+    ULogBuilder b;
+    b.message('F', "vehicle_gps_position:float timestamp;int32_t lat;int32_t lon;");
+    b.subscribe(0, 1, "vehicle_gps_position");
+    b.data(1, ULogBuilder::v<float>(1e30f) + ULogBuilder::v<std::int32_t>(10) + ULogBuilder::v<std::int32_t>(20));
+    b.data(1, ULogBuilder::v<float>(NAN) + ULogBuilder::v<std::int32_t>(10) + ULogBuilder::v<std::int32_t>(20));
+    b.data(1, ULogBuilder::v<float>(-5.f) + ULogBuilder::v<std::int32_t>(10) + ULogBuilder::v<std::int32_t>(20));
+    const ULogFile f = parseULog(b.bytes(), "float_ts.ulg");
+    const ULogTopic* gps = f.topic("vehicle_gps_position");
+    QVERIFY(gps);
+    ULogFieldReader ts(f, *gps, "timestamp");
+    QCOMPARE(ts.atU64(0), std::numeric_limits<std::uint64_t>::max());
+    QCOMPARE(ts.atU64(1), std::uint64_t(0));
+    QCOMPARE(ts.atU64(2), std::uint64_t(0));
+    const TelemetrySeries s = telemetryFromULog(f);
+    QCOMPARE(s.samples.size(), std::size_t(3));
+    QCOMPARE(s.samples.front().log_t_s, 0.0);
+    QVERIFY(std::isfinite(s.samples.back().log_t_s));
   }
 
   void readTelemetryDispatchesByMagic() {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <limits>
 
 #include "core/io/telemetry/parse_support.h"
 #include "core/util/error.h"
@@ -544,7 +545,11 @@ std::uint64_t ULogFieldReader::atU64(std::size_t record) const {
   const unsigned char* p = topic_->record(record) + offset_;
   if (type_ == ULogType::UInt64 || type_ == ULogType::Int64) return readLe<std::uint64_t>(p);
   const double v = decodeScalar(type_, p);
-  return v > 0 ? static_cast<std::uint64_t>(v) : 0;
+  // A float/double field read as an integer: clamp, since converting an out-of-range
+  // floating value to an integer is undefined behaviour (NaN -> 0).
+  if (!(v > 0)) return 0;
+  if (v >= 18446744073709549568.0) return std::numeric_limits<std::uint64_t>::max();
+  return static_cast<std::uint64_t>(v);
 }
 
 bool isULog(std::string_view bytes) {
