@@ -386,6 +386,19 @@ class TestTelemetryULog : public QObject {
     QVERIFY(std::isfinite(s.samples.back().log_t_s));
   }
 
+  void hugeTrailingPaddingDoesNotExpandTinyMessages() {
+    // Regression (review of the amplification risk): a format ending in a 100 kB "_padding"
+    // must not turn each 10-byte data message into a 100 kB record.
+    ULogBuilder b;
+    b.message('F', "t:uint64_t timestamp;uint8_t[100000] _padding0;");
+    b.subscribe(0, 1, "t");
+    for (int i = 0; i < 100; ++i) b.data(1, ULogBuilder::v<std::uint64_t>(i));
+    const ULogFile f = parseULog(b.bytes(), "padding.ulg");
+    QCOMPARE(f.topic("t")->count(), std::size_t(0));
+    QVERIFY2(f.warnings.size() == 1, formatWarning(f.warnings.front()).c_str());
+    QVERIFY(f.warnings[0].message.find("shorter than the format") != std::string::npos);
+  }
+
   void readTelemetryDispatchesByMagic() {
     SKYTRACE_REQUIRE_SHARED();
     const TelemetrySeries s = readTelemetry(ulogPath("sample_log_small.ulg"));

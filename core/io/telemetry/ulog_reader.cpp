@@ -17,6 +17,7 @@ constexpr unsigned char kSyncMagic[8] = {0x2F, 0x73, 0x13, 0x20, 0x25, 0x0C, 0xB
 constexpr std::size_t kHeaderSize = 16;
 constexpr std::size_t kMessageHeaderSize = 3;
 constexpr int kMaxNesting = 16;
+constexpr std::size_t kMaxOmittedPadding = 8;  // alignment padding PX4 may leave out of data
 
 template <typename T>
 T readLe(const unsigned char* p) {
@@ -421,7 +422,10 @@ class Parser {
     const ULogFormat& format = it->second;
     topic.record_size = format.size;
     // Data may leave out the format's trailing padding field.
-    if (!format.fields.empty() && format.fields.back().isPadding()) trailing_padding_[i] = format.fields.back().size;
+    // Only alignment-sized padding counts: a huge "_padding" must not let 5-byte messages
+    // expand into megabyte records.
+    if (!format.fields.empty() && format.fields.back().isPadding() && format.fields.back().size <= kMaxOmittedPadding)
+      trailing_padding_[i] = format.fields.back().size;
     return true;
   }
 
