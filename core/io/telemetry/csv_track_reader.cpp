@@ -117,27 +117,31 @@ TelemetrySeries parseCsvTelemetry(std::string_view text, const std::string& sour
   detail::WarningSink warnings(series.warnings);
   if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
 
-  // Lines.
-  std::vector<std::string_view> lines;
-  for (std::size_t start = 0; start <= text.size();) {
-    std::size_t end = text.find('\n', start);
+  // Lines, one at a time (memory bounded by one line, not by the line count).
+  std::size_t cursor = 0;
+  std::size_t line_count = 0;
+  auto nextLine = [&](std::string_view& line) {
+    if (cursor > text.size() || (cursor == text.size() && line_count > 0)) return false;
+    std::size_t end = text.find('\n', cursor);
     if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
+    line = text.substr(cursor, end - cursor);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines.push_back(line);
-    start = end + 1;
-    if (end == text.size()) break;
-  }
+    cursor = end + 1;
+    ++line_count;
+    return true;
+  };
 
   // Header: the first line with latitude and longitude names.
-  std::size_t header_line = lines.size();
+  constexpr std::size_t kNoHeader = static_cast<std::size_t>(-1);
+  std::size_t header_line = kNoHeader;
   char delimiter = ',';
   std::array<int, static_cast<int>(Column::Count)> column;
   column.fill(-1);
   double alt_abs_scale = 1.0, alt_rel_scale = 1.0;
   std::string storage;
-  for (std::size_t li = 0; li < lines.size() && li < 50 && header_line == lines.size(); ++li) {
-    const std::string_view line = detail::trim(lines[li]);
+  std::string_view raw_line;
+  for (std::size_t li = 0; li < 50 && header_line == kNoHeader && nextLine(raw_line); ++li) {
+    const std::string_view line = detail::trim(raw_line);
     if (line.empty() || line.front() == '#') continue;
     const std::size_t commas = std::count(line.begin(), line.end(), ',');
     const std::size_t semis = std::count(line.begin(), line.end(), ';');
@@ -165,7 +169,7 @@ TelemetrySeries parseCsvTelemetry(std::string_view text, const std::string& sour
       delimiter = d;
     }
   }
-  if (header_line == lines.size())
+  if (header_line == kNoHeader)
     throw FormatError(source_name + ": no CSV header with latitude and longitude columns "
                       "(e.g. \"lat,lon\" or \"latitude;longitude\") in the first 50 lines");
   const bool decimal_comma = delimiter == ';' || delimiter == '\t';
@@ -179,12 +183,13 @@ TelemetrySeries parseCsvTelemetry(std::string_view text, const std::string& sour
   double first_unix_s = kNoValue;
   double previous_t = -INFINITY;
   std::size_t row = 0;
-  for (std::size_t li = header_line + 1; li < lines.size(); ++li) {
-    if ((li & 4095) == 0 && !reportProgress(options.progress, double(li) / double(lines.size()), "csv"))
+  while (nextLine(raw_line)) {
+    const std::size_t line_number = line_count;
+    if ((line_number & 4095) == 0 &&
+        !reportProgress(options.progress, double(std::min(cursor, text.size())) / double(text.size()), "csv"))
       throw Cancelled();
-    const std::string_view line = detail::trim(lines[li]);
+    const std::string_view line = detail::trim(raw_line);
     if (line.empty() || line.front() == '#') continue;
-    const std::size_t line_number = li + 1;
     const auto fields = splitFields(line, delimiter, storage);
     auto get = [&](Column c, double& v) {
       const int i = col(c);

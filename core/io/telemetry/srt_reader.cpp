@@ -19,20 +19,38 @@ struct Line {
   std::size_t number = 0;  // 1-based
 };
 
-std::vector<Line> splitLines(std::string_view text) {
-  std::vector<Line> lines;
-  std::size_t start = 0;
-  std::size_t number = 1;
-  if (text.size() >= 3 && std::memcmp(text.data(), "\xEF\xBB\xBF", 3) == 0) start = 3;  // BOM
-  for (std::size_t i = start; i <= text.size(); ++i) {
-    if (i == text.size() || text[i] == '\n' || text[i] == '\r') {
-      lines.push_back({text.substr(start, i - start), number++});
-      if (i + 1 < text.size() && text[i] == '\r' && text[i + 1] == '\n') ++i;
-      start = i + 1;
-    }
+// Yields the lines of `text` one at a time ("\n", "\r\n" or "\r" ends a line; a UTF-8
+// BOM is skipped) without materialising them all: memory stays bounded by one block.
+class LineReader {
+ public:
+  explicit LineReader(std::string_view text) : text_(text) {
+    if (text_.size() >= 3 && std::memcmp(text_.data(), "\xEF\xBB\xBF", 3) == 0) pos_ = 3;
   }
-  return lines;
-}
+  bool next(Line& line) {
+    if (pos_ > text_.size() || (pos_ == text_.size() && ended_with_newline_)) return false;
+    std::size_t end = pos_;
+    while (end < text_.size() && text_[end] != '\n' && text_[end] != '\r') ++end;
+    line.text = text_.substr(pos_, end - pos_);
+    line.number = number_++;
+    if (end == text_.size()) {
+      pos_ = text_.size() + 1;  // last line without terminator
+    } else {
+      if (text_[end] == '\r' && end + 1 < text_.size() && text_[end + 1] == '\n') ++end;
+      pos_ = end + 1;
+      ended_with_newline_ = pos_ == text_.size();
+    }
+    return true;
+  }
+  std::size_t offset() const { return std::min(pos_, text_.size()); }
+
+ private:
+  std::string_view text_;
+  std::size_t pos_ = 0;
+  std::size_t number_ = 1;
+  bool ended_with_newline_ = false;
+};
+
+constexpr std::size_t kMaxBlockLines = 64;  // DJI blocks have up to ~6 text lines
 
 bool isIndexLine(std::string_view line) {
   line = detail::trim(line);
@@ -332,40 +350,27 @@ TelemetrySeries parseDjiSrt(std::string_view text, const std::string& source_nam
   series.metadata["clock"] = "subtitle start = video time; camera clock is aircraft local time";
   detail::WarningSink warnings(series.warnings);
 
-  const std::vector<Line> lines = splitLines(text);
-  std::vector<std::size_t> timing_lines;
-  for (std::size_t i = 0; i < lines.size(); ++i)
-    if (lines[i].text.find("-->") != std::string_view::npos) timing_lines.push_back(i);
-  if (timing_lines.empty())
-    throw FormatError(source_name + ": no subtitle block (\"00:00:00,000 --> 00:00:01,000\") "
-                      "found; not a DJI SRT file");
-
   std::size_t blocks_without_fix = 0;
   double previous_start_s = -1.0;
-  for (std::size_t b = 0; b < timing_lines.size(); ++b) {
-    if ((b & 1023) == 0 &&
-        !reportProgress(options.progress, double(b) / double(timing_lines.size()), "srt"))
-      throw Cancelled();
-    const std::size_t first = timing_lines[b];
-    std::size_t last = b + 1 < timing_lines.size() ? timing_lines[b + 1] : lines.size();
-    // The next block's index line belongs to it.
-    if (b + 1 < timing_lines.size() && last > first + 1 && isIndexLine(lines[last - 1].text)) --last;
-    const Line& timing = lines[first];
+  std::size_t block_count = 0;
+
+  // One subtitle block: its timing line and up to kMaxBlockLines text lines.
+  auto processBlock = [&](const Line& timing, const std::vector<Line>& body, bool last_block) {
     double start_s = 0.0, end_s = 0.0;
     if (!parseTimingLine(timing.text, start_s, end_s)) {
       warnings.atLine(timing.number, "unreadable subtitle time \"" +
                                          std::string(timing.text.substr(0, 60)) + "\"; block skipped");
-      continue;
+      return;
     }
     std::string block_text;
-    for (std::size_t i = first + 1; i < last; ++i) {
-      block_text.append(lines[i].text);
+    for (const Line& line : body) {
+      block_text.append(line.text);
       block_text.push_back('\n');
     }
     const std::string plain = stripTags(block_text);
     if (detail::trim(plain).empty()) {
       warnings.atLine(timing.number, "subtitle block has no text (file truncated?); skipped");
-      continue;
+      return;
     }
     BlockResult block = parseBlockText(plain);
     if (!block.has_position) {
@@ -373,16 +378,14 @@ TelemetrySeries parseDjiSrt(std::string_view text, const std::string& source_nam
         ++blocks_without_fix;
       } else {
         warnings.atLine(timing.number, "subtitle block has no readable position" +
-                                           std::string(b + 1 == timing_lines.size()
-                                                           ? " (file ends inside it: truncated)"
-                                                           : "") +
+                                           std::string(last_block ? " (file ends inside it: truncated)" : "") +
                                            "; skipped");
       }
-      continue;
+      return;
     }
     if (start_s < previous_start_s) {
       warnings.atLine(timing.number, "subtitle starts before the previous one; skipped");
-      continue;
+      return;
     }
     previous_start_s = start_s;
     block.sample.log_t_s = start_s;
@@ -391,7 +394,39 @@ TelemetrySeries parseDjiSrt(std::string_view text, const std::string& source_nam
     if (!block.home.empty() && !series.metadata.count("home_lon_lat"))
       series.metadata["home_lon_lat"] = block.home;
     series.samples.push_back(block.sample);
+  };
+
+  LineReader reader(text);
+  Line line, timing;
+  std::vector<Line> body;
+  bool in_block = false;
+  std::size_t dropped_lines = 0;
+  while (reader.next(line)) {
+    if (line.text.find("-->") != std::string_view::npos) {
+      if (in_block) {
+        // The index line just before this timing line belongs to the new block.
+        if (!body.empty() && isIndexLine(body.back().text)) body.pop_back();
+        processBlock(timing, body, false);
+      }
+      timing = line;
+      body.clear();
+      in_block = true;
+      if ((++block_count & 1023) == 0 &&
+          !reportProgress(options.progress, double(reader.offset()) / double(text.size()), "srt"))
+        throw Cancelled();
+    } else if (in_block) {
+      if (body.size() < kMaxBlockLines) {
+        body.push_back(line);
+      } else if (dropped_lines++ == 0) {
+        warnings.atLine(line.number, "subtitle block longer than " + std::to_string(kMaxBlockLines) +
+                                         " lines; the rest of it is ignored");
+      }
+    }
   }
+  if (!in_block)
+    throw FormatError(source_name + ": no subtitle block (\"00:00:00,000 --> 00:00:01,000\") "
+                      "found; not a DJI SRT file");
+  processBlock(timing, body, true);
   if (blocks_without_fix > 0)
     warnings.atLine(0, std::to_string(blocks_without_fix) +
                            " subtitle blocks at (0, 0) (no GNSS fix) skipped");
