@@ -37,6 +37,14 @@ void configureTorchRuntime(int intra_op_threads) {
   int threads = intra_op_threads;
   if (threads <= 0) threads = std::max(1u, std::thread::hardware_concurrency());
   at::set_num_threads(threads);
+  setFastGpuMath(false);
+}
+
+void setFastGpuMath(bool fast) {
+  // PyTorch enables TF32 for cuDNN convolutions by default; that alone moves ALIKED's
+  // sub-pixel keypoints by more than the 1e-4 parity tolerance.
+  at::globalContext().setAllowTF32CuDNN(fast);
+  at::globalContext().setAllowTF32CuBLAS(fast);
 }
 
 int cudaDeviceCount() {

@@ -17,8 +17,15 @@ struct DeviceSpec {
 // Parses "cpu", "cuda" (= cuda:0) or "cuda:N". Throws InvalidArgument on other text.
 DeviceSpec parseDevice(const std::string& text);
 
-// Sets LibTorch's intra-op thread count (0 = hardware concurrency, Debian's default is 1).
+// Sets LibTorch's intra-op thread count (0 = hardware concurrency, Debian's default is 1)
+// and selects exact float32 GPU math (see setFastGpuMath).
 void configureTorchRuntime(int intra_op_threads = 0);
+
+// fast = false (the default after configureTorchRuntime): float32 matrix products and
+// convolutions on the GPU run in true float32, so CUDA results agree with the CPU build
+// to ~1e-5. fast = true allows TF32 tensor cores (about 1e-3 relative deviation;
+// benchmarks that use it must report the deviation). Process-wide; call before work starts.
+void setFastGpuMath(bool fast);
 
 // Number of CUDA devices usable by this build (0 for a CPU-only build or no GPU).
 int cudaDeviceCount();

@@ -122,6 +122,7 @@ void checkAliked(const at::Device& device) {
 
 int main() {
   try {
+    configureTorchRuntime();  // exact float32 on the GPU: the check compares with the CPU
     const char* which = std::getenv("SKYTRACE_GPU_CHECK_DEVICE");
     const DeviceSpec spec = parseDevice(which ? which : "cuda:0");
     requireDeviceAvailable(spec);
