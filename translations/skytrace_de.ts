@@ -35,6 +35,10 @@
         <source>unexpected argument %1 (see --help)</source>
         <translation>unerwartetes Argument %1 (siehe --help)</translation>
     </message>
+    <message>
+        <source>Open a flight log (DJI SRT, PX4 ULog, GPX, CSV) and show its GNSS track.</source>
+        <translation>Ein Fluglog (DJI SRT, PX4 ULog, GPX, CSV) öffnen und seinen GNSS-Track anzeigen.</translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MainWindow</name>
@@ -194,6 +198,34 @@
         <source>Open Image Fol&amp;der...</source>
         <translation>Bild&amp;ordner öffnen...</translation>
     </message>
+    <message>
+        <source>Open Flight &amp;Log...</source>
+        <translation>F&amp;luglog öffnen...</translation>
+    </message>
+    <message>
+        <source>Open a flight log (DJI SRT, PX4 ULog, GPX, CSV) and show its GNSS track on the map</source>
+        <translation>Ein Fluglog (DJI SRT, PX4 ULog, GPX, CSV) öffnen und seinen GNSS-Track auf der Karte anzeigen</translation>
+    </message>
+    <message>
+        <source> (shown once a basemap is open)</source>
+        <translation> (wird angezeigt, sobald eine Basiskarte geöffnet ist)</translation>
+    </message>
+    <message>
+        <source>Flight log %1: %2 GNSS positions over %3 s%4</source>
+        <translation>Fluglog %1: %2 GNSS-Positionen über %3 s%4</translation>
+    </message>
+    <message>
+        <source>Cannot open flight log</source>
+        <translation>Fluglog kann nicht geöffnet werden</translation>
+    </message>
+    <message>
+        <source>Open Flight Log</source>
+        <translation>Fluglog öffnen</translation>
+    </message>
+    <message>
+        <source>Flight logs (*.srt *.SRT *.ulg *.gpx *.csv);;All files (*)</source>
+        <translation>Fluglogs (*.srt *.SRT *.ulg *.gpx *.csv);;Alle Dateien (*)</translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>
@@ -208,6 +240,10 @@
     <message>
         <source>%1 m</source>
         <translation>%1 m</translation>
+    </message>
+    <message>
+        <source>Cannot place track %1 on the map: %2</source>
+        <translation>Track %1 kann nicht auf der Karte platziert werden: %2</translation>
     </message>
 </context>
 <context>

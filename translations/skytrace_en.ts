@@ -35,6 +35,10 @@
         <source>unexpected argument %1 (see --help)</source>
         <translation>unexpected argument %1 (see --help)</translation>
     </message>
+    <message>
+        <source>Open a flight log (DJI SRT, PX4 ULog, GPX, CSV) and show its GNSS track.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MainWindow</name>
@@ -194,6 +198,34 @@
         <source>Open Image Fol&amp;der...</source>
         <translation>Open Image Fol&amp;der...</translation>
     </message>
+    <message>
+        <source>Open Flight &amp;Log...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open a flight log (DJI SRT, PX4 ULog, GPX, CSV) and show its GNSS track on the map</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> (shown once a basemap is open)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Flight log %1: %2 GNSS positions over %3 s%4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot open flight log</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open Flight Log</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Flight logs (*.srt *.SRT *.ulg *.gpx *.csv);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>
@@ -208,6 +240,10 @@
     <message>
         <source>%1 m</source>
         <translation>%1 m</translation>
+    </message>
+    <message>
+        <source>Cannot place track %1 on the map: %2</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>

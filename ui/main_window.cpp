@@ -21,6 +21,8 @@
 #include <exception>
 
 #include "core/geo/basemap.h"
+#include "core/io/telemetry/telemetry_reader.h"
+#include "core/io/telemetry/telemetry_track.h"
 #include "core/io/video_source.h"
 #include "ui/map_view.h"
 #include "ui/trajectory_plot.h"
@@ -83,6 +85,10 @@ void MainWindow::createActions() {
   open_folder_action_ = new QAction(this);
   connect(open_folder_action_, &QAction::triggered, this, &MainWindow::chooseImageFolder);
 
+  open_telemetry_action_ = new QAction(this);
+  open_telemetry_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+  connect(open_telemetry_action_, &QAction::triggered, this, &MainWindow::chooseTelemetry);
+
   clear_recent_action_ = new QAction(this);
   connect(clear_recent_action_, &QAction::triggered, this, [this] {
     recent_entries_.clear();
@@ -115,6 +121,7 @@ void MainWindow::createMenus() {
   file_menu_->addAction(open_basemap_action_);
   file_menu_->addAction(open_video_action_);
   file_menu_->addAction(open_folder_action_);
+  file_menu_->addAction(open_telemetry_action_);
   recent_menu_ = file_menu_->addMenu(QString());
   file_menu_->addSeparator();
   file_menu_->addAction(quit_action_);
@@ -169,6 +176,9 @@ void MainWindow::retranslateUi() {
   open_video_action_->setStatusTip(tr("Open a flight video or a folder of images"));
   open_folder_action_->setText(tr("Open Image Fol&der..."));
   open_folder_action_->setStatusTip(tr("Open a folder of images (jpg/png/tif) as a video"));
+  open_telemetry_action_->setText(tr("Open Flight &Log..."));
+  open_telemetry_action_->setStatusTip(
+      tr("Open a flight log (DJI SRT, PX4 ULog, GPX, CSV) and show its GNSS track on the map"));
   clear_recent_action_->setText(tr("&Clear List"));
   quit_action_->setText(tr("&Quit"));
   zoom_in_action_->setText(tr("Zoom &In"));
@@ -237,6 +247,43 @@ bool MainWindow::openVideo(const QString& path) {
     reportError(tr("Cannot open video"), QString::fromStdString(e.what()));
     return false;
   }
+}
+
+bool MainWindow::openTelemetry(const QString& path) {
+  try {
+    const io::TelemetrySeries series = io::readTelemetry(path.toStdString());
+    const geo::Track track = io::gnssTrackFromTelemetry(series);
+    if (track.poses.empty()) {
+      throw std::runtime_error(path.toStdString() + ": the log holds no GNSS positions");
+    }
+    MapView::TrackOverlay overlay;
+    overlay.name = QStringLiteral("gnss:") + QFileInfo(path).absoluteFilePath();
+    overlay.color = QColor(255, 196, 0);  // logged GNSS: amber
+    overlay.points.reserve(track.poses.size());
+    for (const geo::TrackPose& pose : track.poses) {
+      overlay.points.push_back({pose.lat_deg, pose.lon_deg, 0.0});
+    }
+    map_view_->setTrackOverlay(overlay);
+    const QString where = map_view_->hasView()
+                              ? QString()
+                              : tr(" (shown once a basemap is open)");
+    statusBar()->showMessage(tr("Flight log %1: %2 GNSS positions over %3 s%4")
+                                 .arg(QFileInfo(path).fileName())
+                                 .arg(track.poses.size())
+                                 .arg(track.poses.back().t_s - track.poses.front().t_s, 0, 'f', 1)
+                                 .arg(where));
+    return true;
+  } catch (const std::exception& e) {
+    reportError(tr("Cannot open flight log"), QString::fromStdString(e.what()));
+    return false;
+  }
+}
+
+void MainWindow::chooseTelemetry() {
+  const QString path = QFileDialog::getOpenFileName(
+      this, tr("Open Flight Log"), QString(),
+      tr("Flight logs (*.srt *.SRT *.ulg *.gpx *.csv);;All files (*)"));
+  if (!path.isEmpty()) openTelemetry(path);
 }
 
 void MainWindow::updateVideoCaption() {

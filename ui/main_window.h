@@ -47,6 +47,9 @@ class MainWindow : public QMainWindow {
   // Opens a video file or image folder and shows its first frame. Returns false after
   // reporting the error.
   bool openVideo(const QString& path);
+  // Reads a flight log (DJI SRT, PX4 ULog, GPX, CSV) and draws its GNSS track on the map
+  // (drawn once a basemap defines the map). Returns false after reporting the error.
+  bool openTelemetry(const QString& path);
 
   MapView* mapView() const { return map_view_; }
   TrajectoryPlot* trajectoryPlot() const { return trajectory_plot_; }
@@ -64,6 +67,7 @@ class MainWindow : public QMainWindow {
   void chooseBasemap();
   void chooseVideo();
   void chooseImageFolder();
+  void chooseTelemetry();
   void showAbout();
 
  protected:
@@ -102,6 +106,7 @@ class MainWindow : public QMainWindow {
   QAction* open_basemap_action_ = nullptr;
   QAction* open_video_action_ = nullptr;
   QAction* open_folder_action_ = nullptr;
+  QAction* open_telemetry_action_ = nullptr;
   QAction* clear_recent_action_ = nullptr;
   QAction* quit_action_ = nullptr;
   QAction* zoom_in_action_ = nullptr;

@@ -69,6 +69,7 @@ void MapView::addBasemap(std::shared_ptr<const geo::Basemap> basemap) {
   }
   layers_.push_back(std::move(layer));
   if (layers_.size() == 1) {
+    projectOverlays();
     zoomToFit();
   } else {
     clampScale();
@@ -78,6 +79,7 @@ void MapView::addBasemap(std::shared_ptr<const geo::Basemap> basemap) {
 
 void MapView::clearBasemaps() {
   layers_.clear();
+  overlay_points_in_view_.assign(overlays_.size(), {});
   images_.clear();
   ++requested_generation_;
   shown_generation_ = requested_generation_;
@@ -85,6 +87,34 @@ void MapView::clearBasemaps() {
   load_timer_.stop();
   update();
   Q_EMIT viewChanged();
+}
+
+void MapView::setTrackOverlay(const TrackOverlay& overlay) {
+  auto same_name = [&](const TrackOverlay& o) { return o.name == overlay.name; };
+  overlays_.erase(std::remove_if(overlays_.begin(), overlays_.end(), same_name), overlays_.end());
+  overlays_.push_back(overlay);
+  projectOverlays();
+  update();
+}
+
+void MapView::clearTrackOverlays() {
+  overlays_.clear();
+  overlay_points_in_view_.clear();
+  update();
+}
+
+void MapView::projectOverlays() {
+  overlay_points_in_view_.assign(overlays_.size(), {});
+  if (layers_.empty()) return;  // no view CRS yet; projected when the first basemap comes
+  const geo::MapGeoConverter& view_converter = layers_.front().basemap->converter();
+  for (std::size_t i = 0; i < overlays_.size(); ++i) {
+    try {
+      overlay_points_in_view_[i] = view_converter.mapFromGeo(overlays_[i].points);
+    } catch (const std::exception& e) {
+      Q_EMIT loadFailed(tr("Cannot place track %1 on the map: %2")
+                            .arg(overlays_[i].name, QString::fromStdString(e.what())));
+    }
+  }
 }
 
 geo::MapRect MapView::layersBounds() const {
@@ -230,6 +260,20 @@ void MapView::paintEvent(QPaintEvent*) {
     painter.drawImage(QPointF(0, 0), image);
   }
   painter.resetTransform();
+
+  // Track overlays (a dark casing under a coloured line keeps them legible on imagery).
+  painter.setRenderHint(QPainter::Antialiasing);
+  for (std::size_t i = 0; i < overlays_.size() && i < overlay_points_in_view_.size(); ++i) {
+    QPolygonF line;
+    for (const geo::MapPoint& p : overlay_points_in_view_[i]) {
+      if (std::isfinite(p.x) && std::isfinite(p.y)) line << widgetFromMap(p);
+    }
+    if (line.isEmpty()) continue;
+    painter.setPen(QPen(QColor(0, 0, 0, 160), 5, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+    painter.drawPolyline(line);
+    painter.setPen(QPen(overlays_[i].color, 3, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+    painter.drawPolyline(line);
+  }
 
   // Scale bar, bottom left.
   const double metres_per_px = metresPerPixel();

@@ -14,6 +14,7 @@
 
 #include <QThreadPool>
 #include <QTimer>
+#include <QColor>
 #include <QWidget>
 
 #include <memory>
@@ -69,6 +70,17 @@ class MapView : public QWidget {
   // Shows all layers.
   void zoomToFit();
 
+  // A polyline drawn above the basemaps (e.g. a logged GNSS track), WGS84 degrees.
+  // Replaces an overlay of the same name. Drawn once a basemap defines the view CRS.
+  struct TrackOverlay {
+    QString name;
+    std::vector<geo::GeoPoint> points;
+    QColor color;
+  };
+  void setTrackOverlay(const TrackOverlay& overlay);
+  void clearTrackOverlays();
+  const std::vector<TrackOverlay>& trackOverlays() const { return overlays_; }
+
   // True when what is drawn was read for the current view and no read is pending.
   bool isIdle() const;
 
@@ -98,7 +110,11 @@ class MapView : public QWidget {
   void clampScale();
   geo::MapRect layersBounds() const;
 
+  void projectOverlays();  // overlays_ -> overlay_points_in_view_ (view CRS)
+
   std::vector<MapLayer> layers_;
+  std::vector<TrackOverlay> overlays_;
+  std::vector<std::vector<geo::MapPoint>> overlay_points_in_view_;  // parallel to overlays_
   std::vector<MapLayerImage> images_;
   geo::MapPoint centre_;
   double units_per_px_ = 1.0;

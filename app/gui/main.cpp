@@ -1,5 +1,5 @@
 // skytrace: GUI entry point.
-//   skytrace [--basemap FILE]... [--video PATH] [--lang en|de] [--screenshot FILE.png]
+//   skytrace [--basemap FILE]... [--video PATH] [--telemetry LOG] [--lang en|de] [--screenshot FILE.png]
 // --screenshot renders the window to PNG once everything named on the command line has
 // loaded (the map view reports idle), then quits: exit code 0, or 1 with a message on
 // stderr when loading or writing failed. That mode opens no modal dialog.
@@ -117,6 +117,11 @@ int main(int argc, char** argv) {
       QStringLiteral("video"),
       QCoreApplication::translate("skytrace", "Open a flight video or a folder of images."),
       QStringLiteral("PATH"));
+  const QCommandLineOption telemetry_option(
+      QStringLiteral("telemetry"),
+      QCoreApplication::translate("skytrace",
+                                  "Open a flight log (DJI SRT, PX4 ULog, GPX, CSV) and show its GNSS track."),
+      QStringLiteral("LOG"));
   const QCommandLineOption lang_option(
       QStringLiteral("lang"),
       QCoreApplication::translate("skytrace", "User interface language: en or de."),
@@ -126,7 +131,7 @@ int main(int argc, char** argv) {
       QCoreApplication::translate(
           "skytrace", "Render the window to a PNG file after loading, then quit (no dialogs)."),
       QStringLiteral("FILE.png"));
-  parser.addOptions({basemap_option, video_option, lang_option, screenshot_option});
+  parser.addOptions({basemap_option, video_option, telemetry_option, lang_option, screenshot_option});
   parser.process(app);
   if (!parser.positionalArguments().isEmpty()) {
     printError(QCoreApplication::translate("skytrace", "unexpected argument %1 (see --help)")
@@ -146,6 +151,8 @@ int main(int argc, char** argv) {
   bool loaded = true;
   for (const QString& path : parser.values(basemap_option)) loaded = window.openBasemap(path) && loaded;
   if (parser.isSet(video_option)) loaded = window.openVideo(parser.value(video_option)) && loaded;
+  if (parser.isSet(telemetry_option))
+    loaded = window.openTelemetry(parser.value(telemetry_option)) && loaded;
   if (!batch) return app.exec();
   if (!loaded) return 1;  // the window printed why
   ScreenshotJob job(&window, screenshot);

@@ -12,6 +12,7 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTemporaryDir>
+#include <QTextStream>
 #include <QTimer>
 #include <QTranslator>
 #include <QXmlStreamReader>
@@ -21,6 +22,7 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include "core/geo/basemap.h"
 #include "core/io/video_writer.h"
 #include "tests/test_support.h"
 #include "tests/ui/image_checks.h"
@@ -91,6 +93,66 @@ class TestMainWindow : public QObject {
     QVERIFY2(colours > 2000, qPrintable(QString("only %1 colours in the map area").arg(colours)));
     QVERIFY(test::greyStdDev(shot, inner) > 10.0);
     QVERIFY(window.statusBar()->currentMessage().contains("australia.tif"));
+  }
+
+  // A flight log's GNSS track is drawn over the basemap (issue 4: the GUI shows the log).
+  void telemetryTrackIsDrawnOnTheMap() {
+    SKYTRACE_REQUIRE_SHARED();
+    const QString ortho = test::sharedPath("data/orthophotos/australia.tif");
+    const geo::GeoBBox bbox = geo::Basemap::open(ortho.toStdString()).footprint().bbox;
+    QTemporaryDir dir;
+    const QString log_path = dir.filePath("diagonal.csv");
+    {
+      QFile file(log_path);
+      QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Text));
+      QTextStream out(&file);
+      out.setRealNumberPrecision(10);
+      out << "t_s,lat_deg,lon_deg,alt_m\n";
+      for (int i = 0; i < 50; ++i) {
+        const double f = 0.2 + 0.6 * i / 49.0;  // along the footprint's diagonal
+        out << i * 0.1 << "," << bbox.min_lat_deg + f * (bbox.max_lat_deg - bbox.min_lat_deg) << ","
+            << bbox.min_lon_deg + f * (bbox.max_lon_deg - bbox.min_lon_deg) << ",30\n";
+      }
+    }
+    ui::MainWindow window(batchOptions());
+    window.resize(1280, 800);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.openBasemap(ortho));
+    QTRY_VERIFY_WITH_TIMEOUT(window.mapView()->isIdle(), kIdleTimeoutMs);
+    auto amberPixels = [&] {
+      const QImage shot = window.mapView()->grab().toImage();
+      int count = 0;
+      for (int y = 0; y < shot.height(); ++y)
+        for (int x = 0; x < shot.width(); ++x) {
+          const QColor c = shot.pixelColor(x, y);
+          if (c.red() > 235 && c.green() > 170 && c.green() < 220 && c.blue() < 40) ++count;
+        }
+      return count;
+    };
+    const int before = amberPixels();
+    QSignalSpy errors(&window, &ui::MainWindow::errorReported);
+    QVERIFY(window.openTelemetry(log_path));
+    QCOMPARE(errors.count(), 0);
+    QCOMPARE(int(window.mapView()->trackOverlays().size()), 1);
+    QCOMPARE(int(window.mapView()->trackOverlays().front().points.size()), 50);
+    QVERIFY(window.statusBar()->currentMessage().contains("50"));
+    const int after = amberPixels();
+    QVERIFY2(before < 20 && after > 300,
+             qPrintable(QString("amber pixels before %1, after %2").arg(before).arg(after)));
+  }
+
+  void realFlightLogOpensAndBadOneIsReported() {
+    SKYTRACE_REQUIRE_SHARED();
+    ui::MainWindow window(batchOptions());
+    QSignalSpy errors(&window, &ui::MainWindow::errorReported);
+    QVERIFY(window.openTelemetry(test::sharedPath("data/flight_logs/dji_srt/mavic_pro.SRT")));
+    QCOMPARE(int(window.mapView()->trackOverlays().front().points.size()), 468);
+    QTemporaryDir dir;
+    QVERIFY(!window.openTelemetry(writeGarbage(dir, "broken_log.ulg")));
+    QCOMPARE(errors.count(), 1);
+    QVERIFY(errors.first().first().toString().contains("broken_log.ulg"));
+    QCOMPARE(int(window.mapView()->trackOverlays().size()), 1);  // the good track stays
   }
 
   void badBasemapIsReportedNotFatal() {
