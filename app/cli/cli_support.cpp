@@ -2,7 +2,10 @@
 
 #include <QTextStream>
 
+#include <cmath>
 #include <exception>
+#include <memory>
+#include <string>
 
 #include "app/cli/cli_command.h"
 #include "core/util/error.h"
@@ -52,6 +55,21 @@ bool requireOption(const QCommandLineParser& parser, const QString& name, QStrin
   }
   *value = parser.value(name);
   return true;
+}
+
+ProgressCallback stderrProgress() {
+  auto last = std::make_shared<int>(-1);
+  auto stage_seen = std::make_shared<std::string>();
+  return [last, stage_seen](double fraction, const std::string& stage) {
+    const int percent = int(std::floor(fraction * 100.0));
+    if (percent / 2 != *last / 2 || stage != *stage_seen) {
+      *last = percent;
+      *stage_seen = stage;
+      QTextStream(stderr) << "\r" << QString::fromStdString(stage) << " " << percent << "%   "
+                          << (fraction >= 1.0 ? "\n" : "");
+    }
+    return true;
+  };
 }
 
 }  // namespace skytrace::cli

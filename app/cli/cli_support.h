@@ -8,6 +8,8 @@
 
 #include <functional>
 
+#include "core/util/progress.h"
+
 namespace skytrace::cli {
 
 // Prepares `parser` with --help and the given description; parses `args`. On --help
@@ -25,5 +27,9 @@ int runGuarded(const std::function<int()>& body);
 
 // Reads a required option; prints an error naming it if missing.
 bool requireOption(const QCommandLineParser& parser, const QString& name, QString* value);
+
+// A progress callback printing "<stage> NN%" on one stderr line, at most every 2 %.
+// Never cancels. Main thread (the thread running the command).
+ProgressCallback stderrProgress();
 
 }  // namespace skytrace::cli

@@ -26,8 +26,6 @@
 
 namespace skytrace::cli {
 
-ProgressCallback stderrProgress();  // defined in cmd_render.cpp
-
 namespace {
 
 int runDemo(const QStringList& args) {

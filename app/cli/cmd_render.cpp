@@ -40,22 +40,6 @@ void parseSize(const QString& text, int* width, int* height) {
 
 }  // namespace
 
-// Shared with cmd_demo.cpp: prints a progress line on stderr at most every 2%.
-ProgressCallback stderrProgress() {
-  auto last = std::make_shared<int>(-1);
-  auto stage_seen = std::make_shared<std::string>();
-  return [last, stage_seen](double fraction, const std::string& stage) {
-    const int percent = int(std::floor(fraction * 100.0));
-    if (percent / 2 != *last / 2 || stage != *stage_seen) {
-      *last = percent;
-      *stage_seen = stage;
-      QTextStream(stderr) << "\r" << QString::fromStdString(stage) << " " << percent << "%   "
-                          << (fraction >= 1.0 ? "\n" : "");
-    }
-    return true;
-  };
-}
-
 namespace {
 
 int runRender(const QStringList& args) {
