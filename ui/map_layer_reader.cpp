@@ -34,17 +34,6 @@ std::vector<geo::MapPoint> borderSamples(const geo::MapRect& r) {
           {r.max_x, r.max_y}, {mx, r.max_y}, {r.min_x, r.max_y}, {r.min_x, my}};
 }
 
-geo::MapRect envelope(const std::vector<geo::MapPoint>& points) {
-  geo::MapRect r{points.front().x, points.front().y, points.front().x, points.front().y};
-  for (const geo::MapPoint& p : points) {
-    r.min_x = std::min(r.min_x, p.x);
-    r.min_y = std::min(r.min_y, p.y);
-    r.max_x = std::max(r.max_x, p.x);
-    r.max_y = std::max(r.max_y, p.y);
-  }
-  return r;
-}
-
 MapReadResult readMapLayers(const std::vector<MapLayer>& layers, const geo::MapRect& view_rect,
                             double gsd_m, quint64 generation) {
   MapReadResult result;
@@ -52,7 +41,7 @@ MapReadResult readMapLayers(const std::vector<MapLayer>& layers, const geo::MapR
   for (const MapLayer& layer : layers) {
     try {
       geo::MapRect rect = view_rect;
-      if (layer.layer_from_view) rect = envelope(layer.layer_from_view->transform(borderSamples(view_rect)));
+      if (layer.layer_from_view) rect = geo::envelopeOf(layer.layer_from_view->transform(borderSamples(view_rect)));
       rect = intersection(rect, layer.basemap->mapBounds());
       if (rect.isEmpty()) continue;
       const double layer_gsd_m = std::max(gsd_m, layer.basemap->pixelSizeM());

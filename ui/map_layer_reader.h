@@ -43,9 +43,8 @@ struct MapReadResult {
 MapReadResult readMapLayers(const std::vector<MapLayer>& layers, const geo::MapRect& view_rect,
                             double gsd_m, quint64 generation);
 
-// Border points of a rectangle (corners and edge midpoints) and their envelope, for
-// rectangles carried through a CRS transform.
+// Border points of a rectangle (corners and edge midpoints), whose geo::envelopeOf after
+// a CRS transform bounds the transformed rectangle.
 std::vector<geo::MapPoint> borderSamples(const geo::MapRect& rect);
-geo::MapRect envelope(const std::vector<geo::MapPoint>& points);
 
 }  // namespace skytrace::ui

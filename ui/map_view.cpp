@@ -62,7 +62,7 @@ void MapView::addBasemap(std::shared_ptr<const geo::Basemap> basemap) {
       layer.view_from_layer =
           std::make_shared<const geo::CrsTransform>(layer.basemap->crsWkt(), view_basemap.crsWkt());
       layer.bounds_in_view =
-          envelope(layer.view_from_layer->transform(borderSamples(layer.basemap->mapBounds())));
+          geo::envelopeOf(layer.view_from_layer->transform(borderSamples(layer.basemap->mapBounds())));
     } else {
       layer.bounds_in_view = layer.basemap->mapBounds();
     }

@@ -539,15 +539,7 @@ BasemapWindow Basemap::readWindow(const GeoBBox& bbox, double gsd_m,
     outline.push_back({bbox.min_lat_deg, lon, 0.0});
     outline.push_back({bbox.max_lat_deg, lon, 0.0});
   }
-  const std::vector<MapPoint> in_map = converter().mapFromGeo(outline);
-  MapRect rect{in_map[0].x, in_map[0].y, in_map[0].x, in_map[0].y};
-  for (const MapPoint& p : in_map) {
-    rect.min_x = std::min(rect.min_x, p.x);
-    rect.max_x = std::max(rect.max_x, p.x);
-    rect.min_y = std::min(rect.min_y, p.y);
-    rect.max_y = std::max(rect.max_y, p.y);
-  }
-  return readWindow(rect, gsd_m, max_output_pixels);
+  return readWindow(envelopeOf(converter().mapFromGeo(outline)), gsd_m, max_output_pixels);
 }
 
 // --- writeGeoTiff -------------------------------------------------------------------

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/util/check.h"
 #include "core/util/error.h"
 
 namespace skytrace::geo {
@@ -38,17 +39,21 @@ PixelPoint GeoTransform::pixelFromMap(const MapPoint& p) const {
 double GeoTransform::pixelWidth() const { return std::hypot(c_[1], c_[4]); }
 double GeoTransform::pixelHeight() const { return std::hypot(c_[2], c_[5]); }
 
-MapRect GeoTransform::mapBounds(int width, int height) const {
-  const MapPoint corners[4] = {mapFromPixel(0, 0), mapFromPixel(width, 0),
-                               mapFromPixel(width, height), mapFromPixel(0, height)};
-  MapRect r{corners[0].x, corners[0].y, corners[0].x, corners[0].y};
-  for (const MapPoint& p : corners) {
+MapRect envelopeOf(const std::vector<MapPoint>& points) {
+  checkArgument(!points.empty(), "envelopeOf: no points");
+  MapRect r{points.front().x, points.front().y, points.front().x, points.front().y};
+  for (const MapPoint& p : points) {
     r.min_x = std::min(r.min_x, p.x);
     r.max_x = std::max(r.max_x, p.x);
     r.min_y = std::min(r.min_y, p.y);
     r.max_y = std::max(r.max_y, p.y);
   }
   return r;
+}
+
+MapRect GeoTransform::mapBounds(int width, int height) const {
+  return envelopeOf({mapFromPixel(0, 0), mapFromPixel(width, 0), mapFromPixel(width, height),
+                     mapFromPixel(0, height)});
 }
 
 }  // namespace skytrace::geo

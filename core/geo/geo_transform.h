@@ -5,6 +5,8 @@
 // longitude, y = northing or latitude). Plain value, thread-safe to copy.
 #pragma once
 
+#include <vector>
+
 #include <array>
 
 namespace skytrace::geo {
@@ -32,6 +34,10 @@ struct MapRect {
   double height() const { return max_y - min_y; }
   bool isEmpty() const { return !(max_x > min_x && max_y > min_y); }
 };
+
+// The smallest axis-aligned rectangle holding every point. Throws InvalidArgument for
+// an empty list.
+MapRect envelopeOf(const std::vector<MapPoint>& points);
 
 class GeoTransform {
  public:

@@ -264,14 +264,13 @@ RenderedFrame FlightRenderer::renderClean(const CameraPose& pose) const {
   const double gsd = std::max({finest_gsd, m.basemap.pixelSizeM(),
                                std::max(max_e - min_e, max_n - min_n) / m.options.max_window_px});
   const geo::MapGeoConverter& converter = m.basemap.converter();
-  geo::MapRect rect{1e300, 1e300, -1e300, -1e300};
+  std::vector<geo::MapPoint> samples_in_map;
   for (double e : {min_e, 0.5 * (min_e + max_e), max_e}) {
     for (double n : {min_n, 0.5 * (min_n + max_n), max_n}) {
-      const geo::MapPoint p = converter.mapFromEnu(m.enu_frame, {e, n, plane_up});
-      rect.min_x = std::min(rect.min_x, p.x), rect.max_x = std::max(rect.max_x, p.x);
-      rect.min_y = std::min(rect.min_y, p.y), rect.max_y = std::max(rect.max_y, p.y);
+      samples_in_map.push_back(converter.mapFromEnu(m.enu_frame, {e, n, plane_up}));
     }
   }
+  const geo::MapRect rect = geo::envelopeOf(samples_in_map);
   geo::BasemapWindow window;
   {
     std::lock_guard<std::mutex> lock(m.cache_mutex);

@@ -291,15 +291,14 @@ FlightSimulationResult simulateFlight(const FlightSimulationOptions& options,
     MapDegradation degradation = options.degradation;
     degradation.seed = options.seed;
     const geo::MapGeoConverter& converter = basemap.converter();
-    geo::MapRect rect{1e300, 1e300, -1e300, -1e300};
+    std::vector<geo::MapPoint> corners_in_map;
     const EnuRect& a = usable.rect;
     for (double e : {a.min_east_m, a.max_east_m}) {
       for (double n : {a.min_north_m, a.max_north_m}) {
-        const geo::MapPoint p = converter.mapFromEnu(enu_frame, {e, n, 0.0});
-        rect.min_x = std::min(rect.min_x, p.x), rect.max_x = std::max(rect.max_x, p.x);
-        rect.min_y = std::min(rect.min_y, p.y), rect.max_y = std::max(rect.max_y, p.y);
+        corners_in_map.push_back(converter.mapFromEnu(enu_frame, {e, n, 0.0}));
       }
     }
+    geo::MapRect rect = geo::envelopeOf(corners_in_map);
     const geo::MapRect bounds = basemap.mapBounds();
     const double pad_x = 0.1 * rect.width(), pad_y = 0.1 * rect.height();
     rect = {std::max(bounds.min_x, rect.min_x - pad_x), std::max(bounds.min_y, rect.min_y - pad_y),
