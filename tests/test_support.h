@@ -15,6 +15,18 @@ inline QString sharedDir() {
   return QDir(dir).absolutePath();
 }
 
+// The message of the `E` that `fn` throws, or "(no <E>)" when it throws none, so a test
+// can assert on what the user would read. Other exception types propagate.
+template <typename E, typename Fn>
+QString errorMessageOf(Fn&& fn) {
+  try {
+    fn();
+  } catch (const E& e) {
+    return QString::fromUtf8(e.what());
+  }
+  return QStringLiteral("(no exception of the expected type)");
+}
+
 // Absolute path of a file below ../shared ("data/orthophotos/australia.tif").
 inline QString sharedPath(const QString& relative) { return sharedDir() + "/" + relative; }
 

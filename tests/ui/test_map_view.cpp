@@ -32,6 +32,15 @@ void sendMouse(QWidget* widget, QEvent::Type type, QPointF pos, Qt::MouseButton 
   QCoreApplication::sendEvent(widget, &event);
 }
 
+// Shows `view` at `size` with `basemap` and waits until its first read is on screen.
+bool showWithBasemap(ui::MapView& view, std::shared_ptr<const geo::Basemap> basemap, QSize size) {
+  view.resize(size);
+  view.show();
+  if (!QTest::qWaitForWindowExposed(&view)) return false;
+  view.addBasemap(std::move(basemap));
+  return QTest::qWaitFor([&] { return view.isIdle(); }, kIdleTimeoutMs);
+}
+
 }  // namespace
 
 class TestMapView : public QObject {
@@ -43,11 +52,7 @@ class TestMapView : public QObject {
   void fitsAndShowsImagery() {
     auto basemap = openShared("data/orthophotos/australia.tif");
     ui::MapView view;
-    view.resize(800, 600);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    view.addBasemap(basemap);
-    QTRY_VERIFY_WITH_TIMEOUT(view.isIdle(), kIdleTimeoutMs);
+    QVERIFY(showWithBasemap(view, basemap, QSize(800, 600)));
 
     // The whole raster is visible and fills the view along its tighter axis (5 % margin).
     const geo::MapRect bounds = basemap->mapBounds();
@@ -94,11 +99,7 @@ class TestMapView : public QObject {
     const geo::MapPoint p_in_map = full.map_from_pixel.mapFromPixel(invalid.x + 0.5, invalid.y + 0.5);
 
     ui::MapView view;
-    view.resize(640, 640);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    view.addBasemap(basemap);
-    QTRY_VERIFY_WITH_TIMEOUT(view.isIdle(), kIdleTimeoutMs);
+    QVERIFY(showWithBasemap(view, basemap, QSize(640, 640)));
     const QImage shot = view.grab().toImage();
     const QPoint pixel = view.widgetFromMap(p_in_map).toPoint();
     QVERIFY(shot.rect().contains(pixel));
@@ -108,11 +109,7 @@ class TestMapView : public QObject {
   void dragPansByTheMouseDistance() {
     auto basemap = openShared("data/orthophotos/australia.tif");
     ui::MapView view;
-    view.resize(800, 600);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    view.addBasemap(basemap);
-    QTRY_VERIFY_WITH_TIMEOUT(view.isIdle(), kIdleTimeoutMs);
+    QVERIFY(showWithBasemap(view, basemap, QSize(800, 600)));
 
     const geo::MapRect before = view.visibleMapRect();
     const double upp = view.unitsPerPixel();
@@ -135,11 +132,7 @@ class TestMapView : public QObject {
   void wheelZoomsAroundTheCursor() {
     auto basemap = openShared("data/orthophotos/australia.tif");
     ui::MapView view;
-    view.resize(800, 600);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    view.addBasemap(basemap);
-    QTRY_VERIFY_WITH_TIMEOUT(view.isIdle(), kIdleTimeoutMs);
+    QVERIFY(showWithBasemap(view, basemap, QSize(800, 600)));
 
     const QPointF cursor(250, 180);
     const geo::MapPoint under_cursor = view.mapFromWidget(cursor);

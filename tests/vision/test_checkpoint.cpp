@@ -7,6 +7,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "tests/test_support.h"
+
 #include <cstring>
 #include <fstream>
 
@@ -136,12 +138,7 @@ std::string nestedCheckpoint() {
 
 template <typename Fn>
 QString errorOf(Fn&& fn) {
-  try {
-    fn();
-  } catch (const skytrace::ModelError& e) {
-    return QString::fromUtf8(e.what());
-  }
-  return QString("(no ModelError)");
+  return skytrace::test::errorMessageOf<skytrace::ModelError>(std::forward<Fn>(fn));
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "tests/test_support.h"
+
 #include <filesystem>
 #include <fstream>
 
@@ -21,12 +23,7 @@ void touch(const std::filesystem::path& path) {
 
 template <typename Fn>
 QString errorOf(Fn&& fn) {
-  try {
-    fn();
-  } catch (const skytrace::ModelError& e) {
-    return QString::fromUtf8(e.what());
-  }
-  return QString("(no ModelError)");
+  return skytrace::test::errorMessageOf<skytrace::ModelError>(std::forward<Fn>(fn));
 }
 
 }  // namespace
