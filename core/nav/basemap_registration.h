@@ -1,0 +1,111 @@
+// Registration of a video frame to georeferenced basemaps: where on the map is what the
+// camera sees. Two modes:
+//   prior:  a predicted pose (VO/fusion or telemetry) with a 1-sigma uncertainty: the
+//           basemap window around the predicted footprint (+ 3 sigma) is read at the
+//           frame's ground resolution, the frame is rectified onto that map grid through
+//           the predicted ground homography, and the residual misalignment is found by
+//           feature matching + robust homography;
+//   global: no usable prior: the basemap is cut into overlapping tiles at the expected
+//           ground resolution, a VLAD descriptor (vocabulary trained on the basemap
+//           itself) ranks them against the frame, and the best candidates are matched
+//           with rotation-invariant features + robust homography (unknown heading and
+//           scale within the altitude hint).
+// Either way the result is an image_from_ground homography, decomposed into a camera
+// pose, then checked (inliers, inlier ratio, plausible height/tilt, consistency with
+// the prior) and accepted or rejected with a reason.
+// Thread: one instance per thread (it holds extractors, and opens its own Basemaps).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+#include "core/geo/geodesy.h"
+#include "core/nav/camera_model.h"
+#include "core/nav/camera_pose.h"
+#include "core/vision/features.h"
+
+namespace skytrace::nav {
+
+struct RegistrationOptions {
+  vision::ExtractorOptions features;  // model "sift" by default (no weights needed)
+  double search_sigma_factor = 3.0;   // window = footprint + factor * prior sigma
+  double min_search_margin_m = 15.0;
+  double max_prior_sigma_m = 150.0;   // above this the prior is ignored: global mode
+  int min_inliers = 20;
+  double min_inlier_ratio = 0.15;
+  double ransac_threshold_px = 3.0;
+  // Accepted heights above ground, relative to the prior's (or the hint's) height.
+  double min_height_ratio = 0.6;
+  double max_height_ratio = 1.6;
+  double max_tilt_from_prior_deg = 20.0;
+  // Global mode: tiles of tile_footprint_factor x the frame footprint, 50% overlap;
+  // the best `global_candidates` by VLAD similarity are fine-matched.
+  double tile_footprint_factor = 1.6;
+  int global_candidates = 4;
+  int vlad_clusters = 32;
+  std::uint64_t seed = 0;
+
+  void check() const;  // throws InvalidArgument
+};
+
+struct RegistrationRequest {
+  std::int64_t frame = -1;
+  double t_s = 0.0;
+  cv::Mat image_bgr;                  // CV_8UC3, the camera's size
+  std::optional<CameraPose> prior;    // predicted pose in the session's ENU frame
+  double prior_sigma_m = 0.0;         // 1-sigma horizontal uncertainty of the prior
+  double height_hint_m = 0.0;         // height above ground for global mode (0: unknown)
+};
+
+struct RegistrationFix {
+  std::int64_t frame = -1;
+  double t_s = 0.0;
+  bool accepted = false;
+  std::string reason;         // why rejected (docs/process_output.md), empty when accepted
+  bool global_mode = false;   // true: retrieval over the whole basemap
+  int basemap_index = -1;     // which basemap gave the best candidate
+  CameraPose pose;            // valid when a homography was found (even if rejected)
+  bool has_pose = false;
+  cv::Matx33d image_from_ground = cv::Matx33d::eye();  // undistorted pixels <- ENU (E,N,1)
+  double sigma_m = 0.0;       // 1-sigma horizontal uncertainty of the fix
+  double yaw_sigma_deg = 0.0;
+  int matches = 0;
+  int inliers = 0;
+  double inlier_ratio = 0.0;
+  double score = 0.0;         // quality in [0, 1]
+  double retrieval_ms = 0.0;  // global mode only
+  double fine_match_ms = 0.0;
+};
+
+class BasemapRegistrar {
+ public:
+  // Opens every basemap (throws like geo::Basemap::open). `enu` is the session's local
+  // frame and `ground_up_m` the ground height in it.
+  BasemapRegistrar(const std::vector<std::string>& basemap_paths, const geo::LocalEnuFrame& enu,
+                   double ground_up_m, CameraModel camera, RegistrationOptions options);
+  ~BasemapRegistrar();
+  BasemapRegistrar(const BasemapRegistrar&) = delete;
+  BasemapRegistrar& operator=(const BasemapRegistrar&) = delete;
+
+  // Throws skytrace::Error for failures other than "not found" (those are rejected fixes).
+  RegistrationFix registerFrame(const RegistrationRequest& request);
+
+  // Extent of all basemaps in the ENU frame (for global mode and for choosing an ENU
+  // origin), metres.
+  cv::Rect2d coverageEnu() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// The ENU origin for a session without telemetry: the centre of the first basemap at
+// ground level (ellipsoidal height `ground_alt_m`).
+geo::GeoPoint defaultEnuOrigin(const std::string& basemap_path, double ground_alt_m);
+
+}  // namespace skytrace::nav

@@ -1,0 +1,48 @@
+// Plane-induced homographies between a camera's image and the ground, modelled as the
+// horizontal plane up_m = ground_up_m of the flight's local ENU frame.
+//   image_from_ground: (east_m, north_m, 1) -> undistorted pixel (homogeneous);
+//   ground_from_image: its inverse.
+// "Undistorted pixel" = the pixel the point would have through the same K without lens
+// distortion (CameraModel::pixelFromNormalized with zero distortion): homographies are
+// only exact there, so keypoints go through undistortPixel() first.
+// Pure functions, thread-safe.
+#pragma once
+
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+#include "core/nav/camera_model.h"
+#include "core/nav/camera_pose.h"
+
+namespace skytrace::nav {
+
+// K [r1 r2 t] of the pose for the plane up_m = ground_up_m, normalised to H(2,2) = 1
+// when possible.
+cv::Matx33d imageFromGround(const CameraModel& camera, const CameraPose& pose,
+                            double ground_up_m);
+cv::Matx33d groundFromImage(const CameraModel& camera, const CameraPose& pose,
+                            double ground_up_m);
+
+// Recovers the camera pose (position incl. height above the plane, yaw, pitch, roll)
+// from an image_from_ground homography with known intrinsics: the columns of K^-1 H
+// are s r1, s r2, s t; the rotation is the nearest orthonormal matrix (SVD). Returns
+// false when H is degenerate or puts the camera below the plane. `t_s` is copied into
+// the pose.
+bool poseFromImageFromGround(const CameraModel& camera, const cv::Matx33d& image_from_ground,
+                             double ground_up_m, double t_s, CameraPose* pose);
+
+// Lens-distorted pixel -> undistorted pixel (identity for a camera without distortion).
+cv::Point2d undistortPixel(const CameraModel& camera, const cv::Point2d& pixel);
+
+// Ground points (E, N) of the image corners and centre (5 points, corners clockwise from
+// top-left, then centre) for the pose; rays at or above the horizon are clipped to
+// `max_range_m` from the camera. Used for footprints and search windows.
+std::vector<cv::Point2d> groundFootprint(const CameraModel& camera, const CameraPose& pose,
+                                         double ground_up_m, double max_range_m = 1000.0);
+
+// Ground sampling distance (metres per pixel) at the image centre for the pose.
+double groundSampleDistanceM(const CameraModel& camera, const CameraPose& pose,
+                             double ground_up_m);
+
+}  // namespace skytrace::nav

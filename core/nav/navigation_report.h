@@ -1,0 +1,45 @@
+// Writes a navigation run's results folder (docs/process_output.md): the fused track in
+// every export format, odometry/online/GNSS tracks, fixes.csv, discrepancy.csv,
+// camera.json and report.json. Every file is written atomically.
+// Thread: any (pure function of its arguments).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/nav/camera_model.h"
+#include "core/nav/navigation_session.h"
+
+namespace skytrace::nav {
+
+// Per-stage latency summary for report.json (the engine computes it from its recorder).
+struct StageSummary {
+  std::string stage;  // "decode", "upload", "extract", "match", "pose", "retrieval", "fine_match", "fusion"
+  std::size_t count = 0;
+  double mean_ms = 0.0, p50_ms = 0.0, p99_ms = 0.0, max_ms = 0.0;
+};
+
+struct RunDescription {
+  std::string video_path;
+  std::vector<std::string> basemap_paths;
+  std::string telemetry_path;  // empty: none
+  std::string camera_source;   // file path, "hfov", "telemetry", "default"
+  std::string device = "cpu";
+  std::string feature_model;
+  std::string registration_model;
+  std::string fallback_reason;
+  double wall_s = 0.0;
+  std::vector<StageSummary> stages;
+  nlohmann::json* extra = nullptr;  // merged into report.json when set (e.g. engine mode)
+};
+
+// The report as JSON (what report.json holds).
+nlohmann::json navigationReportJson(const NavigationResult& result, const RunDescription& run);
+
+// Writes every file into `directory` (created if needed). Throws IoError.
+void writeNavigationResults(const std::string& directory, const NavigationResult& result,
+                            const CameraModel& camera, const RunDescription& run);
+
+}  // namespace skytrace::nav

@@ -1,0 +1,139 @@
+// One navigation run over a flight: visual odometry every frame, keyframes handed to
+// basemap registration, fusion of both, and at the end smoothing and GNSS discrepancy
+// analysis. The session is the VO-side state; registration runs wherever the caller
+// puts it (the same thread in runNavigationSequential, a background QThread in
+// core/engine), and its fixes come back through addFix in any order.
+//
+// Thread: a NavigationSession is created and used by ONE thread (the VO worker):
+// processFrame, addFix, takeRegistrationRequest and finish are all called there.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+#include "core/geo/geodesy.h"
+#include "core/geo/track.h"
+#include "core/io/telemetry/telemetry_series.h"
+#include "core/nav/basemap_registration.h"
+#include "core/nav/camera_model.h"
+#include "core/nav/gnss_discrepancy.h"
+#include "core/nav/trajectory_fusion.h"
+#include "core/nav/visual_odometry.h"
+#include "core/util/progress.h"
+
+namespace skytrace::nav {
+
+struct NavigationOptions {
+  vision::ExtractorOptions vo_features;      // default "sift" at 1024 keypoints
+  std::string vo_matcher = "mnn";
+  VisualOdometryOptions vo;
+  RegistrationOptions registration;          // registration.features: default "sift" 2048
+  FusionOptions fusion;
+  DiscrepancyOptions discrepancy;
+  // A registration request every `register_every_n_keyframes`-th keyframe and at least
+  // every `register_max_interval_s` seconds; immediately while not localised.
+  int register_every_n_keyframes = 1;
+  double register_max_interval_s = 1.0;
+  bool use_gnss_prior = false;   // telemetry GNSS as a fusion prior (off: judge it independently)
+  bool registration_enabled = true;
+  double default_height_m = 100.0;  // global-mode height hint without telemetry
+
+  void check() const;  // throws InvalidArgument
+};
+
+// Everything a session knows before the first frame.
+struct NavigationInputs {
+  CameraModel camera;
+  std::vector<std::string> basemap_paths;
+  std::optional<io::TelemetrySeries> telemetry;  // on the video timeline (time_offset_s set)
+  geo::LocalEnuFrame enu;     // the session's local frame
+  double ground_up_m = 0.0;   // ground height in `enu` (the plane VO and registration use)
+  double ground_alt_m = std::numeric_limits<double>::quiet_NaN();  // ellipsoidal, NaN unknown
+};
+
+// Chooses the ENU frame and ground height: the telemetry's first GNSS fix (ground =
+// abs_alt - rel_alt there, when both are logged) or the first basemap's centre.
+NavigationInputs makeNavigationInputs(CameraModel camera, std::vector<std::string> basemap_paths,
+                                      std::optional<io::TelemetrySeries> telemetry,
+                                      double ground_alt_m_override =
+                                          std::numeric_limits<double>::quiet_NaN());
+
+// Per-frame outcome (what the live views show).
+struct FrameResult {
+  std::int64_t frame = -1;
+  double t_s = 0.0;
+  OdometryMeasurement odometry;
+  FusedPose online;      // online fused pose (has_pose false before the first fix)
+  bool registration_requested = false;
+};
+
+// The final result of a run (written by writeNavigationResults).
+struct NavigationResult {
+  bool completed = false;          // false: cancelled or stopped early
+  std::int64_t frames_total = 0;   // in the video
+  std::int64_t frames_processed = 0;
+  geo::Track track;                // smoothed visual track (source visual, sigma_m)
+  geo::Track online_track;
+  geo::Track odometry_track;
+  std::optional<geo::Track> gnss_track;
+  std::vector<RegistrationFix> fixes;  // every attempt, in frame order
+  DiscrepancyAnalysis discrepancy;
+  int lost_frames = 0;
+  int keyframes = 0;
+  double drift_estimate_percent = std::numeric_limits<double>::quiet_NaN();
+  std::vector<std::string> warnings;
+};
+
+class NavigationSession {
+ public:
+  // Creates the VO extractor/matcher on the calling thread. Throws skytrace::Error
+  // (ModelError for missing weights of a requested learned model).
+  NavigationSession(NavigationInputs inputs, NavigationOptions options);
+  ~NavigationSession();
+  NavigationSession(const NavigationSession&) = delete;
+  NavigationSession& operator=(const NavigationSession&) = delete;
+
+  const NavigationInputs& inputs() const;
+  const NavigationOptions& options() const;
+  std::string voModelName() const;
+
+  // Processes one frame (CV_8UC3 BGR, camera size), frames in increasing order.
+  FrameResult processFrame(std::int64_t frame, double t_s, const cv::Mat& image_bgr);
+
+  // The registration request made by the last processFrame, if any (moved out; the
+  // image is a deep copy the caller may hand to another thread).
+  std::optional<RegistrationRequest> takeRegistrationRequest();
+
+  // A fix for any earlier frame, in any order.
+  void addFix(const RegistrationFix& fix);
+
+  // Smoothing + discrepancy; `frames_total` is the video's frame count. Callable once.
+  NavigationResult finish(bool completed, std::int64_t frames_total);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// Single-threaded reference driver: decode, processFrame, registerFrame, addFix, per
+// frame, on the calling thread. `progress` may cancel (then completed = false and the
+// result holds what was computed). `stage_times_ms` (optional) receives per-frame
+// timings by stage name ("decode", "extract", "match", "pose", "retrieval",
+// "fine_match", "fusion").
+struct StageTiming {
+  std::int64_t frame;
+  std::string stage;
+  double duration_ms;
+};
+NavigationResult runNavigationSequential(const std::string& video_path,
+                                         NavigationInputs inputs,
+                                         const NavigationOptions& options,
+                                         const ProgressCallback& progress,
+                                         std::vector<StageTiming>* stage_times_ms = nullptr);
+
+}  // namespace skytrace::nav

@@ -1,0 +1,82 @@
+// Fusion of relative visual odometry and absolute basemap fixes into one trajectory in
+// the session's local ENU frame, with a 1-sigma horizontal uncertainty per pose.
+//   Online (causal, for live display): poses are chained through the VO homographies;
+//   an accepted fix, whenever it arrives (late, out of order), corrects the pose of its
+//   frame with a Kalman-style blend of the two uncertainties and the correction is
+//   carried through every later frame.
+//   Smoothed (final): a pose graph over all frames solved with Ceres: VO edges as
+//   plane-induced reprojection residuals between each frame and its keyframe, fixes as
+//   absolute residuals under a Cauchy loss, telemetry height priors, and a weak
+//   constant-velocity term that bridges VO gaps.
+// Thread: one instance, used by one thread (the VO worker); fixes produced elsewhere are
+// handed to that thread first.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "core/nav/basemap_registration.h"
+#include "core/nav/camera_model.h"
+#include "core/nav/camera_pose.h"
+#include "core/nav/visual_odometry.h"
+
+namespace skytrace::nav {
+
+struct FusionOptions {
+  double vo_sigma_px = 1.0;                 // VO reprojection noise per inlier-weighted edge
+  double vo_drift_per_m = 0.02;             // online sigma growth per metre flown
+  double vo_sigma_per_frame_m = 0.05;       // online sigma growth per frame
+  double height_prior_sigma_m = 2.0;        // telemetry height above ground
+  double velocity_sigma_mps2 = 3.0;         // constant-velocity term (acceleration noise)
+  double fix_loss_scale = 2.0;              // Cauchy scale in sigmas for fixes
+  int max_solver_iterations = 50;
+
+  void check() const;  // throws InvalidArgument
+};
+
+struct FusedPose {
+  std::int64_t frame = -1;
+  double t_s = 0.0;
+  CameraPose pose;
+  double sigma_m = 0.0;
+  bool has_pose = false;
+};
+
+class TrajectoryFusion {
+ public:
+  TrajectoryFusion(CameraModel camera, double ground_up_m, FusionOptions options);
+  ~TrajectoryFusion();
+  TrajectoryFusion(const TrajectoryFusion&) = delete;
+  TrajectoryFusion& operator=(const TrajectoryFusion&) = delete;
+
+  // In frame order. height_above_ground_m: telemetry relative altitude when known (NaN
+  // otherwise). Returns the online pose of the frame (has_pose false before the first
+  // absolute pose).
+  FusedPose addOdometry(const OdometryMeasurement& measurement, double height_above_ground_m);
+  // Any order, any time after its frame was added (fixes for frames not added yet are
+  // kept and applied when the frame arrives). Only accepted fixes change the estimate.
+  void addFix(const RegistrationFix& fix);
+  // An absolute pose from elsewhere (telemetry used as a prior), same semantics as a fix.
+  void addPosePrior(std::int64_t frame, const CameraPose& pose, double sigma_m);
+
+  // Online estimate of a frame already added; nullopt when unknown.
+  std::optional<FusedPose> onlinePose(std::int64_t frame) const;
+  // The online estimate of the latest frame (for predictions and registration priors).
+  std::optional<FusedPose> latestPose() const;
+  // All online poses, by frame.
+  std::vector<FusedPose> onlineTrajectory() const;
+  // Raw odometry chained from the first absolute pose without later corrections.
+  std::vector<FusedPose> odometryTrajectory() const;
+
+  // Full smoothing pass over everything added so far. Throws skytrace::Error when the
+  // solver fails badly; returns the online trajectory when there is nothing to smooth.
+  std::vector<FusedPose> smooth() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace skytrace::nav

@@ -1,0 +1,85 @@
+// Visual odometry over mostly planar ground: each frame is matched to the current
+// keyframe and related to it by a robust homography (exact for a plane seen by any
+// camera orientation, nadir or oblique). Metric motion, heading and scale come from
+// composing these image-to-image homographies with the keyframe's ground homography
+// (see predictPoseFromKeyframe); the keyframe policy and loss detection live here.
+// Thread: one instance per thread (it owns GPU state through its extractor/matcher).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <opencv2/core.hpp>
+
+#include "core/nav/camera_model.h"
+#include "core/nav/camera_pose.h"
+#include "core/vision/features.h"
+#include "core/vision/matcher.h"
+#include "core/vision/robust_estimation.h"
+
+namespace skytrace::nav {
+
+struct VisualOdometryOptions {
+  int min_inliers = 25;                 // fewer: the frame is not tracked
+  double min_inlier_ratio = 0.25;       // of the matches
+  double ransac_threshold_px = 2.0;     // symmetric transfer error, undistorted pixels
+  // A new keyframe is taken when the current frame's overlap with the keyframe (fraction
+  // of the frame's area that maps inside the keyframe) drops below this, or when the
+  // inliers fall below keyframe_min_inliers.
+  double keyframe_min_overlap = 0.7;
+  int keyframe_min_inliers = 80;
+  int keyframe_max_gap_frames = 30;
+  std::uint64_t seed = 0;
+  vision::DeviceSpec device;  // where RANSAC runs (features decide extract/match)
+
+  void check() const;  // throws InvalidArgument
+};
+
+// Motion of one frame relative to its reference keyframe.
+struct OdometryMeasurement {
+  std::int64_t frame = -1;
+  double t_s = 0.0;
+  bool tracked = false;             // false: lost (no reference, or too few inliers)
+  std::int64_t reference_frame = -1;  // the keyframe the homography refers to
+  // Undistorted pixels of this frame -> undistorted pixels of the reference keyframe.
+  cv::Matx33d reference_from_frame = cv::Matx33d::eye();
+  int matches = 0;
+  int inliers = 0;
+  double rms_error_px = 0.0;
+  bool is_keyframe = false;  // this frame is the reference for the following frames
+  // Wall time of each step, milliseconds (host clock; includes device syncs).
+  double extract_ms = 0.0;
+  double match_ms = 0.0;
+  double pose_ms = 0.0;
+};
+
+class VisualOdometry {
+ public:
+  VisualOdometry(CameraModel camera, std::unique_ptr<vision::FeatureExtractor> extractor,
+                 std::unique_ptr<vision::Matcher> matcher, VisualOdometryOptions options);
+  ~VisualOdometry();
+  VisualOdometry(const VisualOdometry&) = delete;
+  VisualOdometry& operator=(const VisualOdometry&) = delete;
+
+  // Tracks one frame (CV_8UC3 BGR, the camera's size). The first frame, and the first
+  // after a loss, becomes a keyframe with tracked = false. Throws skytrace::Error.
+  OdometryMeasurement track(std::int64_t frame, double t_s, const cv::Mat& image_bgr);
+
+  // Features of the last tracked frame (for overlays); empty before the first frame.
+  const vision::FeatureSet& lastFeatures() const;
+  std::string extractorName() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// The pose of a frame from its reference keyframe's pose and the VO homography:
+// ground_from_frame = ground_from_keyframe * reference_from_frame, decomposed. Returns
+// false when the result is degenerate.
+bool predictPoseFromKeyframe(const CameraModel& camera, const CameraPose& keyframe_pose,
+                             const cv::Matx33d& reference_from_frame, double ground_up_m,
+                             double t_s, CameraPose* frame_pose);
+
+}  // namespace skytrace::nav
