@@ -1,0 +1,171 @@
+#include "core/io/project_file.h"
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+
+namespace skytrace::io {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr const char* kFormat = "skytrace-project";
+constexpr int kVersion = 1;
+
+// Relative to `base` when `path` lies inside it, else absolute (generic separators).
+std::string storedPath(const std::string& path, const fs::path& base) {
+  if (path.empty()) return path;
+  const fs::path absolute = fs::absolute(fs::path(path)).lexically_normal();
+  const fs::path relative = absolute.lexically_relative(base);
+  if (!relative.empty() && *relative.begin() != "..") return relative.generic_string();
+  return absolute.generic_string();
+}
+
+std::string resolvedPath(const std::string& stored, const fs::path& base) {
+  if (stored.empty()) return stored;
+  const fs::path p(stored);
+  return (p.is_absolute() ? p : base / p).lexically_normal().string();
+}
+
+fs::path folderOf(const std::string& project_path) {
+  return fs::absolute(fs::path(project_path)).lexically_normal().parent_path();
+}
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw FormatError(path + ": not a valid Skytrace project: " + what);
+}
+
+std::string stringField(const json& object, const char* key, const std::string& path,
+                        bool required) {
+  const auto it = object.find(key);
+  if (it == object.end() || it->is_null()) {
+    if (required) fail(path, std::string("\"") + key + "\" is missing");
+    return {};
+  }
+  if (!it->is_string()) fail(path, std::string("\"") + key + "\" must be a string");
+  return it->get<std::string>();
+}
+
+CameraSource parseCameraSource(const std::string& name, const std::string& path) {
+  if (name == "default") return CameraSource::Default;
+  if (name == "file") return CameraSource::File;
+  if (name == "hfov") return CameraSource::HorizontalFov;
+  if (name == "telemetry") return CameraSource::Telemetry;
+  fail(path, "camera source \"" + name + "\" is not one of default, file, hfov, telemetry");
+}
+
+}  // namespace
+
+const char* cameraSourceName(CameraSource source) {
+  switch (source) {
+    case CameraSource::Default: return "default";
+    case CameraSource::File: return "file";
+    case CameraSource::HorizontalFov: return "hfov";
+    case CameraSource::Telemetry: return "telemetry";
+  }
+  return "default";
+}
+
+void Project::check() const {
+  if (video_path.empty()) throw InvalidArgument("project: no video chosen");
+  if (basemap_paths.empty()) throw InvalidArgument("project: no basemap chosen (at least one is needed)");
+  for (const std::string& basemap : basemap_paths)
+    if (basemap.empty()) throw InvalidArgument("project: an empty basemap path");
+  if (camera.source == CameraSource::File && camera.file_path.empty())
+    throw InvalidArgument("project: camera from a file, but no camera file chosen");
+  if (camera.source == CameraSource::HorizontalFov && !(camera.hfov_deg > 1.0 && camera.hfov_deg < 179.0))
+    throw InvalidArgument("project: horizontal field of view " + std::to_string(camera.hfov_deg) +
+                          " deg is outside (1, 179)");
+  if (camera.source == CameraSource::Telemetry && telemetry_path.empty())
+    throw InvalidArgument("project: camera from the flight log, but no flight log chosen");
+  if (feature_model.empty()) throw InvalidArgument("project: no feature model chosen");
+  if (device.empty()) throw InvalidArgument("project: no device chosen");
+}
+
+std::string defaultResultsDir(const std::string& project_path) {
+  const fs::path p = fs::absolute(fs::path(project_path)).lexically_normal();
+  return (p.parent_path() / (p.stem().string() + "_results")).string();
+}
+
+Project readProjectFile(const std::string& path) {
+  const std::string text = readFileBytes(path);
+  json root;
+  try {
+    root = json::parse(text);
+  } catch (const json::parse_error& e) {
+    fail(path, std::string("not JSON (") + e.what() + ")");
+  }
+  if (!root.is_object()) fail(path, "the top level is not a JSON object");
+  if (stringField(root, "format", path, true) != kFormat)
+    fail(path, std::string("\"format\" is not \"") + kFormat + "\"");
+  const auto version = root.find("version");
+  if (version == root.end() || !version->is_number_integer())
+    fail(path, "\"version\" is missing or not an integer");
+  if (version->get<int>() > kVersion)
+    fail(path, "version " + std::to_string(version->get<int>()) +
+                   " is newer than this Skytrace reads (" + std::to_string(kVersion) + ")");
+
+  const fs::path base = folderOf(path);
+  Project project;
+  project.video_path = resolvedPath(stringField(root, "video", path, true), base);
+  const auto basemaps = root.find("basemaps");
+  if (basemaps == root.end() || !basemaps->is_array())
+    fail(path, "\"basemaps\" is missing or not an array");
+  for (const json& entry : *basemaps) {
+    if (!entry.is_string()) fail(path, "\"basemaps\" holds a value that is not a path");
+    project.basemap_paths.push_back(resolvedPath(entry.get<std::string>(), base));
+  }
+  project.telemetry_path = resolvedPath(stringField(root, "telemetry", path, false), base);
+
+  const auto camera = root.find("camera");
+  if (camera != root.end() && !camera->is_null()) {
+    if (!camera->is_object()) fail(path, "\"camera\" is not an object");
+    project.camera.source = parseCameraSource(stringField(*camera, "source", path, true), path);
+    if (project.camera.source == CameraSource::File)
+      project.camera.file_path = resolvedPath(stringField(*camera, "path", path, true), base);
+    if (project.camera.source == CameraSource::HorizontalFov) {
+      const auto hfov = camera->find("hfov_deg");
+      if (hfov == camera->end() || !hfov->is_number()) fail(path, "\"camera.hfov_deg\" is missing");
+      project.camera.hfov_deg = hfov->get<double>();
+    }
+  }
+  const auto processing = root.find("processing");
+  if (processing != root.end() && !processing->is_null()) {
+    if (!processing->is_object()) fail(path, "\"processing\" is not an object");
+    const std::string model = stringField(*processing, "feature_model", path, false);
+    if (!model.empty()) project.feature_model = model;
+    const std::string device = stringField(*processing, "device", path, false);
+    if (!device.empty()) project.device = device;
+  }
+  const std::string results = stringField(root, "results", path, false);
+  project.results_dir = results.empty() ? defaultResultsDir(path) : resolvedPath(results, base);
+  return project;
+}
+
+void writeProjectFile(const std::string& path, const Project& project) {
+  project.check();
+  const fs::path base = folderOf(path);
+  json root;
+  root["format"] = kFormat;
+  root["version"] = kVersion;
+  root["video"] = storedPath(project.video_path, base);
+  json basemaps = json::array();
+  for (const std::string& basemap : project.basemap_paths) basemaps.push_back(storedPath(basemap, base));
+  root["basemaps"] = basemaps;
+  root["telemetry"] = project.telemetry_path.empty() ? json(nullptr)
+                                                     : json(storedPath(project.telemetry_path, base));
+  json camera;
+  camera["source"] = cameraSourceName(project.camera.source);
+  if (project.camera.source == CameraSource::File) camera["path"] = storedPath(project.camera.file_path, base);
+  if (project.camera.source == CameraSource::HorizontalFov) camera["hfov_deg"] = project.camera.hfov_deg;
+  root["camera"] = camera;
+  root["processing"] = {{"feature_model", project.feature_model}, {"device", project.device}};
+  root["results"] = storedPath(project.results_dir.empty() ? defaultResultsDir(path) : project.results_dir, base);
+  writeFileAtomically(path, root.dump(2) + "\n");
+}
+
+}  // namespace skytrace::io

@@ -1,0 +1,65 @@
+// The Skytrace project file (`.skytrace`, JSON): what an analyst opened for one flight
+// (video, basemaps, telemetry log, camera, model choice) and where its results go.
+//
+//   {"format": "skytrace-project", "version": 1,
+//    "video": "flight.mp4",
+//    "basemaps": ["ortho.tif", "/data/sat.vrt"],
+//    "telemetry": "flight.srt"            (or null),
+//    "camera": {"source": "file", "path": "camera.json"}
+//            | {"source": "hfov", "hfov_deg": 82.1}
+//            | {"source": "telemetry"} | {"source": "default"},
+//    "processing": {"feature_model": "sift", "device": "cpu"},
+//    "results": "flight_results"}
+//
+// Paths inside the project's folder are stored relative to it (the project moves with
+// its data); others stay absolute. Reading resolves every path to an absolute one.
+// Plain value type and pure functions: thread-safe.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace skytrace::io {
+
+// Where the camera intrinsics come from.
+enum class CameraSource {
+  Default,    // the processing default (a nominal FOV for the video size)
+  File,       // a camera JSON (docs/conventions.md)
+  HorizontalFov,  // horizontal field of view in degrees, square pixels, centred
+  Telemetry,  // the flight log's camera model, where the log names one
+};
+
+// "default", "file", "hfov", "telemetry".
+const char* cameraSourceName(CameraSource source);
+
+struct ProjectCamera {
+  CameraSource source = CameraSource::Default;
+  std::string file_path;  // CameraSource::File
+  double hfov_deg = 0.0;  // CameraSource::HorizontalFov, in (1, 179)
+};
+
+struct Project {
+  std::string video_path;                  // video file or image folder (required)
+  std::vector<std::string> basemap_paths;  // one or more rasters, drawn in this order
+  std::string telemetry_path;              // empty: none
+  ProjectCamera camera;
+  std::string feature_model = "sift";      // a name createFeatureExtractor accepts
+  std::string device = "cpu";              // "cpu", "cuda", "cuda:N"
+  std::string results_dir;                 // where `process` writes / the GUI reads results
+
+  // Throws InvalidArgument naming the missing or bad field (no video, no basemap, an
+  // hfov outside (1, 179), a camera file source without a path, an empty model name).
+  void check() const;
+};
+
+// The results folder used when a project names none: "<project stem>_results" beside it.
+std::string defaultResultsDir(const std::string& project_path);
+
+// Reads a project. Throws IoError (missing/unreadable) or FormatError naming the file and
+// the field (not JSON, wrong "format", unsupported version, wrong types).
+Project readProjectFile(const std::string& path);
+
+// Writes `project` atomically (after check()). Throws InvalidArgument or IoError.
+void writeProjectFile(const std::string& path, const Project& project);
+
+}  // namespace skytrace::io

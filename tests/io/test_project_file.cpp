@@ -1,0 +1,123 @@
+// The .skytrace project file: a full round trip, paths relative to the project folder
+// (the project moves with its data) and absolute outside it, defaults, and clear errors
+// for files that are not projects.
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/io/project_file.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+#include "tests/test_support.h"
+
+using namespace skytrace;
+namespace fs = std::filesystem;
+
+namespace {
+
+void writeText(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+io::Project sampleProject(const fs::path& folder, const fs::path& outside) {
+  io::Project p;
+  p.video_path = (folder / "flight" / "flight.mp4").string();
+  p.basemap_paths = {(folder / "ortho.tif").string(), (outside / "sat.vrt").string()};
+  p.telemetry_path = (folder / "flight" / "flight.srt").string();
+  p.camera.source = io::CameraSource::File;
+  p.camera.file_path = (folder / "flight" / "camera.json").string();
+  p.feature_model = "aliked-n16rot";
+  p.device = "cuda:1";
+  p.results_dir = (folder / "results").string();
+  return p;
+}
+
+}  // namespace
+
+class TestProjectFile : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void roundTripKeepsEveryField() {
+    QTemporaryDir dir, other;
+    const fs::path folder(dir.path().toStdString()), outside(other.path().toStdString());
+    const io::Project written = sampleProject(folder, outside);
+    const std::string path = (folder / "flight.skytrace").string();
+    io::writeProjectFile(path, written);
+
+    const io::Project read = io::readProjectFile(path);
+    QCOMPARE(read.video_path, written.video_path);
+    QCOMPARE(read.basemap_paths, written.basemap_paths);
+    QCOMPARE(read.telemetry_path, written.telemetry_path);
+    QCOMPARE(read.camera.source, io::CameraSource::File);
+    QCOMPARE(read.camera.file_path, written.camera.file_path);
+    QCOMPARE(read.feature_model, std::string("aliked-n16rot"));
+    QCOMPARE(read.device, std::string("cuda:1"));
+    QCOMPARE(read.results_dir, written.results_dir);
+  }
+
+  void pathsInsideTheFolderAreStoredRelative() {
+    QTemporaryDir dir, other;
+    const fs::path folder(dir.path().toStdString()), outside(other.path().toStdString());
+    const std::string path = (folder / "p.skytrace").string();
+    io::writeProjectFile(path, sampleProject(folder, outside));
+    const nlohmann::json root = nlohmann::json::parse(readFileBytes(path));
+    QCOMPARE(root["format"].get<std::string>(), std::string("skytrace-project"));
+    QCOMPARE(root["video"].get<std::string>(), std::string("flight/flight.mp4"));
+    QCOMPARE(root["basemaps"][0].get<std::string>(), std::string("ortho.tif"));
+    QVERIFY(fs::path(root["basemaps"][1].get<std::string>()).is_absolute());  // outside
+    QCOMPARE(root["results"].get<std::string>(), std::string("results"));
+
+    // The moved project finds its data in the new place.
+    QTemporaryDir moved;
+    const fs::path moved_path = fs::path(moved.path().toStdString()) / "p.skytrace";
+    fs::copy_file(path, moved_path);
+    const io::Project read = io::readProjectFile(moved_path.string());
+    QCOMPARE(read.video_path, (fs::path(moved.path().toStdString()) / "flight/flight.mp4").string());
+    QCOMPARE(read.basemap_paths[1], (outside / "sat.vrt").string());
+  }
+
+  void fovCameraAndDefaults() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("minimal.skytrace").toStdString();
+    writeText(path, R"({"format": "skytrace-project", "version": 1, "video": "v.mp4",
+                        "basemaps": ["b.tif"], "camera": {"source": "hfov", "hfov_deg": 82.5}})");
+    const io::Project read = io::readProjectFile(path);
+    QCOMPARE(read.camera.source, io::CameraSource::HorizontalFov);
+    QCOMPARE(read.camera.hfov_deg, 82.5);
+    QVERIFY(read.telemetry_path.empty());
+    QCOMPARE(read.feature_model, std::string("sift"));
+    QCOMPARE(read.device, std::string("cpu"));
+    QCOMPARE(read.results_dir, dir.filePath("minimal_results").toStdString());
+  }
+
+  void invalidProjectsAreRefusedWithTheReason() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("bad.skytrace").toStdString();
+    writeText(path, "{not json");
+    QVERIFY(test::errorMessageOf<FormatError>([&] { io::readProjectFile(path); }).contains("not JSON"));
+    writeText(path, R"({"format": "something-else", "version": 1})");
+    QVERIFY(test::errorMessageOf<FormatError>([&] { io::readProjectFile(path); }).contains("format"));
+    writeText(path, R"({"format": "skytrace-project", "version": 1, "basemaps": []})");
+    QVERIFY(test::errorMessageOf<FormatError>([&] { io::readProjectFile(path); }).contains("\"video\""));
+    writeText(path, R"({"format": "skytrace-project", "version": 9, "video": "v", "basemaps": []})");
+    QVERIFY(test::errorMessageOf<FormatError>([&] { io::readProjectFile(path); }).contains("newer"));
+    QVERIFY(test::errorMessageOf<IoError>([&] { io::readProjectFile(dir.filePath("none").toStdString()); })
+                .contains("none"));
+
+    io::Project p;
+    p.video_path = "v.mp4";
+    QVERIFY(test::errorMessageOf<InvalidArgument>([&] { io::writeProjectFile(path, p); }).contains("basemap"));
+    p.basemap_paths = {"b.tif"};
+    p.camera.source = io::CameraSource::HorizontalFov;
+    p.camera.hfov_deg = 200;
+    QVERIFY(test::errorMessageOf<InvalidArgument>([&] { io::writeProjectFile(path, p); }).contains("field of view"));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestProjectFile)
+#include "test_project_file.moc"
