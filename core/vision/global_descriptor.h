@@ -34,6 +34,16 @@ struct GlobalDescriptorOptions {
   std::string weights_path;  // empty: published file name in the model directory
   int input_size_px = 224;   // images are resized so that the shorter side is this
   DeviceSpec device;
+  // How a DINOv2 image becomes one vector: "cls" (final-norm CLS token), "gem"
+  // (generalised mean, exponent gem_p, over the final-norm patch tokens clamped at 1e-6),
+  // or "cls+gem" (each L2-normalised, concatenated, normalised again: 2 x embed dim).
+  std::string pooling = "cls+gem";
+  float gem_p = 3.0f;
+  // "float32" (exact, the default) or "float16" (CUDA only; faster, deviates ~1e-3).
+  std::string precision = "float32";
+  // Fused attention (scaled_dot_product_attention) where LibTorch has it (>= 2.0); the
+  // explicit softmax(q k^T) v otherwise or when false.
+  bool fused_attention = true;
 
   void check() const;  // throws InvalidArgument
 };
@@ -46,6 +56,14 @@ class GlobalDescriptorExtractor {
   virtual int dimension() const = 0;
   // image: CV_8UC3 (BGR) or CV_8UC1, any size. Throws skytrace::Error on failure.
   virtual GlobalDescriptor describe(const cv::Mat& image) = 0;
+  // Several images at once (batched on the device where their preprocessed sizes agree);
+  // the same descriptors as describe() one by one, up to float summation order.
+  virtual std::vector<GlobalDescriptor> describeBatch(const std::vector<cv::Mat>& images) {
+    std::vector<GlobalDescriptor> out;
+    out.reserve(images.size());
+    for (const cv::Mat& image : images) out.push_back(describe(image));
+    return out;
+  }
 };
 
 // Creates the learned global descriptor named by options.model (loading its weights;

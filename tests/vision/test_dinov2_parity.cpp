@@ -1,0 +1,157 @@
+// DINOv2 port against the reference outputs of the original implementation
+// (shared/fixtures/parity/dinov2_vits14: facebookresearch/dinov2 b48308a, ViT-S/14 hub
+// arguments with depth 4, random float16 weights, CPU float32), for the 224x224 and
+// 322x322 crops: preprocessing, patch embedding, interpolated positional embedding
+// (bicubic with the scale-factor trick), first block, last block (x_prenorm), final-norm
+// CLS and patch tokens, forward(). Tolerances from the fixture README.
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <c10/core/InferenceMode.h>
+
+#include <QtTest>
+
+#include <memory>
+
+#include "core/util/error.h"
+#include "core/vision/checkpoint_impl.h"
+#include "core/vision/dinov2_config.h"
+#include "core/vision/dinov2_descriptor_impl.h"
+#include "core/vision/dinov2_model_impl.h"
+#include "tests/test_support.h"
+
+using namespace skytrace::vision;
+
+namespace {
+
+double maxAbsDiff(const at::Tensor& a, const at::Tensor& b) {
+  if (a.sizes() != b.sizes()) return 1e30;
+  return (a.to(at::kDouble) - b.to(at::kDouble)).abs().max().item<double>();
+}
+
+std::string fixture(const std::string& file) {
+  return skytrace::test::sharedPath(QString::fromStdString("fixtures/parity/dinov2_vits14/" + file))
+      .toStdString();
+}
+
+// The fixture's architecture: the hub's dinov2_vits14 arguments with depth 4.
+Dinov2Config fixtureConfig() {
+  Dinov2Config config = dinov2Config("dinov2-vits14");
+  config.depth = 4;
+  return config;
+}
+
+}  // namespace
+
+class TestDinov2Parity : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void initTestCase() {
+    SKYTRACE_REQUIRE_SHARED();
+    at::set_num_threads(2);
+    inputs_ = loadTorchCheckpoint(fixture("inputs.pt"));
+    outputs_ = loadTorchCheckpoint(fixture("outputs.pt"));
+    weights_ = loadTorchCheckpoint(fixture("weights.pt"));
+    QCOMPARE(weights_.at("blocks.0.attn.qkv.weight").scalar_type(), at::kHalf);
+    model_ = std::make_unique<dinov2::Dinov2Model>(fixtureConfig(), weights_, at::kCPU);
+  }
+
+  void parity_data() {
+    QTest::addColumn<QString>("suffix");
+    QTest::newRow("224x224") << "";
+    QTest::newRow("322x322") << "_322";
+  }
+
+  void parity() {
+    QFETCH(QString, suffix);
+    const std::string s = suffix.toStdString();
+    const auto ref = [&](const std::string& key) { return outputs_.at(key + s); };
+    c10::InferenceMode inference;
+
+    // ToTensor + Normalize of the stored RGB crop reproduces the stored input exactly.
+    const at::Tensor input = inputs_.at("image" + s);
+    const at::Tensor from_bytes =
+        dinov2::normalizeImageNet(inputs_.at("image" + s + "_rgb_u8").unsqueeze(0));
+    QCOMPARE(maxAbsDiff(from_bytes, input), 0.0);
+
+    dinov2::Dinov2Trace trace;
+    const dinov2::Dinov2Output out = model_->forward(input, &trace);
+    const int64_t grid = input.size(2) / 14;
+    QCOMPARE(out.grid_h, grid);
+    QCOMPARE(out.grid_w, grid);
+    QCOMPARE(out.register_tokens.size(1), int64_t{0});
+
+    const double pos = maxAbsDiff(trace.pos_embed_interp, ref("pos_embed_interp"));
+    const double block0 = maxAbsDiff(trace.block_outputs.front(), ref("block0_out"));
+    const double cls = maxAbsDiff(out.cls_token, ref("x_norm_clstoken"));
+    const double patches = maxAbsDiff(out.patch_tokens, ref("x_norm_patchtokens"));
+    const double forward_out = maxAbsDiff(out.cls_token, ref("forward_out"));
+    qInfo("%s: pos_embed_interp %.3g block0 %.3g cls %.3g patch tokens %.3g forward %.3g",
+          s.empty() ? "224" : "322", pos, block0, cls, patches, forward_out);
+    QVERIFY(pos < 1e-5);
+    QVERIFY(block0 < 2e-5);
+    QVERIFY(cls < 2e-5);
+    QVERIFY(patches < 2e-5);
+    QVERIFY(forward_out < 2e-5);
+    if (s.empty()) {  // stored for the 224 input only
+      const double embed = maxAbsDiff(trace.patch_embed_out, ref("patch_embed_out"));
+      const double prenorm = maxAbsDiff(out.prenorm, ref("x_prenorm"));
+      QCOMPARE(trace.block_outputs.size(), size_t{4});
+      const double last = maxAbsDiff(trace.block_outputs.back(), ref("x_prenorm"));
+      qInfo("224: patch_embed_out %.3g x_prenorm %.3g", embed, prenorm);
+      QVERIFY(embed < 1e-5);
+      QVERIFY(prenorm < 2e-5);
+      QCOMPARE(last, prenorm);
+    }
+  }
+
+  // The README's trap: interpolating to the output size instead of with the scale factor
+  // (g + 0.1) / 37 moves the table by far more than the tolerance, so the parity above
+  // really checks the scale-factor path.
+  void positionalEmbeddingNeedsTheScaleFactor() {
+    c10::InferenceMode inference;
+    Dinov2Config by_size = fixtureConfig();
+    by_size.interpolate_offset = 0.0;
+    const dinov2::Dinov2Model model(by_size, weights_, at::kCPU);
+    const double drift = maxAbsDiff(model.positionalEmbedding(224, 224),
+                                    outputs_.at("pos_embed_interp"));
+    qInfo("size-based interpolation deviates by %.3g", drift);
+    QVERIFY(drift > 1e-4);
+  }
+
+  // 518 x 518 (the training size) uses the table as stored; a non-square input of the same
+  // patch count is interpolated (the original's condition npatch == N and w == h).
+  void positionalEmbeddingAtTrainingSize() {
+    c10::InferenceMode inference;
+    const at::Tensor table = weights_.at("pos_embed").to(at::kFloat);
+    QCOMPARE(maxAbsDiff(model_->positionalEmbedding(518, 518), table), 0.0);
+    const at::Tensor wide = model_->positionalEmbedding(14 * 37, 14 * 40);
+    QCOMPARE(wide.size(1), int64_t{1 + 37 * 40});
+    QCOMPARE(maxAbsDiff(wide.narrow(1, 0, 1), table.narrow(1, 0, 1)), 0.0);  // CLS untouched
+  }
+
+  void rejectsSidesThatAreNotMultiplesOf14() {
+    c10::InferenceMode inference;
+    const at::Tensor image = at::zeros({1, 3, 224, 230});
+    const QString message = skytrace::test::errorMessageOf<skytrace::InvalidArgument>(
+        [&] { model_->forward(image); });
+    QVERIFY2(message.contains("multiples of 14"), qPrintable(message));
+  }
+
+  // Batched forward equals per-image forward (row-major token order, no cross-talk).
+  void batchEqualsSingle() {
+    c10::InferenceMode inference;
+    const at::Tensor a = inputs_.at("image");
+    const at::Tensor b = a.flip({3});
+    const dinov2::Dinov2Output both = model_->forward(at::cat({a, b}, 0));
+    QVERIFY(maxAbsDiff(both.cls_token[0], outputs_.at("x_norm_clstoken")[0]) < 2e-5);
+    QVERIFY(maxAbsDiff(both.cls_token[1], model_->forward(b).cls_token[0]) < 1e-5);
+  }
+
+ private:
+  StateDict inputs_, outputs_, weights_;
+  std::unique_ptr<dinov2::Dinov2Model> model_;
+};
+
+QTEST_GUILESS_MAIN(TestDinov2Parity)
+#include "test_dinov2_parity.moc"
