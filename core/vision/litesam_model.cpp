@@ -1,0 +1,136 @@
+#include "core/vision/litesam_model_impl.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/util/error.h"
+
+namespace skytrace::vision::litesam {
+namespace {
+
+constexpr int64_t kCoarseStride = 8;   // RESOLUTION (8, 1)
+constexpr int64_t kSizeMultiple = 32;  // 1/8 grid aggregated 4x4 by the transformer
+constexpr int64_t kDModel = 256;
+
+void checkImage(const at::Tensor& image, const char* name) {
+  if (image.dim() != 4 || image.size(0) != 1 || image.size(1) != 1)
+    throw InvalidArgument(std::string("LiteSAM expects ") + name +
+                          " as a [1,1,H,W] grayscale tensor, got " + shapeToString(image.sizes()));
+  if (image.size(2) % kSizeMultiple != 0 || image.size(3) % kSizeMultiple != 0 ||
+      image.size(2) == 0 || image.size(3) == 0)
+    throw InvalidArgument(std::string("LiteSAM: ") + name + " is " +
+                          std::to_string(image.size(3)) + "x" + std::to_string(image.size(2)) +
+                          "; width and height must be positive multiples of 32");
+}
+
+// 'n c h w -> n (h w) c'
+at::Tensor flattenCells(const at::Tensor& feat) { return feat.flatten(2).transpose(1, 2); }
+
+}  // namespace
+
+LiteSamModel::LiteSamModel(const StateDict& weights, at::Device device, LiteSamConfig config)
+    : config_(config), device_(device) {
+  StateDictBinder binder(weights, "LiteSAM", at::TensorOptions().dtype(at::kFloat).device(device));
+  backbone_.bind(binder, "backbone");
+  transformer_.bind(binder, "loftr_coarse", kDModel);
+  fine_preprocess_.bind(binder, "fine_preprocess");
+  fine_matching_.bind(binder, "fine_matching");
+  binder.finish();
+}
+
+void LiteSamModel::reparameterizeBackbone() { backbone_.reparameterize(); }
+
+LiteSamOutput LiteSamModel::forward(const at::Tensor& image0, const at::Tensor& image1,
+                                    LiteSamTrace* trace) const {
+  checkImage(image0, "image0");
+  checkImage(image1, "image1");
+  const bool same_size = image0.sizes() == image1.sizes();
+
+  // 1. Backbone: one batch of two when the sizes agree (eval BN: batching is irrelevant).
+  BackboneFeatures b0, b1;
+  if (same_size) {
+    const BackboneFeatures both = backbone_(at::cat({image0, image1}, 0));
+    const auto half = [](const at::Tensor& t, int64_t i) { return t.narrow(0, i, 1); };
+    b0 = {half(both.feats_c, 0), half(both.feats_x2, 0), half(both.feats_x1, 0)};
+    b1 = {half(both.feats_c, 1), half(both.feats_x2, 1), half(both.feats_x1, 1)};
+  } else {
+    b0 = backbone_(image0);
+    b1 = backbone_(image1);
+  }
+  if (trace) {
+    trace->backbone0 = b0;
+    trace->backbone1 = b1;
+  }
+  const std::array<int64_t, 2> hw0_c{b0.feats_c.size(2), b0.feats_c.size(3)};
+  const std::array<int64_t, 2> hw1_c{b1.feats_c.size(2), b1.feats_c.size(3)};
+
+  // 2. Coarse transformer, RoPE NPE = [train, train, test, test].
+  const int64_t long_side = std::max({image0.size(2), image0.size(3), image1.size(2), image1.size(3)});
+  const int64_t test = config_.rope_test_size_px > 0 ? config_.rope_test_size_px : long_side;
+  const std::array<int64_t, 4> npe{config_.rope_train_size_px, config_.rope_train_size_px, test,
+                                   test};
+  const auto [t0, t1] =
+      transformer_(b0.feats_c, b1.feats_c, npe, trace ? &trace->transformer : nullptr);
+  if (trace) trace->transformer_out = {t0, t1};
+
+  // 3. Coarse matching on the flattened cells.
+  const double scale = static_cast<double>(image0.size(2)) / static_cast<double>(hw0_c[0]);
+  CoarseMatches coarse = matchCoarse(flattenCells(t0), flattenCells(t1), hw0_c, hw1_c, scale,
+                                     config_.coarse, trace != nullptr);
+  LiteSamOutput out;
+  out.i_ids = coarse.i_ids;
+  out.j_ids = coarse.j_ids;
+  out.mconf = coarse.mconf;
+  if (trace) {
+    trace->conf_matrix = coarse.conf_matrix;
+    trace->mkpts0_c_pre_fine = coarse.mkpts0_c;
+    trace->mkpts1_c_pre_fine = coarse.mkpts1_c;
+  }
+  if (coarse.i_ids.size(0) == 0) {  // the original returns the coarse points unchanged
+    out.mkpts0_c = out.mkpts0_f = coarse.mkpts0_c;
+    out.mkpts1_c = out.mkpts1_f = coarse.mkpts1_c;
+    return out;
+  }
+
+  // 4. Fine preprocessing: the transformer output / sqrt(C), FPN to full resolution,
+  // windows at the matched cells.
+  const double norm = std::sqrt(static_cast<double>(kDModel));
+  at::Tensor fine0, fine1;
+  if (same_size) {
+    const at::Tensor both = fine_preprocess_.interFpn(
+        at::cat({t0, t1}, 0) / norm, at::cat({b0.feats_x2, b1.feats_x2}, 0),
+        at::cat({b0.feats_x1, b1.feats_x1}, 0));
+    fine0 = both.narrow(0, 0, 1);
+    fine1 = both.narrow(0, 1, 1);
+  } else {
+    fine0 = fine_preprocess_.interFpn(t0 / norm, b0.feats_x2, b0.feats_x1);
+    fine1 = fine_preprocess_.interFpn(t1 / norm, b1.feats_x2, b1.feats_x1);
+  }
+  const at::Tensor f0 = gatherWindows(fine0, coarse.i_ids, FineMatching::kWindow, 0);
+  const at::Tensor f1 = gatherWindows(fine1, coarse.j_ids, FineMatching::kWindow + 2, 1);
+  if (trace) {
+    trace->fpn = {fine0, fine1};
+    trace->feat_f0_unfold = f0;
+    trace->feat_f1_unfold = f1;
+  }
+
+  // 5. Fine matching (pixel-level argmax, then the minGRU sub-pixel offset).
+  const FineResult fine = fine_matching_(f0, f1, coarse.mkpts0_c, coarse.mkpts1_c,
+                                         trace ? &trace->fine : nullptr);
+  out.mkpts0_c = fine.mkpts0_c;
+  out.mkpts1_c = fine.mkpts1_c;
+  out.mkpts0_f = fine.mkpts0_f;
+  out.mkpts1_f = fine.mkpts1_f;
+  return out;
+}
+
+LiteSamModel loadLiteSamModel(const std::string& weights_path, at::Device device,
+                              LiteSamConfig config) {
+  StateDict weights = loadStateDict(weights_path);
+  const bool lightning = std::any_of(weights.tensors.begin(), weights.tensors.end(),
+                                     [](const auto& kv) { return kv.first.rfind("matcher.", 0) == 0; });
+  if (lightning) weights = stripPrefix(weights, "matcher.");
+  return LiteSamModel(weights, device, config);
+}
+
+}  // namespace skytrace::vision::litesam

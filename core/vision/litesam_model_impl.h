@@ -1,0 +1,81 @@
+// Internal (torch allowed; core/vision sources only): the LiteSAM matcher
+// (boyagesmile/LiteSAM 8b49e8d, class LoFTR in src/loftr/loftr.py, default.py config:
+// MobileOne-S3, RESOLUTION (8, 1), window 8, [self, cross] x 4, THR 0.2, BORDER_RM 2,
+// temperature 0.1, slice dim 8), inference in float32, batch = one image pair.
+// Weights: the bare LoFTR state-dict keys (backbone.*, loftr_coarse.*, fine_preprocess.*,
+// fine_matching.*); release checkpoints (PyTorch Lightning) keep them under
+// ["state_dict"] with the prefix "matcher.", which loadLiteSamModel strips.
+// Thread: create and use on one thread; forward() is const and keeps no per-call state.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <array>
+#include <string>
+
+#include "core/vision/checkpoint_impl.h"
+#include "core/vision/litesam_modules_impl.h"
+
+namespace skytrace::vision::litesam {
+
+struct LiteSamConfig {
+  CoarseMatchOptions coarse;
+  // RoPE NPE = [832, 832, test_h, test_w]; rope_test_size_px 0 = the long side of the
+  // larger input (default.py's recommendation; the fixture uses 480 for 480x480).
+  int64_t rope_train_size_px = 832;
+  int64_t rope_test_size_px = 0;
+};
+
+// Intermediates for parity tests. Image0 first, image1 second in every pair.
+struct LiteSamTrace {
+  BackboneFeatures backbone0, backbone1;   // per image (batch 1 each)
+  TransformerTrace transformer;
+  std::array<at::Tensor, 2> transformer_out;  // [1, 256, h, w] before any / sqrt(C)
+  at::Tensor conf_matrix;                     // [1, L, S]
+  std::array<at::Tensor, 2> fpn;              // [1, 64, H, W] inter_fpn outputs
+  at::Tensor feat_f0_unfold, feat_f1_unfold;  // [M, 64, 64], [M, 100, 64]
+  at::Tensor mkpts0_c_pre_fine, mkpts1_c_pre_fine;  // [M, 2]
+  FineTrace fine;
+};
+
+// Matches of one pair, in the model input's pixel coordinates (x, y).
+struct LiteSamOutput {
+  at::Tensor i_ids, j_ids;        // [M] int64 coarse cells
+  at::Tensor mconf;               // [M] float32 coarse confidence
+  at::Tensor mkpts0_c, mkpts1_c;  // [M, 2] after the fine stage's first step
+  at::Tensor mkpts0_f, mkpts1_f;  // [M, 2] final keypoints
+};
+
+class LiteSamModel {
+ public:
+  // Binds every key and shape of `weights` (bare keys; strict). Throws ModelError.
+  LiteSamModel(const StateDict& weights, at::Device device, LiteSamConfig config = {});
+
+  at::Device device() const { return device_; }
+  const LiteSamConfig& config() const { return config_; }
+
+  // Folds MobileOne's branches into single convolutions (the original's reparameterize();
+  // outputs equal up to float rounding). Idempotent.
+  void reparameterizeBackbone();
+  bool backboneReparameterized() const { return backbone_.stage0.fused; }
+
+  // image0/1: [1, 1, H, W] float32 grayscale in [0, 1] on device(), H and W multiples of
+  // 32 (the sizes may differ between the two). Throws InvalidArgument on shapes.
+  LiteSamOutput forward(const at::Tensor& image0, const at::Tensor& image1,
+                        LiteSamTrace* trace = nullptr) const;
+
+ private:
+  LiteSamConfig config_;
+  at::Device device_;
+  MobileOneS3Backbone backbone_;
+  CoarseTransformer transformer_;
+  FinePreprocess fine_preprocess_;
+  FineMatching fine_matching_;
+};
+
+// Loads a LiteSAM checkpoint (.ckpt/.pth/.safetensors; a Lightning "state_dict" with
+// "matcher." keys or a bare state dict) onto `device`.
+LiteSamModel loadLiteSamModel(const std::string& weights_path, at::Device device,
+                              LiteSamConfig config = {});
+
+}  // namespace skytrace::vision::litesam
