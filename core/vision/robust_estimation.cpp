@@ -8,7 +8,19 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#if defined(SKYTRACE_WITH_CUDA)
+// GPU build only (scripts/gpu): CUDA graphs for the hypothesis batches.
+#include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAGuard.h>
+#endif
 
 #include "core/util/check.h"
 #include "core/util/error.h"
@@ -206,6 +218,15 @@ at::Tensor squaredErrors(GeometricModelType type, const at::Tensor& models, cons
 
 // ---------------------------------------------------------------- context
 
+// Host -> device copy that does not wait for the work already queued on the device: a
+// pinned staging buffer and an asynchronous copy on the current stream (the caching host
+// allocator keeps the buffer until the copy has run). Identity for the CPU.
+at::Tensor toDevice(const at::Tensor& host, const at::Device& device) {
+  if (device.is_cpu()) return host;
+  return host.contiguous().pin_memory().to(device, /*non_blocking=*/true);
+}
+
+
 struct Problem {
   GeometricModelType type;
   at::Tensor a_px, b_px;      // [N,2] float64, pixels
@@ -225,6 +246,10 @@ struct Problem {
     }
     return f;
   }
+
+  // A copy with the transforms on `device` and without the points: what the batch
+  // scoring there needs for toPixelModels. Host -> device without a sync.
+  Problem withTransformsOn(const at::Device& device) const;
 
   // The reported model from a normalised one: pixel model for transfer types and F, the
   // essential matrix (camera coordinates) for E.
@@ -260,6 +285,15 @@ Problem makeProblem(GeometricModelType type, const at::Tensor& a, const at::Tens
   return p;
 }
 
+Problem Problem::withTransformsOn(const at::Device& device) const {
+  Problem moved = *this;
+  moved.a_px = moved.b_px = moved.a_fit = moved.b_fit = moved.a_norm = moved.b_norm = at::Tensor();
+  for (at::Tensor* t : {&moved.t_a, &moved.t_b, &moved.k_a_inv, &moved.k_b_inv}) {
+    if (t->defined()) *t = toDevice(*t, device);
+  }
+  return moved;
+}
+
 std::pair<at::Tensor, at::Tensor> solveMinimal(GeometricModelType type, const at::Tensor& a,
                                                const at::Tensor& b) {
   switch (type) {
@@ -275,6 +309,15 @@ std::pair<at::Tensor, at::Tensor> solveMinimal(GeometricModelType type, const at
     }
   }
   throw InvalidArgument("unknown geometric model");
+}
+
+// Least-squares solution of design x = target ([M,K], [M,R] -> [K,R], float64) through the
+// thin SVD. Not at::linalg_lstsq: its LAPACK path is not bit-reproducible from call to
+// call (measured: 1e-17..1e-16 differences between repeated calls on the same input),
+// and RANSAC promises the same result for the same seed.
+at::Tensor leastSquares(const at::Tensor& design, const at::Tensor& target) {
+  const auto [u, s, vh] = at::linalg_svd(design, false);
+  return at::matmul(vh.t(), at::matmul(u.t(), target) / s.unsqueeze(1));
 }
 
 // Least-squares model [3,3] float64 in normalised coordinates from the selected points.
@@ -294,7 +337,7 @@ at::Tensor fitNormalised(GeometricModelType type, const at::Tensor& a, const at:
     }
     case GeometricModelType::Affine: {
       const at::Tensor design = at::stack({x, y, one}, 1);  // [N,3]
-      const at::Tensor solution = std::get<0>(at::linalg_lstsq(design, b));  // [3,2]
+      const at::Tensor solution = leastSquares(design, b);  // [3,2]
       const at::Tensor last = at::tensor(std::vector<double>{0.0, 0.0, 1.0}, a.options());
       return at::cat({solution.t(), last.view({1, 3})}, 0);
     }
@@ -303,7 +346,7 @@ at::Tensor fitNormalised(GeometricModelType type, const at::Tensor& a, const at:
       const at::Tensor design = at::cat(
           {at::stack({x, -y, one, zero}, 1), at::stack({y, x, zero, one}, 1)}, 0);  // [2N,4]
       const at::Tensor target = at::cat({u, v}, 0).unsqueeze(1);
-      const at::Tensor p = std::get<0>(at::linalg_lstsq(design, target)).squeeze(1);
+      const at::Tensor p = leastSquares(design, target).squeeze(1);
       const at::Tensor z = at::zeros({1}, a.options()), o = at::ones({1}, a.options());
       return at::cat({p.narrow(0, 0, 1), -p.narrow(0, 1, 1), p.narrow(0, 2, 1),
                       p.narrow(0, 1, 1), p.narrow(0, 0, 1), p.narrow(0, 3, 1), z, z, o})
@@ -316,20 +359,28 @@ at::Tensor fitNormalised(GeometricModelType type, const at::Tensor& a, const at:
   throw InvalidArgument("unknown geometric model");
 }
 
-// Draws [B,S] distinct indices in [0,N) per row from the CPU generator (so that the
-// samples do not depend on the device), then moves them to `device`.
-at::Tensor drawSamples(at::Generator& generator, int64_t batch, int64_t sample_size, int64_t n,
-                       const at::Device& device) {
-  at::Tensor chosen = at::empty({batch, 0}, at::kLong);
+// Draws [B,S] distinct indices in [0,N) per row from the CPU generator, on the host (so
+// that the samples do not depend on the device): for pick k, a uniform rank r in
+// [0, N-k) becomes the r-th index not chosen yet. One at::rand per pick, the rest plain
+// loops (a few microseconds, instead of dozens of small tensor operations).
+at::Tensor drawSamples(at::Generator& generator, int64_t batch, int64_t sample_size, int64_t n) {
+  at::Tensor chosen = at::empty({batch, sample_size}, at::kLong);
+  auto picks = chosen.accessor<int64_t, 2>();
+  std::vector<int64_t> sorted(static_cast<size_t>(sample_size));
   for (int64_t k = 0; k < sample_size; ++k) {
-    const at::Tensor u = at::rand({batch}, generator, at::kDouble);
-    at::Tensor r = (u * static_cast<double>(n - k)).floor().to(at::kLong).clamp_max(n - k - 1);
-    // Map r to the r-th index not yet chosen: step over earlier picks in ascending order.
-    const at::Tensor sorted = std::get<0>(chosen.sort(1));
-    for (int64_t j = 0; j < k; ++j) r = r + (r >= sorted.select(1, j)).to(at::kLong);
-    chosen = at::cat({chosen, r.unsqueeze(1)}, 1);
+    const at::Tensor u = at::rand({batch}, generator, at::kDouble).contiguous();
+    const double* uniform = u.data_ptr<double>();
+    for (int64_t b = 0; b < batch; ++b) {
+      int64_t r = std::min(static_cast<int64_t>(std::floor(uniform[b] * static_cast<double>(n - k))),
+                           n - k - 1);
+      // Step over the earlier picks in ascending order.
+      for (int64_t j = 0; j < k; ++j) sorted[j] = picks[b][j];
+      std::sort(sorted.begin(), sorted.begin() + k);
+      for (int64_t j = 0; j < k; ++j) r += r >= sorted[j] ? 1 : 0;
+      picks[b][k] = r;
+    }
   }
-  return chosen.to(device);
+  return chosen;
 }
 
 struct Scored {
@@ -350,29 +401,127 @@ Scored scoreSingle(const Problem& p, const at::Tensor& model_normalised, double 
   return s;
 }
 
-// RANSAC on the CPU is hundreds of small tensor operations; spreading each over ATen's
-// OpenMP threads costs more than it gains, and on a loaded 2-core machine every parallel
-// region waits for a descheduled thread (measured: 1045 graf matches, 45 ms on one
-// thread, 1100-1400 ms on two while the other core compiled). With ATen's OpenMP
-// backend the intra-op thread count is the calling thread's OpenMP setting, so this
-// guard makes this thread's ATen ops serial for the duration of the call and restores
-// the previous count. (at::set_num_threads also updates the default that threads
-// starting their first ATen op in that window would pick up.)
-class SerialCpuOpsGuard {
+// The device tensors the hypothesis batches of one call read.
+struct BatchInputs {
+  Problem transforms;  // t_a, t_b (and k_a_inv, k_b_inv for E) on the device
+  at::Tensor points;   // [4,M,2] float32: normalised a, b; pixel a, b. M >= N: rows >= N are
+                       // NaN padding (cost threshold_sq each for every model, never inliers)
+  at::Tensor subset;   // [S] int64 indices of the preemptive subset, or undefined
+};
+
+// Solves and scores one batch of minimal samples (`flat`: [batch*s] int64 indices into the
+// N real points, on the device). Returns [11] float64 on the device: the best hypothesis'
+// MSAC cost over the M rows, its inlier count and its normalised model (row-major). Device
+// work only, no synchronisation: a CUDA graph can capture it for the transfer models.
+at::Tensor scoreBatch(const BatchInputs& in, const at::Tensor& flat, int64_t batch,
+                      const RansacOptions& options, double threshold_sq) {
+  const int sample_size = minimalSampleSize(options.model);
+  const at::Tensor a32 = in.points[0], b32 = in.points[1];
+  const at::Tensor a_px32 = in.points[2], b_px32 = in.points[3];
+  const at::Tensor sa = a32.index_select(0, flat).view({batch, sample_size, 2});
+  const at::Tensor sb = b32.index_select(0, flat).view({batch, sample_size, 2});
+  const auto [models, valid] = solveMinimal(options.model, sa, sb);
+  at::Tensor kept_models = models, kept_valid = valid;
+  if (in.subset.defined() && batch > options.preemptive_survivors) {
+    // Preemptive scoring: rank all hypotheses on a fixed random subset of the points,
+    // score only the best on all of them.
+    const at::Tensor subset_errors =
+        squaredErrors(options.model, in.transforms.toPixelModels(models),
+                      a_px32.index_select(0, in.subset), b_px32.index_select(0, in.subset));
+    at::Tensor subset_cost = subset_errors.clamp_max(threshold_sq).sum(1);
+    subset_cost = at::where(valid, subset_cost, at::full_like(subset_cost, 1e30));
+    const at::Tensor candidates =
+        std::get<1>(subset_cost.topk(options.preemptive_survivors, 0, false, true));
+    kept_models = models.index_select(0, candidates);
+    kept_valid = valid.index_select(0, candidates);
+  }
+  const at::Tensor errors =
+      squaredErrors(options.model, in.transforms.toPixelModels(kept_models), a_px32, b_px32);
+  at::Tensor cost = errors.clamp_max(threshold_sq).sum(1).to(at::kDouble);
+  cost = at::where(kept_valid & cost.isfinite(), cost, at::full_like(cost, 1e300));
+  const at::Tensor index = cost.argmin().view({1});
+  return at::cat({cost.index_select(0, index),
+                  (errors.index_select(0, index) < threshold_sq).sum().to(at::kDouble).view({1}),
+                  kept_models.index_select(0, index).flatten().to(at::kDouble)});
+}
+
+// Rows the points are padded to when batches run as graphs, so that calls with similar
+// match counts share one captured graph.
+int64_t paddedRows(int64_t n) { return (n + 255) / 256 * 256; }
+
+#if defined(SKYTRACE_WITH_CUDA)
+// One hypothesis batch as a CUDA graph: the ~150 small kernels of scoreBatch cost one
+// launch instead of ~150 (RANSAC on the GPU is launch-bound). The graph reads static
+// buffers (points padded to M rows, subset, transforms, samples) that run() refills,
+// asynchronously on the current stream, before each replay. Captured in thread-local
+// mode on a side stream; used by the thread that made it only (see graphFor).
+class BatchGraph {
  public:
-  explicit SerialCpuOpsGuard(bool active)
-      : previous_(active ? at::get_num_threads() : 0) {
-    if (previous_ > 1) at::set_num_threads(1);
+  BatchGraph(const BatchInputs& like, const at::Tensor& flat_like, int64_t batch,
+             const RansacOptions& options, double threshold_sq) {
+    static_ = like;
+    static_.points = like.points.clone();
+    if (like.subset.defined()) static_.subset = like.subset.clone();
+    for (at::Tensor* t : {&static_.transforms.t_a, &static_.transforms.t_b,
+                          &static_.transforms.k_a_inv, &static_.transforms.k_b_inv}) {
+      if (t->defined()) *t = t->clone();
+    }
+    static_flat_ = flat_like.clone();
+    const c10::DeviceIndex index = like.points.device().index();
+    at::cuda::getCurrentCUDAStream(index).synchronize();
+    const c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, index);
+    {
+      const c10::cuda::CUDAStreamGuard on_side(side);
+      scoreBatch(static_, static_flat_, batch, options, threshold_sq);  // warm-up (handles, caches)
+      side.synchronize();
+      graph_.capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);
+      output_ = scoreBatch(static_, static_flat_, batch, options, threshold_sq);
+      graph_.capture_end();
+    }
+    side.synchronize();
   }
-  ~SerialCpuOpsGuard() {
-    if (previous_ > 1) at::set_num_threads(previous_);
+
+  // Same shapes as at construction. Returns the [11] summary on the device (valid until
+  // the next run()).
+  at::Tensor run(const BatchInputs& in, const at::Tensor& flat) {
+    static_.points.copy_(in.points, /*non_blocking=*/true);
+    if (in.subset.defined()) static_.subset.copy_(in.subset, /*non_blocking=*/true);
+    static_.transforms.t_a.copy_(in.transforms.t_a, true);
+    static_.transforms.t_b.copy_(in.transforms.t_b, true);
+    static_flat_.copy_(flat, /*non_blocking=*/true);
+    graph_.replay();
+    return output_;
   }
-  SerialCpuOpsGuard(const SerialCpuOpsGuard&) = delete;
-  SerialCpuOpsGuard& operator=(const SerialCpuOpsGuard&) = delete;
 
  private:
-  int previous_;
+  BatchInputs static_;
+  at::Tensor static_flat_, output_;
+  at::cuda::CUDAGraph graph_;
 };
+
+// This thread's graph for the batch shape of `in` and these options (captured on first
+// use; at most 16 kept per thread, then all are dropped and recaptured as needed).
+BatchGraph& graphFor(const BatchInputs& in, const at::Tensor& flat, int64_t batch,
+                     const RansacOptions& options, double threshold_sq) {
+  thread_local std::map<std::string, std::unique_ptr<BatchGraph>> graphs;
+  uint64_t threshold_bits = 0;
+  std::memcpy(&threshold_bits, &threshold_sq, sizeof threshold_bits);
+  const std::string key = std::to_string(in.points.device().index()) + "/" +
+                          toString(options.model) + "/" + std::to_string(in.points.size(1)) +
+                          "/" + std::to_string(batch) + "/" +
+                          std::to_string(in.subset.defined() ? in.subset.size(0) : 0) + "/" +
+                          std::to_string(options.preemptive_survivors) + "/" +
+                          std::to_string(threshold_bits);
+  auto found = graphs.find(key);
+  if (found == graphs.end()) {
+    if (graphs.size() >= 16) graphs.clear();
+    found = graphs
+                .emplace(key, std::make_unique<BatchGraph>(in, flat, batch, options, threshold_sq))
+                .first;
+  }
+  return *found->second;
+}
+#endif
 
 }  // namespace
 
@@ -427,6 +576,15 @@ void RansacOptions::check() const {
                 "RANSAC local_optimisation_iterations must be in 0..100");
 }
 
+// Work split. The device solves and scores the hypothesis batches (thousands of models x
+// all points: the parallel part) and hands back one small summary per batch, the only
+// device->host synchronisation in the loop. Everything that handles one model at a time
+// (normalisation, local optimisation, final refit, reported model) runs on the host in
+// float64: on a GPU those are dozens of tiny launches and synchronisations each, and a
+// [2N,9] SVD is ~0.2 ms on a CPU but several ms through a GPU solver. As a consequence
+// the local optimisation is bit-identical on every device.
+// Host threading: the whole call runs its CPU operators on one intra-op thread
+// (ScopedSingleThreadedCpuOps, this thread only): measured in docs/benchmarks.md.
 RansacResult estimateGeometricModel(const at::Tensor& points_a, const at::Tensor& points_b,
                                     const RansacOptions& options) {
   options.check();
@@ -434,65 +592,69 @@ RansacResult estimateGeometricModel(const at::Tensor& points_a, const at::Tensor
                     points_b.size(1) == 2 && points_a.size(0) == points_b.size(0),
                 "RANSAC: points must be two [N,2] tensors of equal N");
   checkArgument(points_a.device() == points_b.device(), "RANSAC: points on different devices");
-  const SerialCpuOpsGuard serial(points_a.is_cpu());
+  const ScopedSingleThreadedCpuOps single_threaded;
+  const at::Device device = points_a.device();
   const int64_t n = points_a.size(0);
   const int sample_size = minimalSampleSize(options.model);
   RansacResult result;
   result.inlier_mask.assign(static_cast<size_t>(n), 0);
   if (n < sample_size) return result;
 
-  const Problem problem = makeProblem(options.model, points_a, points_b, options);
+  // One device->host copy of both point sets; the problem lives on the host.
+  const at::Tensor host_points =
+      at::stack({points_a.to(at::kDouble), points_b.to(at::kDouble)}).to(at::kCPU);
+  const Problem problem = makeProblem(options.model, host_points[0], host_points[1], options);
   const double threshold_sq = options.inlier_threshold_px * options.inlier_threshold_px;
-  const at::Tensor a32 = problem.a_norm.to(at::kFloat), b32 = problem.b_norm.to(at::kFloat);
-  const at::Tensor a_px32 = problem.a_px.to(at::kFloat), b_px32 = problem.b_px.to(at::kFloat);
+#if defined(SKYTRACE_WITH_CUDA)
+  const bool use_graphs = options.use_cuda_graphs && device.is_cuda() && isTransfer(options.model);
+#else
+  const bool use_graphs = false;
+#endif
+  const int64_t rows = use_graphs ? paddedRows(n) : n;
+  BatchInputs inputs{problem.withTransformsOn(device), {}, {}};
+  {
+    // [4,rows,2] float32 on the device: normalised a, b (solvers), pixel a, b (scoring).
+    at::Tensor points = at::full({4, rows, 2}, std::numeric_limits<float>::quiet_NaN(), at::kFloat);
+    points.narrow(1, 0, n).copy_(
+        at::stack({problem.a_norm, problem.b_norm, problem.a_px, problem.b_px}));
+    inputs.points = toDevice(points, device);
+  }
 
   at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(options.seed);
-  const bool use_preemption =
-      options.preemptive_subset_points > 0 && n > options.preemptive_subset_points;
-  at::Tensor subset_a, subset_b;
-  if (use_preemption) {
-    const at::Tensor subset =
-        at::randperm(n, generator, at::kLong).narrow(0, 0, options.preemptive_subset_points)
-            .to(points_a.device());
-    subset_a = a_px32.index_select(0, subset);
-    subset_b = b_px32.index_select(0, subset);
+  if (options.preemptive_subset_points > 0 && n > options.preemptive_subset_points) {
+    inputs.subset = toDevice(
+        at::randperm(n, generator, at::kLong).narrow(0, 0, options.preemptive_subset_points),
+        device);
   }
+  // Padding rows add threshold_sq each to every valid hypothesis' cost.
+  const double padding_cost = static_cast<double>(rows - n) * threshold_sq;
   Scored best;
-  int64_t best_inliers = 0;
   int64_t needed = options.max_hypotheses;
   int64_t evaluated = 0;
   while (evaluated < std::min<int64_t>(needed, options.max_hypotheses)) {
     const int64_t batch = std::min<int64_t>(options.hypotheses_per_batch,
                                             options.max_hypotheses - evaluated);
-    const at::Tensor samples = drawSamples(generator, batch, sample_size, n, points_a.device());
-    const at::Tensor flat = samples.flatten();
-    const at::Tensor sa = a32.index_select(0, flat).view({batch, sample_size, 2});
-    const at::Tensor sb = b32.index_select(0, flat).view({batch, sample_size, 2});
-    const auto [models, valid] = solveMinimal(options.model, sa, sb);
-    at::Tensor candidates = at::arange(batch, samples.options());
-    if (use_preemption && batch > options.preemptive_survivors) {
-      // Preemptive scoring: rank all hypotheses on a fixed random subset of the points,
-      // score only the best on all of them.
-      const at::Tensor subset_errors =
-          squaredErrors(options.model, problem.toPixelModels(models), subset_a, subset_b);
-      at::Tensor subset_cost = subset_errors.clamp_max(threshold_sq).sum(1);
-      subset_cost = at::where(valid, subset_cost, at::full_like(subset_cost, 1e30));
-      candidates = std::get<1>(subset_cost.topk(options.preemptive_survivors, 0, false, true));
+    const at::Tensor flat =
+        toDevice(drawSamples(generator, batch, sample_size, n).flatten(), device);
+    at::Tensor device_summary;
+#if defined(SKYTRACE_WITH_CUDA)
+    if (use_graphs && batch == options.hypotheses_per_batch) {
+      device_summary =
+          graphFor(inputs, flat, batch, options, threshold_sq).run(inputs, flat);
     }
-    const at::Tensor kept_models = models.index_select(0, candidates);
-    const at::Tensor kept_valid = valid.index_select(0, candidates);
-    const at::Tensor errors =
-        squaredErrors(options.model, problem.toPixelModels(kept_models), a_px32, b_px32);
-    at::Tensor cost = errors.clamp_max(threshold_sq).sum(1).to(at::kDouble);
-    cost = at::where(kept_valid & cost.isfinite(), cost, at::full_like(cost, 1e300));
+#endif
+    if (!device_summary.defined()) {
+      device_summary = scoreBatch(inputs, flat, batch, options, threshold_sq);
+    }
     evaluated += batch;
-    const int64_t index = cost.argmin().item<int64_t>();
-    const double batch_cost = cost[index].item<double>();
+    // The batch's best as one host copy: [cost, inlier count, model (9, normalised)].
+    const at::Tensor summary = device_summary.to(at::kCPU);
+    const double* values = summary.data_ptr<double>();
+    const double batch_cost = values[0] < 1e299 ? values[0] - padding_cost : values[0];
     if (batch_cost < best.cost && batch_cost < 1e299) {
       best.cost = batch_cost;
-      best.model_normalised = kept_models[index].to(at::kDouble);
-      best_inliers = (errors[index] < threshold_sq).sum().item<int64_t>();
-      const double w = static_cast<double>(best_inliers) / static_cast<double>(n);
+      best.model_normalised = summary.narrow(0, 2, 9).view({3, 3}).clone();
+      const double w = values[1] / static_cast<double>(n);
       const double all_inlier = std::pow(w, sample_size);
       if (all_inlier >= 1.0 - 1e-12) {
         needed = 0;

@@ -58,6 +58,10 @@ struct RansacOptions {
   int preemptive_survivors = 64;
   int local_optimisation_iterations = 10;
   uint64_t seed = 0;                  // same seed, same data, same device -> same result
+  // CUDA builds, homography/affine/similarity: each hypothesis batch replays a CUDA graph
+  // cached per thread and shape (points padded to a multiple of 256). Results are those
+  // of the plain path up to float32 summation order. No effect on the CPU.
+  bool use_cuda_graphs = true;
   Matrix3d camera_a = kIdentity3d;    // essential only: intrinsics K of image a / b
   Matrix3d camera_b = kIdentity3d;
   DeviceSpec device;

@@ -5,6 +5,10 @@
 #include <ATen/Context.h>
 #include <torch/version.h>
 
+#if AT_PARALLEL_OPENMP
+#include <omp.h>
+#endif
+
 #include <algorithm>
 #include <sstream>
 #include <thread>
@@ -72,6 +76,24 @@ std::string torchRuntimeSummary() {
   out << "LibTorch " << TORCH_VERSION << ", " << at::get_num_threads() << " CPU threads, "
       << cudaDeviceCount() << " CUDA device(s)";
   return out.str();
+}
+
+ScopedSingleThreadedCpuOps::ScopedSingleThreadedCpuOps() {
+#if AT_PARALLEL_OPENMP
+  // at::get_num_threads() first runs ATen's lazy per-thread initialisation, which would
+  // otherwise overwrite this thread's setting at its first parallel operator.
+  const int current = at::get_num_threads();
+  if (current > 1) {
+    omp_set_num_threads(1);
+    previous_threads_ = current;
+  }
+#endif
+}
+
+ScopedSingleThreadedCpuOps::~ScopedSingleThreadedCpuOps() {
+#if AT_PARALLEL_OPENMP
+  if (previous_threads_ > 0) omp_set_num_threads(previous_threads_);
+#endif
 }
 
 }  // namespace skytrace::vision

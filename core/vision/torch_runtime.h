@@ -37,4 +37,24 @@ void requireDeviceAvailable(const DeviceSpec& device);
 // One line describing LibTorch: version, threads, CUDA availability.
 std::string torchRuntimeSummary();
 
+// While it lives, ATen CPU operators called from THIS thread run on one intra-op thread;
+// every other thread, and threads started meanwhile, keep the process-wide count set by
+// configureTorchRuntime. For code made of many small tensor operations (RANSAC), where
+// OpenMP fork/join costs more than it gains and, with several worker threads in one
+// process, would oversubscribe the cores. Mechanism: ATen's OpenMP backend takes the
+// thread count of a parallel region from the calling thread's OpenMP `nthreads` setting,
+// which is per thread; at::set_num_threads would instead change the process-wide default
+// and clear oneDNN's primitive cache under other threads' feet. With a non-OpenMP ATen
+// backend the guard does nothing. Thread: create and destroy on the same thread; nest freely.
+class ScopedSingleThreadedCpuOps {
+ public:
+  ScopedSingleThreadedCpuOps();
+  ~ScopedSingleThreadedCpuOps();
+  ScopedSingleThreadedCpuOps(const ScopedSingleThreadedCpuOps&) = delete;
+  ScopedSingleThreadedCpuOps& operator=(const ScopedSingleThreadedCpuOps&) = delete;
+
+ private:
+  int previous_threads_ = 0;  // this thread's count before the guard; 0: nothing to restore
+};
+
 }  // namespace skytrace::vision

@@ -8,6 +8,11 @@
 #   nlohmann/json.hpp  in $SKYTRACE_EXTRA_INCLUDE_DIR, build-gpu-deps/include or /usr/include
 #   ALIKED weights     in $SKYTRACE_MODEL_DIR, shared/models/aliked, ../shared/models/aliked
 #                      or build-gpu-deps/models/aliked
+#   SKYTRACE_GPU_BENCH_SOURCE (optional) another source file for skytrace-bench-vision
+#   SKYTRACE_GPU_EXCLUDE_SOURCES (optional) ;-separated library source names to leave out
+#   parity fixture     (optional) aliked-n16rot/{inputs,outputs}.pt in $SKYTRACE_PARITY_DIR,
+#                      shared/fixtures/parity, ../shared/fixtures/parity or
+#                      build-gpu-deps/fixtures/parity
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -54,6 +59,14 @@ else
 fi
 export SKYTRACE_MODEL_DIR="$model_dir"
 
+# The ALIKED parity fixture (real images + the original implementation's output) for the
+# CUDA-vs-CPU check; optional.
+parity_dir=""
+for candidate in "${SKYTRACE_PARITY_DIR:-}" "$root/shared/fixtures/parity" "$root/../shared/fixtures/parity" "$root/build-gpu-deps/fixtures/parity"; do
+  if [[ -n "$candidate" && -f "$candidate/aliked-n16rot/inputs.pt" ]]; then parity_dir="$(cd "$candidate" && pwd)"; break; fi
+done
+if [[ -n "$parity_dir" ]]; then log "parity fixtures: $parity_dir"; export SKYTRACE_PARITY_DIR="$parity_dir"; fi
+
 # --- configure and build -------------------------------------------------------------
 nvcc_path="$(command -v nvcc || true)"
 [[ -z "$nvcc_path" && -x /usr/local/cuda/bin/nvcc ]] && nvcc_path=/usr/local/cuda/bin/nvcc
@@ -64,6 +77,8 @@ configure() {
     -DSKYTRACE_EXTRA_INCLUDE_DIR="$include_dir" \
     -DSKYTRACE_GPU_CXX_STANDARD="$standard" \
     ${nvcc_path:+-DCMAKE_CUDA_COMPILER="$nvcc_path"} \
+    ${SKYTRACE_GPU_BENCH_SOURCE:+-DSKYTRACE_GPU_BENCH_SOURCE="$SKYTRACE_GPU_BENCH_SOURCE"} \
+    ${SKYTRACE_GPU_EXCLUDE_SOURCES:+-DSKYTRACE_GPU_EXCLUDE_SOURCES="$SKYTRACE_GPU_EXCLUDE_SOURCES"} \
     -DTORCH_CUDA_ARCH_LIST="9.0" >> "$out/configure.log" 2>&1
 }
 build_all() { cmake --build "$build" -j "$(nproc)" >> "$out/build.log" 2>&1; }
@@ -80,7 +95,7 @@ log "built: $build/skytrace-bench-vision $build/skytrace-gpu-check"
 # --- checks ----------------------------------------------------------------------------
 log "running ctest -L gpu"
 set +e
-(cd "$build" && ctest -L gpu --output-on-failure) 2>&1 | tee "$out/gpu_check.log"
+(cd "$build" && ctest -L gpu -V) 2>&1 | tee "$out/gpu_check.log"
 check_status=${PIPESTATUS[0]}
 set -e
 
