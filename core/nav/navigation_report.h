@@ -9,6 +9,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/geo/geodesy.h"
 #include "core/nav/camera_model.h"
 #include "core/nav/navigation_session.h"
 
@@ -22,6 +23,7 @@ struct StageSummary {
 };
 
 struct RunDescription {
+  std::string skytrace_version;
   std::string video_path;
   std::vector<std::string> basemap_paths;
   std::string telemetry_path;  // empty: none
@@ -38,8 +40,10 @@ struct RunDescription {
 // The report as JSON (what report.json holds).
 nlohmann::json navigationReportJson(const NavigationResult& result, const RunDescription& run);
 
-// Writes every file into `directory` (created if needed). Throws IoError.
+// Writes every file into `directory` (created if needed); track files only when the
+// track has poses. Throws IoError.
 void writeNavigationResults(const std::string& directory, const NavigationResult& result,
-                            const CameraModel& camera, const RunDescription& run);
+                            const CameraModel& camera, const geo::LocalEnuFrame& enu,
+                            const RunDescription& run);
 
 }  // namespace skytrace::nav

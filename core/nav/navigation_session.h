@@ -51,7 +51,7 @@ struct NavigationInputs {
   CameraModel camera;
   std::vector<std::string> basemap_paths;
   std::optional<io::TelemetrySeries> telemetry;  // on the video timeline (time_offset_s set)
-  geo::LocalEnuFrame enu;     // the session's local frame
+  geo::LocalEnuFrame enu{geo::GeoPoint{}};  // the session's local frame
   double ground_up_m = 0.0;   // ground height in `enu` (the plane VO and registration use)
   double ground_alt_m = std::numeric_limits<double>::quiet_NaN();  // ellipsoidal, NaN unknown
 };
@@ -69,6 +69,7 @@ struct FrameResult {
   double t_s = 0.0;
   OdometryMeasurement odometry;
   FusedPose online;      // online fused pose (has_pose false before the first fix)
+  double fusion_ms = 0.0;
   bool registration_requested = false;
 };
 
@@ -101,6 +102,8 @@ class NavigationSession {
   const NavigationInputs& inputs() const;
   const NavigationOptions& options() const;
   std::string voModelName() const;
+  // Why the requested VO model was replaced by the classical fallback ("" when not).
+  std::string fallbackReason() const;
 
   // Processes one frame (CV_8UC3 BGR, camera size), frames in increasing order.
   FrameResult processFrame(std::int64_t frame, double t_s, const cv::Mat& image_bgr);

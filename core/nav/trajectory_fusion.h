@@ -56,8 +56,10 @@ class TrajectoryFusion {
   // absolute pose).
   FusedPose addOdometry(const OdometryMeasurement& measurement, double height_above_ground_m);
   // Any order, any time after its frame was added (fixes for frames not added yet are
-  // kept and applied when the frame arrives). Only accepted fixes change the estimate.
-  void addFix(const RegistrationFix& fix);
+  // kept and applied when the frame arrives). Only accepted fixes change the estimate;
+  // returns false when the fix is not used: not accepted, or further than
+  // 5 x the combined sigma + 10 m from the online estimate of its frame (a wrong match).
+  bool addFix(const RegistrationFix& fix);
   // An absolute pose from elsewhere (telemetry used as a prior), same semantics as a fix.
   void addPosePrior(std::int64_t frame, const CameraPose& pose, double sigma_m);
 

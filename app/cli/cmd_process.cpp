@@ -1,0 +1,243 @@
+// `skytrace-cli process`: video + basemaps (+ telemetry) -> georeferenced visual track,
+// registration fixes, GNSS discrepancy report. Writes the results folder described in
+// docs/process_output.md. Ctrl-C stops cleanly and keeps what was computed.
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QTextStream>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <map>
+
+#include "app/cli/cli_command.h"
+#include "app/cli/cli_support.h"
+#include "core/io/telemetry/telemetry_reader.h"
+#include "core/io/video_source.h"
+#include "core/nav/navigation_report.h"
+#include "core/nav/navigation_session.h"
+#include "core/util/check.h"
+#include "core/util/error.h"
+#include "core/vision/torch_runtime.h"
+
+namespace skytrace::cli {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void onInterrupt(int) { g_interrupted.store(true); }
+
+double numberOption(const QCommandLineParser& parser, const QString& name, double fallback) {
+  if (!parser.isSet(name)) return fallback;
+  bool ok = false;
+  const double value = parser.value(name).toDouble(&ok);
+  if (!ok || !std::isfinite(value)) {
+    throw InvalidArgument("--" + name.toStdString() + " needs a number, got '" +
+                          parser.value(name).toStdString() + "'");
+  }
+  return value;
+}
+
+// Terminal progress: "navigating 42% frame 126/300, 7.9 fps, ETA 0:22", at most 4x/s.
+class ProgressBar {
+ public:
+  bool update(double fraction, int total_frames) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::milliseconds(250) && fraction < 1.0) return !g_interrupted.load();
+    last_ = now;
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    const int frame = int(std::lround(fraction * total_frames));
+    const double fps = elapsed > 0 ? frame / elapsed : 0.0;
+    const double eta = fps > 0 ? (total_frames - frame) / fps : 0.0;
+    const int width = 30;
+    const int filled = int(fraction * width);
+    QTextStream err(stderr);
+    err << "\r[" << QString(filled, '#') << QString(width - filled, '.') << "] "
+        << QString::number(100.0 * fraction, 'f', 0) << "% frame " << frame << "/" << total_frames
+        << ", " << QString::number(fps, 'f', 1) << " fps, ETA "
+        << QString("%1:%2").arg(int(eta) / 60).arg(int(eta) % 60, 2, 10, QChar('0')) << "   ";
+    err.flush();
+    return !g_interrupted.load();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_{};
+};
+
+std::vector<nav::StageSummary> summarize(const std::vector<nav::StageTiming>& timings) {
+  std::map<std::string, std::vector<double>> by_stage;
+  for (const auto& t : timings) by_stage[t.stage].push_back(t.duration_ms);
+  std::vector<nav::StageSummary> out;
+  for (const char* name : {"decode", "upload", "extract", "match", "pose", "retrieval", "fine_match", "fusion"}) {
+    auto it = by_stage.find(name);
+    if (it == by_stage.end() || it->second.empty()) continue;
+    std::vector<double> v = it->second;
+    std::sort(v.begin(), v.end());
+    nav::StageSummary s;
+    s.stage = name;
+    s.count = v.size();
+    double sum = 0.0;
+    for (double x : v) sum += x;
+    s.mean_ms = sum / v.size();
+    auto rank = [&](double q) { return v[std::min(v.size() - 1, std::size_t(std::ceil(q * v.size())) - 1)]; };
+    s.p50_ms = rank(0.5);
+    s.p99_ms = rank(0.99);
+    s.max_ms = v.back();
+    out.push_back(s);
+  }
+  return out;
+}
+
+int runProcess(const QStringList& args) {
+  QCommandLineParser parser;
+  parser.addOptions({
+      {"video", "Flight video (MP4/MOV/MKV/AVI) or image folder.", "FILE"},
+      {"basemap", "Georeferenced basemap raster; repeat for several.", "FILE"},
+      {"telemetry", "Flight log (DJI SRT, PX4 ULog, GPX, CSV) to compare against.", "FILE"},
+      {"camera", "Camera JSON (default: camera.json beside the video, else --hfov-deg).", "FILE"},
+      {"hfov-deg", "Horizontal field of view when there is no camera file (default 70).", "DEG"},
+      {"device", "cpu, cuda or cuda:N (default cpu).", "DEVICE", "cpu"},
+      {"model", "Feature model: sift (default), orb, aliked-n16rot, ... (falls back to sift "
+                "when weights are missing).", "NAME", "sift"},
+      {"weights", "Weights file of --model.", "FILE"},
+      {"out", "Results folder (default out/process).", "DIR", "out/process"},
+      {"ground-alt-m", "Ellipsoidal height of the ground (default: from the log, else unknown).", "M"},
+      {"use-gnss-prior", "Use the logged GNSS as a prior (default: judge it independently)."},
+      {"no-registration", "Visual odometry only (from the first GNSS fix; for drift tests)."},
+  });
+  int exit_code = kExitOk;
+  if (!parseArguments(parser,
+                      QStringLiteral("Compute the camera's georeferenced trajectory from a video and "
+                                     "basemaps; compare it with the flight log."),
+                      args, &exit_code)) {
+    return exit_code;
+  }
+  QString video;
+  if (!requireOption(parser, "video", &video)) return kExitUsage;
+  const QStringList basemaps = parser.values("basemap");
+  if (basemaps.isEmpty()) {
+    printError(QStringLiteral("missing --basemap FILE (at least one)"));
+    return kExitUsage;
+  }
+  return runGuarded([&] {
+    const auto started = std::chrono::steady_clock::now();
+    const vision::DeviceSpec device = vision::parseDevice(parser.value("device").toStdString());
+    vision::configureTorchRuntime(0);
+
+    auto source = io::openVideoSource(video.toStdString());
+    const io::VideoInfo info = source->info();
+    source.reset();
+
+    // Camera: explicit file, camera.json beside the video, or a field of view.
+    nav::CameraModel camera;
+    std::string camera_source;
+    QString camera_path = parser.value("camera");
+    const QString beside = QFileInfo(video).absoluteDir().filePath("camera.json");
+    if (camera_path.isEmpty() && QFileInfo::exists(beside) && !parser.isSet("hfov-deg")) {
+      camera_path = beside;
+    }
+    if (!camera_path.isEmpty()) {
+      camera = nav::readCameraFile(camera_path.toStdString());
+      camera_source = camera_path.toStdString();
+    } else {
+      camera = nav::CameraModel::fromHorizontalFov(info.width_px, info.height_px,
+                                                   numberOption(parser, "hfov-deg", 70.0));
+      camera_source = "hfov";
+    }
+
+    std::optional<io::TelemetrySeries> telemetry;
+    std::vector<std::string> warnings;
+    if (parser.isSet("telemetry")) {
+      telemetry = io::readTelemetry(parser.value("telemetry").toStdString());
+      if (telemetry->format != "dji-srt") {
+        warnings.push_back("the log's clock is assumed to start with the video (offset 0 s): only "
+                           "DJI SRT logs carry the video clock");
+      }
+    }
+
+    std::vector<std::string> basemap_paths;
+    for (const QString& b : basemaps) basemap_paths.push_back(b.toStdString());
+    nav::NavigationInputs inputs = nav::makeNavigationInputs(
+        camera, basemap_paths, telemetry, numberOption(parser, "ground-alt-m", std::nan("")));
+    const geo::LocalEnuFrame enu = inputs.enu;
+
+    nav::NavigationOptions options;
+    options.vo_features.model = parser.value("model").toStdString();
+    options.vo_features.weights_path = parser.value("weights").toStdString();
+    options.vo_features.device = device;
+    options.vo.device = device;
+    options.registration.features = options.vo_features;
+    options.registration.features.max_keypoints = 2048;
+    options.use_gnss_prior = parser.isSet("use-gnss-prior");
+    options.registration_enabled = !parser.isSet("no-registration");
+    if (!options.registration_enabled) options.use_gnss_prior = true;  // the only absolute start
+    if (options.use_gnss_prior && !telemetry) {
+      throw InvalidArgument(options.registration_enabled
+                                ? "--use-gnss-prior needs --telemetry"
+                                : "--no-registration needs --telemetry (its GNSS gives the start)");
+    }
+
+    g_interrupted.store(false);
+    auto previous_handler = std::signal(SIGINT, onInterrupt);
+    ProgressBar bar;
+    std::vector<nav::StageTiming> timings;
+    nav::NavigationResult result = nav::runNavigationSequential(
+        video.toStdString(), std::move(inputs), options,
+        [&](double fraction, const std::string&) { return bar.update(fraction, info.frame_count); },
+        &timings);
+    std::signal(SIGINT, previous_handler);
+    QTextStream(stderr) << "\n";
+    result.warnings.insert(result.warnings.end(), warnings.begin(), warnings.end());
+
+    nav::RunDescription run;
+    run.skytrace_version = SKYTRACE_VERSION;
+    run.video_path = video.toStdString();
+    run.basemap_paths = basemap_paths;
+    run.telemetry_path = parser.value("telemetry").toStdString();
+    run.camera_source = camera_source;
+    run.device = device.toString();
+    run.feature_model = options.vo_features.model;
+    run.registration_model = options.registration.features.model;
+    run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    run.stages = summarize(timings);
+    for (const auto& w : result.warnings) {
+      if (w.find("weights") != std::string::npos) run.fallback_reason = w;
+    }
+    const std::string out = parser.value("out").toStdString();
+    nav::writeNavigationResults(out, result, camera, enu, run);
+
+    std::int64_t with_position = std::int64_t(result.track.poses.size());
+    int accepted = 0;
+    for (const auto& f : result.fixes) accepted += f.accepted ? 1 : 0;
+    QTextStream o(stdout);
+    o << "frames: " << result.frames_processed << "/" << result.frames_total
+      << ", with position: " << with_position << " ("
+      << QString::number(100.0 * with_position / std::max<std::int64_t>(1, result.frames_processed), 'f', 1)
+      << "%)\n"
+      << "fixes: " << accepted << " accepted of " << result.fixes.size() << "\n"
+      << "GNSS discrepancy segments: " << result.discrepancy.segments.size() << "\n";
+    for (const auto& s : result.discrepancy.segments) {
+      o << "  " << QString::number(s.start_s, 'f', 1) << "-" << QString::number(s.end_s, 'f', 1)
+        << " s: up to " << QString::number(s.max_m, 'f', 1) << " m\n";
+    }
+    for (const auto& w : result.warnings) o << "warning: " << QString::fromStdString(w) << "\n";
+    o << "wrote " << QString::fromStdString(out) << "/ (" << QString::number(run.wall_s, 'f', 1)
+      << " s, " << QString::number(result.frames_processed / std::max(1e-9, run.wall_s), 'f', 1) << " fps)\n";
+    if (!result.completed) {
+      o << "stopped early: the results cover the frames processed so far\n";
+      return int(kExitCancelled);
+    }
+    return int(kExitOk);
+  });
+}
+
+const CliCommandRegistration kRegistration{
+    {QStringLiteral("process"),
+     QStringLiteral("Video + basemaps (+ log) -> georeferenced visual track, fixes, GNSS check"),
+     runProcess}};
+
+}  // namespace
+}  // namespace skytrace::cli

@@ -1,0 +1,496 @@
+#include "core/nav/basemap_registration.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+
+#include <opencv2/imgproc.hpp>
+
+#include "core/geo/basemap.h"
+#include "core/geo/crs_transform.h"
+#include "core/nav/ground_projection.h"
+#include "core/util/check.h"
+#include "core/util/error.h"
+#include "core/util/log.h"
+#include "core/vision/matcher.h"
+#include "core/vision/robust_estimation.h"
+#include "core/vision/vlad.h"
+
+namespace skytrace::nav {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double elapsedMs(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+cv::Matx33d toMatx(const vision::Matrix3d& m) {
+  return cv::Matx33d(m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8]);
+}
+
+// A basemap window and its exact-enough affine relation to ENU (fitted at three points
+// through the CRS transform; < 1 cm over a few km).
+struct MapWindow {
+  cv::Mat bgr;
+  cv::Mat valid;
+  double gsd_m = 0.0;
+  cv::Matx33d pixel_from_enu = cv::Matx33d::eye();  // OpenCV pixel centres
+  cv::Matx33d enu_from_pixel = cv::Matx33d::eye();
+};
+
+struct OpenBasemap {
+  std::unique_ptr<geo::Basemap> map;
+  cv::Rect2d coverage_enu;  // envelope of the raster's outline in ENU
+};
+
+// One global-search tile with its features and VLAD descriptor.
+struct Tile {
+  int basemap = 0;
+  MapWindow window;
+  vision::FeatureSet features;
+  std::vector<cv::Point2f> keypoints;
+  vision::GlobalDescriptor vlad;
+};
+
+struct TileCache {
+  double gsd_m = 0.0;
+  std::vector<Tile> tiles;
+  vision::VladVocabulary vocabulary;
+};
+
+cv::Rect2d envelope(const std::vector<cv::Point2d>& points) {
+  double x0 = points[0].x, x1 = x0, y0 = points[0].y, y1 = y0;
+  for (const auto& p : points) {
+    x0 = std::min(x0, p.x);
+    x1 = std::max(x1, p.x);
+    y0 = std::min(y0, p.y);
+    y1 = std::max(y1, p.y);
+  }
+  return {x0, y0, x1 - x0, y1 - y0};
+}
+
+}  // namespace
+
+void RegistrationOptions::check() const {
+  features.check();
+  checkArgument(search_sigma_factor > 0, "registration search_sigma_factor must be > 0");
+  checkArgument(min_search_margin_m >= 0, "registration min_search_margin_m must be >= 0");
+  checkArgument(min_inliers >= 8, "registration min_inliers must be >= 8");
+  checkArgument(min_inlier_ratio >= 0 && min_inlier_ratio < 1,
+                "registration min_inlier_ratio must be in [0, 1)");
+  checkArgument(ransac_threshold_px > 0, "registration ransac_threshold_px must be > 0");
+  checkArgument(min_height_ratio > 0 && max_height_ratio > min_height_ratio,
+                "registration height ratios must satisfy 0 < min < max");
+  checkArgument(tile_footprint_factor >= 1.0, "registration tile_footprint_factor must be >= 1");
+  checkArgument(global_candidates >= 1, "registration global_candidates must be >= 1");
+  checkArgument(vlad_clusters >= 2, "registration vlad_clusters must be >= 2");
+}
+
+struct BasemapRegistrar::State {
+  geo::LocalEnuFrame enu{geo::GeoPoint{}};
+  double ground_up_m = 0.0;
+  CameraModel camera;
+  RegistrationOptions options;
+  std::vector<OpenBasemap> basemaps;
+  std::unique_ptr<vision::FeatureExtractor> frame_extractor;
+  std::unique_ptr<vision::FeatureExtractor> map_extractor;
+  std::unique_ptr<vision::Matcher> matcher;
+  cv::Mat undistort_map_x, undistort_map_y;  // undistorted pixel -> distorted pixel
+  std::map<long, TileCache> tile_caches;     // by quantised GSD
+  std::uint64_t calls = 0;
+
+  // Affine ENU -> window pixel, exact at three points of the window.
+  MapWindow readWindow(int basemap_index, const cv::Rect2d& rect_enu, double gsd_m) const {
+    const OpenBasemap& b = basemaps[std::size_t(basemap_index)];
+    const geo::MapGeoConverter& converter = b.map->converter();
+    std::vector<geo::MapPoint> corners;
+    for (double fy : {0.0, 0.5, 1.0}) {
+      for (double fx : {0.0, 0.5, 1.0}) {
+        corners.push_back(converter.mapFromEnu(
+            enu, {rect_enu.x + fx * rect_enu.width, rect_enu.y + fy * rect_enu.height, ground_up_m}));
+      }
+    }
+    const geo::MapRect rect_in_map = geo::envelopeOf(corners);
+    geo::BasemapWindow w = b.map->readWindow(rect_in_map, gsd_m);
+    MapWindow out;
+    cv::cvtColor(w.rgb, out.bgr, cv::COLOR_RGB2BGR);
+    out.valid = w.valid;
+    out.gsd_m = w.gsd_m;
+    // Three ENU points -> OpenCV pixel coordinates (GDAL corner convention - 0.5).
+    const cv::Point2d enu_points[3] = {{rect_enu.x, rect_enu.y},
+                                       {rect_enu.x + rect_enu.width, rect_enu.y},
+                                       {rect_enu.x, rect_enu.y + rect_enu.height}};
+    cv::Point2f src[3], dst[3];
+    for (int i = 0; i < 3; ++i) {
+      const geo::MapPoint m = converter.mapFromEnu(enu, {enu_points[i].x, enu_points[i].y, ground_up_m});
+      const geo::PixelPoint p = w.map_from_pixel.pixelFromMap(m);
+      // Offsets keep float precision: fit in coordinates relative to the first point.
+      src[i] = cv::Point2f(float(enu_points[i].x - rect_enu.x), float(enu_points[i].y - rect_enu.y));
+      dst[i] = cv::Point2f(float(p.col - 0.5), float(p.row - 0.5));
+    }
+    const cv::Mat a = cv::getAffineTransform(src, dst);  // pixel from (enu - origin)
+    cv::Matx33d pixel_from_local(a.at<double>(0, 0), a.at<double>(0, 1), a.at<double>(0, 2),
+                                 a.at<double>(1, 0), a.at<double>(1, 1), a.at<double>(1, 2), 0, 0, 1);
+    const cv::Matx33d local_from_enu(1, 0, -rect_enu.x, 0, 1, -rect_enu.y, 0, 0, 1);
+    out.pixel_from_enu = pixel_from_local * local_from_enu;
+    out.enu_from_pixel = out.pixel_from_enu.inv();
+    return out;
+  }
+
+  cv::Mat undistortedFrame(const cv::Mat& image) {
+    if (camera.distortion.isZero()) return image;
+    if (undistort_map_x.empty()) {
+      undistort_map_x.create(camera.height_px, camera.width_px, CV_32F);
+      undistort_map_y.create(camera.height_px, camera.width_px, CV_32F);
+      for (int v = 0; v < camera.height_px; ++v) {
+        for (int u = 0; u < camera.width_px; ++u) {
+          const cv::Point2d n((u - camera.cx_px) / camera.fx_px, (v - camera.cy_px) / camera.fy_px);
+          const cv::Point2d d = camera.pixelFromNormalized(n);
+          undistort_map_x.at<float>(v, u) = float(d.x);
+          undistort_map_y.at<float>(v, u) = float(d.y);
+        }
+      }
+    }
+    cv::Mat out;
+    cv::remap(image, out, undistort_map_x, undistort_map_y, cv::INTER_LINEAR, cv::BORDER_CONSTANT);
+    return out;
+  }
+
+  // Matches `query` against `reference` features, keeps matches whose keypoints lie in
+  // the valid masks, and fits reference_from_query. Returns inlier count etc. in `fit`.
+  struct PairFit {
+    vision::RansacResult ransac;
+    int matches = 0;
+    cv::Matx33d reference_from_query = cv::Matx33d::eye();
+  };
+  PairFit fitPair(const vision::FeatureSet& query, const cv::Mat& query_valid,
+                  const vision::FeatureSet& reference, const std::vector<cv::Point2f>& reference_points,
+                  const cv::Mat& reference_valid) {
+    PairFit out;
+    if (query.empty() || reference.empty()) return out;
+    const vision::Matches matches = matcher->match(query, reference);
+    const std::vector<cv::Point2f> query_points = query.keypoints();
+    std::vector<vision::Point2d> a, b;
+    auto inside = [](const cv::Mat& mask, const cv::Point2f& p) {
+      if (mask.empty()) return true;
+      const int x = int(std::lround(p.x)), y = int(std::lround(p.y));
+      return x >= 0 && y >= 0 && x < mask.cols && y < mask.rows && mask.at<uint8_t>(y, x) != 0;
+    };
+    for (int k = 0; k < matches.size(); ++k) {
+      const cv::Point2f& q = query_points[std::size_t(matches.index_a[k])];
+      const cv::Point2f& r = reference_points[std::size_t(matches.index_b[k])];
+      if (!inside(query_valid, q) || !inside(reference_valid, r)) continue;
+      a.push_back({q.x, q.y});
+      b.push_back({r.x, r.y});
+    }
+    out.matches = int(a.size());
+    if (out.matches < options.min_inliers) return out;
+    vision::RansacOptions ransac;
+    ransac.model = vision::GeometricModelType::Homography;
+    ransac.inlier_threshold_px = options.ransac_threshold_px;
+    ransac.seed = options.seed + calls;
+    ransac.device = options.features.device;
+    out.ransac = vision::estimateGeometricModel(a, b, ransac);
+    if (out.ransac.found) out.reference_from_query = toMatx(out.ransac.model);
+    return out;
+  }
+
+  // Pose from window_from_image, checks and quality. `prior` may be empty.
+  void finishFix(const cv::Matx33d& window_from_image, const MapWindow& window,
+                 const PairFit& fit, const RegistrationRequest& request, double expected_height_m,
+                 RegistrationFix* fix) const {
+    fix->matches = fit.matches;
+    fix->inliers = fit.ransac.num_inliers;
+    fix->inlier_ratio = fit.matches > 0 ? double(fit.ransac.num_inliers) / fit.matches : 0.0;
+    if (!fit.ransac.found || fix->inliers < options.min_inliers) {
+      fix->reason = "too_few_inliers";
+      return;
+    }
+    const cv::Matx33d ground_from_image = window.enu_from_pixel * window_from_image;
+    fix->image_from_ground = ground_from_image.inv();
+    CameraPose pose;
+    if (!poseFromImageFromGround(camera, fix->image_from_ground, ground_up_m, request.t_s, &pose)) {
+      fix->reason = "bad_geometry";
+      return;
+    }
+    fix->pose = pose;
+    fix->has_pose = true;
+    const double rms_m = fit.ransac.rms_inlier_error_px * window.gsd_m;
+    fix->sigma_m = std::hypot(1.0, 3.0 * rms_m / std::sqrt(double(fix->inliers)) + rms_m);
+    fix->yaw_sigma_deg = 1.0;
+    fix->score = std::clamp(fix->inlier_ratio * std::min(1.0, fix->inliers / 100.0), 0.0, 1.0);
+    if (fix->inlier_ratio < options.min_inlier_ratio) {
+      fix->reason = "low_inlier_ratio";
+      return;
+    }
+    const double height = pose.position_enu[2] - ground_up_m;
+    if (expected_height_m > 0 && (height < options.min_height_ratio * expected_height_m ||
+                                  height > options.max_height_ratio * expected_height_m)) {
+      fix->reason = "bad_geometry";
+      return;
+    }
+    if (request.prior) {
+      const double tilt_now = 90.0 + pose.pitch_deg;
+      const double tilt_prior = 90.0 + request.prior->pitch_deg;
+      if (std::abs(tilt_now - tilt_prior) > options.max_tilt_from_prior_deg) {
+        fix->reason = "bad_geometry";
+        return;
+      }
+      const double distance = std::hypot(pose.position_enu[0] - request.prior->position_enu[0],
+                                         pose.position_enu[1] - request.prior->position_enu[1]);
+      if (distance > options.search_sigma_factor * request.prior_sigma_m + options.min_search_margin_m) {
+        fix->reason = "inconsistent_with_odometry";
+        return;
+      }
+    } else if (std::abs(90.0 + pose.pitch_deg) > 60.0) {
+      fix->reason = "bad_geometry";
+      return;
+    }
+    fix->accepted = true;
+    fix->reason.clear();
+  }
+
+  // Prior mode: rectify the frame onto the map grid through the predicted pose.
+  RegistrationFix registerWithPrior(const RegistrationRequest& request) {
+    RegistrationFix fix;
+    fix.frame = request.frame;
+    fix.t_s = request.t_s;
+    const CameraPose& prior = *request.prior;
+    const double height = prior.position_enu[2] - ground_up_m;
+    const double frame_gsd = groundSampleDistanceM(camera, prior, ground_up_m);
+    const std::vector<cv::Point2d> footprint =
+        groundFootprint(camera, prior, ground_up_m, std::max(50.0, 4.0 * height));
+    cv::Rect2d rect = envelope(footprint);
+    const double margin =
+        std::max(options.min_search_margin_m, options.search_sigma_factor * request.prior_sigma_m);
+    rect.x -= margin;
+    rect.y -= margin;
+    rect.width += 2 * margin;
+    rect.height += 2 * margin;
+
+    auto start = Clock::now();
+    // The basemap covering the predicted footprint centre best.
+    int best_map = -1;
+    double best_overlap = 0.0;
+    for (std::size_t i = 0; i < basemaps.size(); ++i) {
+      const cv::Rect2d overlap = basemaps[i].coverage_enu & rect;
+      const double area = overlap.area() / std::max(1e-9, rect.area());
+      if (area > best_overlap + 1e-9) {
+        best_overlap = area;
+        best_map = int(i);
+      }
+    }
+    if (best_map < 0 || best_overlap < 0.05) {
+      fix.reason = "no_candidate";
+      return fix;
+    }
+    const OpenBasemap& b = basemaps[std::size_t(best_map)];
+    double gsd = std::max(frame_gsd, b.map->pixelSizeM());
+    const double max_side_px = 1600.0;
+    gsd = std::max(gsd, std::max(rect.width, rect.height) / max_side_px);
+    fix.basemap_index = best_map;
+    MapWindow window = readWindow(best_map, rect, gsd);
+
+    // Frame -> window pixels through the prior.
+    const cv::Matx33d window_from_image_prior =
+        window.pixel_from_enu * groundFromImage(camera, prior, ground_up_m);
+    cv::Mat rectified;
+    const cv::Mat undistorted = undistortedFrame(request.image_bgr);
+    cv::warpPerspective(undistorted, rectified, cv::Mat(window_from_image_prior), window.bgr.size(),
+                        cv::INTER_LINEAR, cv::BORDER_CONSTANT);
+    cv::Mat frame_valid(camera.height_px, camera.width_px, CV_8UC1, cv::Scalar(255));
+    cv::Mat rectified_valid;
+    cv::warpPerspective(frame_valid, rectified_valid, cv::Mat(window_from_image_prior),
+                        window.bgr.size(), cv::INTER_NEAREST, cv::BORDER_CONSTANT);
+    cv::erode(rectified_valid, rectified_valid, cv::Mat(), cv::Point(-1, -1), 4);
+    cv::Mat map_valid;
+    cv::erode(window.valid, map_valid, cv::Mat(), cv::Point(-1, -1), 4);
+
+    const vision::FeatureSet map_features = map_extractor->extract(window.bgr);
+    const vision::FeatureSet frame_features = frame_extractor->extract(rectified);
+    const PairFit fit =
+        fitPair(frame_features, rectified_valid, map_features, map_features.keypoints(), map_valid);
+    fix.fine_match_ms = elapsedMs(start);
+    finishFix(fit.reference_from_query * window_from_image_prior, window, fit, request, height, &fix);
+    return fix;
+  }
+
+  TileCache& tilesFor(double gsd_m, const cv::Size2d& footprint_m) {
+    const long key = std::lround(std::log(gsd_m) * 10.0);  // ~10% buckets
+    auto it = tile_caches.find(key);
+    if (it != tile_caches.end()) return it->second;
+    TileCache cache;
+    cache.gsd_m = gsd_m;
+    const double tile_m = options.tile_footprint_factor * std::max(footprint_m.width, footprint_m.height);
+    cv::Mat all_descriptors;
+    for (std::size_t bi = 0; bi < basemaps.size(); ++bi) {
+      const cv::Rect2d cover = basemaps[bi].coverage_enu;
+      const double g = std::max(gsd_m, basemaps[bi].map->pixelSizeM());
+      const bool single = std::max(cover.width, cover.height) / g <= 2048.0;
+      std::vector<cv::Rect2d> rects;
+      if (single) {
+        rects.push_back(cover);
+      } else {
+        const double step = 0.5 * tile_m;
+        for (double y = cover.y; y < cover.y + cover.height - 0.25 * tile_m; y += step) {
+          for (double x = cover.x; x < cover.x + cover.width - 0.25 * tile_m; x += step) {
+            rects.emplace_back(x, y, tile_m, tile_m);
+          }
+        }
+      }
+      for (const auto& r : rects) {
+        Tile tile;
+        tile.basemap = int(bi);
+        tile.window = readWindow(int(bi), r, g);
+        if (cv::countNonZero(tile.window.valid) < 0.2 * tile.window.valid.total()) continue;
+        tile.features = map_extractor->extract(tile.window.bgr);
+        tile.keypoints = tile.features.keypoints();
+        if (!tile.features.empty()) all_descriptors.push_back(tile.features.descriptors());
+        cache.tiles.push_back(std::move(tile));
+      }
+    }
+    if (all_descriptors.rows >= options.vlad_clusters) {
+      cache.vocabulary = vision::VladVocabulary::train(all_descriptors, options.vlad_clusters, options.seed);
+      for (auto& tile : cache.tiles) {
+        tile.vlad = cache.vocabulary.describe(tile.features.empty() ? cv::Mat() : tile.features.descriptors());
+      }
+    }
+    SKYTRACE_LOG(Info, "nav.registration")
+        << "global search: " << cache.tiles.size() << " tiles at " << gsd_m << " m/px";
+    return tile_caches.emplace(key, std::move(cache)).first->second;
+  }
+
+  // Global mode: retrieval over tiles, then rotation-invariant matching of the frame
+  // (scaled to the tiles' resolution, assumed near nadir) against the best candidates.
+  RegistrationFix registerGlobally(const RegistrationRequest& request) {
+    RegistrationFix fix;
+    fix.frame = request.frame;
+    fix.t_s = request.t_s;
+    fix.global_mode = true;
+    const double height = request.height_hint_m > 0 ? request.height_hint_m : 100.0;
+    const double frame_gsd = height / camera.fx_px;
+    double gsd = frame_gsd;
+    for (const auto& b : basemaps) gsd = std::max(gsd, b.map->pixelSizeM());
+    const cv::Size2d footprint_m(camera.width_px * frame_gsd, camera.height_px * frame_gsd);
+
+    auto start = Clock::now();
+    TileCache& cache = tilesFor(gsd, footprint_m);
+    if (cache.tiles.empty()) {
+      fix.reason = "no_candidate";
+      return fix;
+    }
+    // Frame scaled to the tile resolution.
+    const double scale = frame_gsd / cache.gsd_m;
+    cv::Mat scaled;
+    const cv::Mat undistorted = undistortedFrame(request.image_bgr);
+    cv::resize(undistorted, scaled, cv::Size(), scale, scale, scale < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
+    const cv::Matx33d scaled_from_image(scale, 0, 0.5 * scale - 0.5, 0, scale, 0.5 * scale - 0.5, 0, 0, 1);
+    const vision::FeatureSet frame_features = frame_extractor->extract(scaled);
+    std::vector<std::pair<double, std::size_t>> ranked;
+    if (!cache.vocabulary.empty() && cache.tiles.size() > std::size_t(options.global_candidates)) {
+      const vision::GlobalDescriptor q =
+          cache.vocabulary.describe(frame_features.empty() ? cv::Mat() : frame_features.descriptors());
+      for (std::size_t i = 0; i < cache.tiles.size(); ++i) {
+        double dot = 0.0;
+        for (std::size_t j = 0; j < q.values.size(); ++j) dot += double(q.values[j]) * cache.tiles[i].vlad.values[j];
+        ranked.emplace_back(-dot, i);
+      }
+      std::sort(ranked.begin(), ranked.end());
+      ranked.resize(std::size_t(options.global_candidates));
+    } else {
+      for (std::size_t i = 0; i < cache.tiles.size(); ++i) ranked.emplace_back(0.0, i);
+    }
+    fix.retrieval_ms = elapsedMs(start);
+
+    start = Clock::now();
+    RegistrationFix best = fix;
+    best.reason = "no_candidate";
+    for (const auto& [negative_similarity, tile_index] : ranked) {
+      (void)negative_similarity;
+      const Tile& tile = cache.tiles[tile_index];
+      ++calls;
+      const PairFit fit = fitPair(frame_features, cv::Mat(), tile.features, tile.keypoints, tile.window.valid);
+      RegistrationFix candidate = fix;
+      candidate.basemap_index = tile.basemap;
+      finishFix(fit.reference_from_query * scaled_from_image, tile.window, fit, request, height, &candidate);
+      if ((candidate.accepted && (!best.accepted || candidate.inliers > best.inliers)) ||
+          (!best.accepted && candidate.inliers > best.inliers)) {
+        best = candidate;
+      }
+    }
+    best.fine_match_ms = elapsedMs(start);
+    best.retrieval_ms = fix.retrieval_ms;
+    return best;
+  }
+};
+
+BasemapRegistrar::BasemapRegistrar(const std::vector<std::string>& basemap_paths,
+                                   const geo::LocalEnuFrame& enu, double ground_up_m,
+                                   CameraModel camera, RegistrationOptions options)
+    : state_(std::make_unique<State>()) {
+  checkArgument(!basemap_paths.empty(), "registration needs at least one basemap");
+  camera.check();
+  options.check();
+  State& s = *state_;
+  s.enu = enu;
+  s.ground_up_m = ground_up_m;
+  s.camera = camera;
+  s.options = options;
+  for (const auto& path : basemap_paths) {
+    OpenBasemap b;
+    b.map = std::make_unique<geo::Basemap>(geo::Basemap::open(path));
+    const geo::MapRect bounds = b.map->mapBounds();
+    std::vector<cv::Point2d> corners;
+    for (double fy : {0.0, 0.5, 1.0}) {
+      for (double fx : {0.0, 0.5, 1.0}) {
+        const geo::EnuPoint e = b.map->converter().enuFromMap(
+            enu, {bounds.min_x + fx * bounds.width(), bounds.min_y + fy * bounds.height()});
+        corners.emplace_back(e.east_m, e.north_m);
+      }
+    }
+    b.coverage_enu = envelope(corners);
+    s.basemaps.push_back(std::move(b));
+  }
+  vision::ExtractorOptions frame_options = options.features;
+  s.frame_extractor = vision::createFeatureExtractorOrFallback(frame_options, "sift");
+  vision::ExtractorOptions map_options = options.features;
+  map_options.max_keypoints = std::max(options.features.max_keypoints, 2 * options.features.max_keypoints);
+  s.map_extractor = vision::createFeatureExtractorOrFallback(map_options, "sift");
+  vision::MatchOptions match_options;
+  match_options.max_ratio = 0.9f;
+  s.matcher = vision::createMatcher("mnn", match_options);
+}
+
+BasemapRegistrar::~BasemapRegistrar() = default;
+
+RegistrationFix BasemapRegistrar::registerFrame(const RegistrationRequest& request) {
+  State& s = *state_;
+  checkArgument(!request.image_bgr.empty(), "registration got an empty frame");
+  ++s.calls;
+  const bool use_prior = request.prior && request.prior_sigma_m <= s.options.max_prior_sigma_m &&
+                         request.prior->position_enu[2] > s.ground_up_m + 1.0;
+  if (use_prior) {
+    RegistrationFix fix = s.registerWithPrior(request);
+    return fix;
+  }
+  return s.registerGlobally(request);
+}
+
+cv::Rect2d BasemapRegistrar::coverageEnu() const {
+  cv::Rect2d out = state_->basemaps.front().coverage_enu;
+  for (const auto& b : state_->basemaps) out |= b.coverage_enu;
+  return out;
+}
+
+geo::GeoPoint defaultEnuOrigin(const std::string& basemap_path, double ground_alt_m) {
+  const geo::Basemap map = geo::Basemap::open(basemap_path);
+  const geo::MapRect bounds = map.mapBounds();
+  geo::GeoPoint centre = map.converter().geoFromMap(
+      {0.5 * (bounds.min_x + bounds.max_x), 0.5 * (bounds.min_y + bounds.max_y)});
+  centre.alt_m = std::isfinite(ground_alt_m) ? ground_alt_m : 0.0;
+  return centre;
+}
+
+}  // namespace skytrace::nav

@@ -1,0 +1,122 @@
+#include "core/nav/ground_projection.h"
+
+#include <cmath>
+
+namespace skytrace::nav {
+namespace {
+
+cv::Matx33d normalizeHomography(const cv::Matx33d& h) {
+  if (std::abs(h(2, 2)) > 1e-12) return h * (1.0 / h(2, 2));
+  return h;
+}
+
+cv::Matx33d undistortedCameraMatrix(const CameraModel& camera) { return camera.cameraMatrix(); }
+
+}  // namespace
+
+cv::Matx33d imageFromGround(const CameraModel& camera, const CameraPose& pose,
+                            double ground_up_m) {
+  // p_cam = R (P - C), P = (E, N, g): columns r1, r2 and R (g e3 - C).
+  const cv::Matx33d cam_from_enu = pose.camFromEnu();
+  const cv::Vec3d ground_origin(0.0, 0.0, ground_up_m);
+  const cv::Vec3d t = cam_from_enu * (ground_origin - pose.position_enu);
+  cv::Matx33d basis;
+  for (int row = 0; row < 3; ++row) {
+    basis(row, 0) = cam_from_enu(row, 0);
+    basis(row, 1) = cam_from_enu(row, 1);
+    basis(row, 2) = t[row];
+  }
+  return normalizeHomography(undistortedCameraMatrix(camera) * basis);
+}
+
+cv::Matx33d groundFromImage(const CameraModel& camera, const CameraPose& pose,
+                            double ground_up_m) {
+  return normalizeHomography(imageFromGround(camera, pose, ground_up_m).inv());
+}
+
+bool poseFromImageFromGround(const CameraModel& camera, const cv::Matx33d& image_from_ground,
+                             double ground_up_m, double t_s, CameraPose* pose) {
+  const cv::Matx33d m = undistortedCameraMatrix(camera).inv() * image_from_ground;
+  cv::Vec3d m1(m(0, 0), m(1, 0), m(2, 0));
+  cv::Vec3d m2(m(0, 1), m(1, 1), m(2, 1));
+  cv::Vec3d m3(m(0, 2), m(1, 2), m(2, 2));
+  const double n1 = cv::norm(m1);
+  const double n2 = cv::norm(m2);
+  if (!(n1 > 1e-12) || !(n2 > 1e-12) || !std::isfinite(n1 + n2)) return false;
+  double scale = 2.0 / (n1 + n2);
+  // The sign that puts the ground in front of the camera: the ground point seen at the
+  // image centre must have positive depth.
+  const cv::Matx33d ground_from_image = image_from_ground.inv();
+  cv::Vec3d centre = ground_from_image * cv::Vec3d(camera.cx_px, camera.cy_px, 1.0);
+  if (std::abs(centre[2]) < 1e-12) return false;
+  centre /= centre[2];
+  const double depth = (m * centre)[2];
+  if (depth < 0) scale = -scale;
+  const cv::Vec3d r1 = m1 * scale, r2 = m2 * scale, t = m3 * scale;
+  const cv::Vec3d r3 = r1.cross(r2);
+  cv::Matx33d approx;
+  for (int row = 0; row < 3; ++row) {
+    approx(row, 0) = r1[row];
+    approx(row, 1) = r2[row];
+    approx(row, 2) = r3[row];
+  }
+  cv::Mat w, u, vt;
+  cv::SVDecomp(cv::Mat(approx), w, u, vt);
+  cv::Mat r_mat = u * vt;
+  if (cv::determinant(r_mat) < 0) return false;
+  const cv::Matx33d cam_from_enu(r_mat);
+  // t = R (g e3 - C)  =>  C = g e3 - R^T t
+  const cv::Vec3d centre_enu = cv::Vec3d(0.0, 0.0, ground_up_m) - cam_from_enu.t() * t;
+  if (!(centre_enu[2] > ground_up_m)) return false;
+  CameraPose out;
+  out.t_s = t_s;
+  out.position_enu = centre_enu;
+  anglesFromEnuFromCam(cam_from_enu.t(), &out.yaw_deg, &out.pitch_deg, &out.roll_deg);
+  *pose = out;
+  return true;
+}
+
+cv::Point2d undistortPixel(const CameraModel& camera, const cv::Point2d& pixel) {
+  if (camera.distortion.isZero()) return pixel;
+  const cv::Point2d n = camera.normalizedFromPixel(pixel);
+  return {camera.fx_px * n.x + camera.cx_px, camera.fy_px * n.y + camera.cy_px};
+}
+
+std::vector<cv::Point2d> groundFootprint(const CameraModel& camera, const CameraPose& pose,
+                                         double ground_up_m, double max_range_m) {
+  const double w = camera.width_px - 1.0, h = camera.height_px - 1.0;
+  const cv::Point2d pixels[5] = {{0, 0}, {w, 0}, {w, h}, {0, h}, {0.5 * w, 0.5 * h}};
+  std::vector<cv::Point2d> out;
+  out.reserve(5);
+  const cv::Matx33d enu_from_cam = pose.enuFromCam();
+  for (const auto& pixel : pixels) {
+    cv::Vec3d ground;
+    const cv::Vec3d ray = enu_from_cam * camera.rayFromPixel(pixel);
+    bool hit = groundFromPixel(camera, pose, pixel, ground_up_m, &ground);
+    if (hit) {
+      const double dx = ground[0] - pose.position_enu[0], dy = ground[1] - pose.position_enu[1];
+      if (std::hypot(dx, dy) > max_range_m) hit = false;
+    }
+    if (!hit) {
+      double horizontal = std::hypot(ray[0], ray[1]);
+      cv::Point2d direction = horizontal > 1e-9 ? cv::Point2d(ray[0] / horizontal, ray[1] / horizontal)
+                                                : cv::Point2d(0, 0);
+      ground = {pose.position_enu[0] + max_range_m * direction.x,
+                pose.position_enu[1] + max_range_m * direction.y, ground_up_m};
+    }
+    out.emplace_back(ground[0], ground[1]);
+  }
+  return out;
+}
+
+double groundSampleDistanceM(const CameraModel& camera, const CameraPose& pose,
+                             double ground_up_m) {
+  cv::Vec3d ground;
+  const cv::Point2d centre(camera.cx_px, camera.cy_px);
+  if (!groundFromPixel(camera, pose, centre, ground_up_m, &ground)) {
+    return std::max(1e-3, pose.position_enu[2] - ground_up_m) / camera.fx_px;
+  }
+  return cv::norm(ground - pose.position_enu) / (0.5 * (camera.fx_px + camera.fy_px));
+}
+
+}  // namespace skytrace::nav

@@ -1,0 +1,160 @@
+#include "core/nav/navigation_report.h"
+
+#include <cmath>
+#include <filesystem>
+#include <iomanip>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/geo/track_io.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+
+namespace skytrace::nav {
+namespace {
+
+std::string number(double value, int decimals) {
+  if (!std::isfinite(value)) return "";
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(decimals) << value;
+  return out.str();
+}
+
+nlohmann::json nullable(double value) {
+  return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
+}
+
+std::string fixesCsv(const NavigationResult& result, const geo::LocalEnuFrame* enu) {
+  std::ostringstream out;
+  out << "frame,t_s,lat_deg,lon_deg,alt_m,yaw_deg,sigma_m,inliers,inlier_ratio,score,accepted,"
+         "reason,basemap,mode\n";
+  for (const auto& f : result.fixes) {
+    std::string lat, lon, alt, yaw;
+    if (f.has_pose && enu) {
+      const geo::TrackPose p = trackPoseFromCameraPose(f.pose, *enu, f.frame);
+      lat = number(p.lat_deg, 9);
+      lon = number(p.lon_deg, 9);
+      alt = number(p.alt_m, 3);
+      yaw = number(p.yaw_deg, 3);
+    }
+    out << f.frame << ',' << number(f.t_s, 4) << ',' << lat << ',' << lon << ',' << alt << ','
+        << yaw << ',' << (f.has_pose ? number(f.sigma_m, 3) : "") << ',' << f.inliers << ','
+        << number(f.inlier_ratio, 4) << ',' << number(f.score, 4) << ',' << (f.accepted ? 1 : 0)
+        << ',' << f.reason << ',' << f.basemap_index << ',' << (f.global_mode ? "global" : "prior")
+        << '\n';
+  }
+  return out.str();
+}
+
+std::string discrepancyCsv(const DiscrepancyAnalysis& analysis) {
+  std::ostringstream out;
+  out << "frame,t_s,distance_m,sigma_m,flagged\n";
+  for (const auto& s : analysis.samples) {
+    out << s.frame << ',' << number(s.t_s, 4) << ',' << number(s.distance_m, 3) << ','
+        << number(s.sigma_m, 3) << ',' << (s.flagged ? 1 : 0) << '\n';
+  }
+  return out.str();
+}
+
+}  // namespace
+
+nlohmann::json navigationReportJson(const NavigationResult& result, const RunDescription& run) {
+  using nlohmann::json;
+  json report;
+  report["skytrace_version"] = run.skytrace_version;
+  report["completed"] = result.completed;
+  report["inputs"] = {{"video", run.video_path},
+                      {"basemaps", run.basemap_paths},
+                      {"telemetry", run.telemetry_path.empty() ? json(nullptr) : json(run.telemetry_path)},
+                      {"camera", run.camera_source}};
+  report["device"] = run.device;
+  report["feature_model"] = run.feature_model;
+  report["registration_model"] = run.registration_model;
+  report["fallback_reason"] = run.fallback_reason;
+  std::int64_t with_position = 0;
+  for (const auto& p : result.track.poses) with_position += std::isfinite(p.lat_deg) ? 1 : 0;
+  const double processed = double(std::max<std::int64_t>(1, result.frames_processed));
+  report["frames"] = {{"total", result.frames_total},
+                      {"processed", result.frames_processed},
+                      {"with_position", with_position},
+                      {"localized_fraction", result.frames_processed > 0 ? with_position / processed : 0.0}};
+  int accepted = 0;
+  std::map<std::string, int> by_reason;
+  int global_attempts = 0;
+  for (const auto& f : result.fixes) {
+    if (f.accepted) {
+      ++accepted;
+    } else {
+      ++by_reason[f.reason];
+    }
+    global_attempts += f.global_mode ? 1 : 0;
+  }
+  report["fixes"] = {{"attempted", result.fixes.size()},
+                     {"accepted", accepted},
+                     {"rejected", int(result.fixes.size()) - accepted},
+                     {"global_attempts", global_attempts},
+                     {"rejected_by_reason", by_reason}};
+  report["odometry"] = {{"lost_frames", result.lost_frames},
+                        {"keyframes", result.keyframes},
+                        {"drift_estimate_percent", nullable(result.drift_estimate_percent)}};
+  json segments = json::array();
+  for (const auto& s : result.discrepancy.segments) {
+    segments.push_back({{"start_frame", s.start_frame},
+                        {"end_frame", s.end_frame},
+                        {"start_s", s.start_s},
+                        {"end_s", s.end_s},
+                        {"max_m", s.max_m},
+                        {"mean_m", s.mean_m}});
+  }
+  report["discrepancy"] = {{"gnss_available", result.gnss_track.has_value()},
+                           {"frames_compared", result.discrepancy.samples.size()},
+                           {"segments", segments}};
+  json stages = json::object();
+  for (const auto& s : run.stages) {
+    stages[s.stage] = {{"count", s.count},
+                       {"mean_ms", s.mean_ms},
+                       {"p50_ms", s.p50_ms},
+                       {"p99_ms", s.p99_ms},
+                       {"max_ms", s.max_ms}};
+  }
+  report["timings"] = {{"wall_s", run.wall_s},
+                       {"fps", run.wall_s > 0 ? result.frames_processed / run.wall_s : 0.0},
+                       {"stages", stages}};
+  report["warnings"] = result.warnings;
+  if (run.extra) report.update(*run.extra);
+  return report;
+}
+
+void writeNavigationResults(const std::string& directory, const NavigationResult& result,
+                            const CameraModel& camera, const geo::LocalEnuFrame& enu,
+                            const RunDescription& run) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(directory, ec);
+  if (ec) throw IoError(directory + ": cannot create the results folder (" + ec.message() + ")");
+  const fs::path dir(directory);
+  // Tracks without any pose (nothing localised) are not written: the formats need one.
+  if (!result.track.poses.empty()) {
+    for (const char* ext : {"csv", "geojson", "gpx", "kml", "gpkg"}) {
+      geo::exportTrack(result.track, (dir / (std::string("track.") + ext)).string(),
+                       geo::parseTrackFormat(ext));
+    }
+  }
+  if (!result.odometry_track.poses.empty()) {
+    geo::exportTrack(result.odometry_track, (dir / "odometry.csv").string(), geo::TrackFormat::Csv);
+  }
+  if (!result.online_track.poses.empty()) {
+    geo::exportTrack(result.online_track, (dir / "online.csv").string(), geo::TrackFormat::Csv);
+  }
+  if (result.gnss_track && !result.gnss_track->poses.empty()) {
+    geo::exportTrack(*result.gnss_track, (dir / "gnss.csv").string(), geo::TrackFormat::Csv);
+  }
+  writeFileAtomically(dir / "fixes.csv", fixesCsv(result, &enu));
+  writeFileAtomically(dir / "discrepancy.csv", discrepancyCsv(result.discrepancy));
+  writeCameraFile(dir / "camera.json", camera);
+  writeFileAtomically(dir / "report.json", navigationReportJson(result, run).dump(2) + "\n");
+}
+
+}  // namespace skytrace::nav

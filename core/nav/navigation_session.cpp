@@ -1,0 +1,309 @@
+#include "core/nav/navigation_session.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "core/io/telemetry/telemetry_track.h"
+#include "core/io/video_source.h"
+#include "core/util/check.h"
+#include "core/util/error.h"
+#include "core/util/log.h"
+
+namespace skytrace::nav {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double elapsedMs(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+geo::Track trackFrom(const std::vector<FusedPose>& poses, const geo::LocalEnuFrame& enu,
+                     geo::PoseSource source, const std::string& name, const std::string& alt_reference) {
+  geo::Track track;
+  track.name = name;
+  track.alt_reference = alt_reference;
+  for (const auto& p : poses) {
+    if (!p.has_pose) continue;
+    geo::TrackPose tp = trackPoseFromCameraPose(p.pose, enu, p.frame);
+    tp.source = source;
+    tp.sigma_m = p.sigma_m;
+    track.poses.push_back(tp);
+  }
+  return track;
+}
+
+}  // namespace
+
+void NavigationOptions::check() const {
+  vo_features.check();
+  vision::MatchOptions().check();
+  vo.check();
+  registration.check();
+  fusion.check();
+  discrepancy.check();
+  checkArgument(register_every_n_keyframes >= 1, "register_every_n_keyframes must be >= 1");
+  checkArgument(register_max_interval_s > 0, "register_max_interval_s must be > 0");
+  checkArgument(default_height_m > 0, "default_height_m must be > 0");
+}
+
+NavigationInputs makeNavigationInputs(CameraModel camera, std::vector<std::string> basemap_paths,
+                                      std::optional<io::TelemetrySeries> telemetry,
+                                      double ground_alt_m_override) {
+  checkArgument(!basemap_paths.empty(), "at least one basemap is needed");
+  double ground_alt = ground_alt_m_override;
+  std::optional<geo::GeoPoint> origin;
+  if (telemetry) {
+    for (const auto& s : telemetry->samples) {
+      if (!s.hasPosition()) continue;
+      origin = geo::GeoPoint{s.lat_deg, s.lon_deg, 0.0};
+      if (!std::isfinite(ground_alt) && std::isfinite(s.alt_abs_m) && std::isfinite(s.alt_rel_m)) {
+        ground_alt = s.alt_abs_m - s.alt_rel_m;
+      }
+      break;
+    }
+  }
+  if (!origin) origin = defaultEnuOrigin(basemap_paths.front(), 0.0);
+  origin->alt_m = std::isfinite(ground_alt) ? ground_alt : 0.0;
+  NavigationInputs inputs;
+  inputs.camera = camera;
+  inputs.basemap_paths = std::move(basemap_paths);
+  inputs.telemetry = std::move(telemetry);
+  inputs.enu = geo::LocalEnuFrame(*origin);
+  inputs.ground_up_m = 0.0;
+  inputs.ground_alt_m = ground_alt;
+  return inputs;
+}
+
+struct NavigationSession::State {
+  NavigationInputs inputs;
+  NavigationOptions options;
+  std::string fallback_reason;
+  std::unique_ptr<VisualOdometry> vo;
+  std::unique_ptr<TrajectoryFusion> fusion;
+  std::optional<RegistrationRequest> pending_request;
+  std::vector<RegistrationFix> fixes;
+  int keyframes = 0;
+  int lost_frames = 0;
+  double last_request_t_s = -1e9;
+  double last_height_m = std::numeric_limits<double>::quiet_NaN();
+  std::int64_t frames_processed = 0;
+  bool finished = false;
+  // Drift evidence: per accepted fix, the online error it corrected and the distance
+  // flown on odometry alone before it.
+  std::vector<std::pair<double, double>> innovations;  // (error_m, distance_m)
+  std::int64_t last_anchor_frame = -1;
+
+  double heightAt(double t_s) const {
+    if (!inputs.telemetry) return std::numeric_limits<double>::quiet_NaN();
+    const auto s = inputs.telemetry->interpolate(t_s);
+    return s ? s->alt_rel_m : std::numeric_limits<double>::quiet_NaN();
+  }
+};
+
+NavigationSession::NavigationSession(NavigationInputs inputs, NavigationOptions options)
+    : state_(std::make_unique<State>()) {
+  options.check();
+  inputs.camera.check();
+  State& s = *state_;
+  s.inputs = std::move(inputs);
+  s.options = options;
+  auto extractor = vision::createFeatureExtractorOrFallback(options.vo_features, "sift",
+                                                            &s.fallback_reason);
+  auto matcher = vision::createMatcher(options.vo_matcher);
+  s.vo = std::make_unique<VisualOdometry>(s.inputs.camera, std::move(extractor), std::move(matcher),
+                                          options.vo);
+  s.fusion = std::make_unique<TrajectoryFusion>(s.inputs.camera, s.inputs.ground_up_m, options.fusion);
+}
+
+NavigationSession::~NavigationSession() = default;
+
+const NavigationInputs& NavigationSession::inputs() const { return state_->inputs; }
+const NavigationOptions& NavigationSession::options() const { return state_->options; }
+std::string NavigationSession::voModelName() const { return state_->vo->extractorName(); }
+std::string NavigationSession::fallbackReason() const { return state_->fallback_reason; }
+
+FrameResult NavigationSession::processFrame(std::int64_t frame, double t_s,
+                                            const cv::Mat& image_bgr) {
+  State& s = *state_;
+  checkArgument(!s.finished, "navigation session already finished");
+  FrameResult out;
+  out.frame = frame;
+  out.t_s = t_s;
+  out.odometry = s.vo->track(frame, t_s, image_bgr);
+  if (out.odometry.is_keyframe) ++s.keyframes;
+  if (!out.odometry.tracked && out.odometry.reference_frame < 0 && s.frames_processed > 0) ++s.lost_frames;
+  const double height = s.heightAt(t_s);
+  if (s.options.use_gnss_prior && s.inputs.telemetry) {
+    const auto sample = s.inputs.telemetry->interpolate(t_s);
+    if (sample && sample->hasPosition()) {
+      const geo::EnuPoint p = s.inputs.enu.toEnu({sample->lat_deg, sample->lon_deg,
+                                                   s.inputs.enu.origin().alt_m +
+                                                       (std::isfinite(height) ? height : s.options.default_height_m)});
+      CameraPose prior;
+      prior.t_s = t_s;
+      prior.position_enu = {p.east_m, p.north_m, p.up_m};
+      if (std::isfinite(sample->gimbal_yaw_deg)) prior.yaw_deg = sample->gimbal_yaw_deg;
+      if (std::isfinite(sample->gimbal_pitch_deg)) prior.pitch_deg = sample->gimbal_pitch_deg;
+      s.fusion->addPosePrior(frame, prior, 3.0);
+    }
+  }
+  const auto start = Clock::now();
+  out.online = s.fusion->addOdometry(out.odometry, height);
+  out.fusion_ms = elapsedMs(start);
+  if (out.online.has_pose) s.last_height_m = out.online.pose.position_enu[2] - s.inputs.ground_up_m;
+  ++s.frames_processed;
+
+  if (s.options.registration_enabled) {
+    const bool localised = out.online.has_pose;
+    const double since = t_s - s.last_request_t_s;
+    bool request = false;
+    if (!localised) {
+      request = since >= 0.5 * s.options.register_max_interval_s;
+    } else {
+      request = (out.odometry.is_keyframe && s.keyframes % s.options.register_every_n_keyframes == 0 &&
+                 since >= 0.25 * s.options.register_max_interval_s) ||
+                since >= s.options.register_max_interval_s;
+    }
+    if (request) {
+      RegistrationRequest r;
+      r.frame = frame;
+      r.t_s = t_s;
+      r.image_bgr = image_bgr.clone();
+      if (localised) {
+        r.prior = out.online.pose;
+        r.prior_sigma_m = out.online.sigma_m;
+      }
+      r.height_hint_m = std::isfinite(height)            ? height
+                        : std::isfinite(s.last_height_m) ? s.last_height_m
+                                                         : s.options.default_height_m;
+      s.pending_request = std::move(r);
+      s.last_request_t_s = t_s;
+      out.registration_requested = true;
+    }
+  }
+  return out;
+}
+
+std::optional<RegistrationRequest> NavigationSession::takeRegistrationRequest() {
+  std::optional<RegistrationRequest> out = std::move(state_->pending_request);
+  state_->pending_request.reset();
+  return out;
+}
+
+void NavigationSession::addFix(const RegistrationFix& fix) {
+  State& s = *state_;
+  RegistrationFix stored = fix;
+  if (fix.accepted) {
+    const auto before = s.fusion->onlinePose(fix.frame);
+    if (!s.fusion->addFix(fix)) {
+      stored.accepted = false;
+      stored.reason = "inconsistent_with_odometry";
+    } else if (before && before->has_pose && s.last_anchor_frame >= 0 && fix.frame > s.last_anchor_frame) {
+      // Distance flown since the previous anchor, along the odometry.
+      const auto previous = s.fusion->onlinePose(s.last_anchor_frame);
+      if (previous && previous->has_pose) {
+        const double error = std::hypot(before->pose.position_enu[0] - fix.pose.position_enu[0],
+                                        before->pose.position_enu[1] - fix.pose.position_enu[1]);
+        const double distance =
+            std::hypot(before->pose.position_enu[0] - previous->pose.position_enu[0],
+                       before->pose.position_enu[1] - previous->pose.position_enu[1]);
+        s.innovations.emplace_back(error, distance);
+      }
+    }
+    if (stored.accepted) s.last_anchor_frame = std::max(s.last_anchor_frame, fix.frame);
+  }
+  s.fixes.push_back(stored);
+}
+
+NavigationResult NavigationSession::finish(bool completed, std::int64_t frames_total) {
+  State& s = *state_;
+  checkArgument(!s.finished, "navigation session already finished");
+  s.finished = true;
+  NavigationResult result;
+  result.completed = completed;
+  result.frames_total = frames_total;
+  result.frames_processed = s.frames_processed;
+  result.keyframes = s.keyframes;
+  result.lost_frames = s.lost_frames;
+  const std::string alt_reference =
+      std::isfinite(s.inputs.ground_alt_m)
+          ? (s.inputs.telemetry ? s.inputs.telemetry->abs_alt_reference : std::string("ellipsoid"))
+          : std::string("ground");
+  std::vector<FusedPose> smoothed;
+  try {
+    smoothed = s.fusion->smooth();
+  } catch (const Error& e) {
+    result.warnings.push_back(std::string("smoothing failed, online track kept: ") + e.what());
+    smoothed = s.fusion->onlineTrajectory();
+  }
+  result.track = trackFrom(smoothed, s.inputs.enu, geo::PoseSource::Visual, "visual", alt_reference);
+  result.online_track = trackFrom(s.fusion->onlineTrajectory(), s.inputs.enu, geo::PoseSource::Visual,
+                                  "online", alt_reference);
+  result.odometry_track = trackFrom(s.fusion->odometryTrajectory(), s.inputs.enu,
+                                    geo::PoseSource::Odometry, "odometry", alt_reference);
+  std::sort(s.fixes.begin(), s.fixes.end(),
+            [](const RegistrationFix& a, const RegistrationFix& b) { return a.frame < b.frame; });
+  result.fixes = s.fixes;
+  if (s.inputs.telemetry) {
+    result.gnss_track = io::gnssTrackFromTelemetry(*s.inputs.telemetry);
+    result.discrepancy = analyzeGnssDiscrepancy(result.track, *result.gnss_track, s.options.discrepancy);
+  }
+  double error_sum = 0.0, distance_sum = 0.0;
+  for (const auto& [error, distance] : s.innovations) {
+    error_sum += error;
+    distance_sum += distance;
+  }
+  if (distance_sum > 10.0) result.drift_estimate_percent = 100.0 * error_sum / distance_sum;
+  if (!s.fallback_reason.empty()) result.warnings.push_back(s.fallback_reason);
+  return result;
+}
+
+NavigationResult runNavigationSequential(const std::string& video_path, NavigationInputs inputs,
+                                         const NavigationOptions& options,
+                                         const ProgressCallback& progress,
+                                         std::vector<StageTiming>* stage_times) {
+  auto video = io::openVideoSource(video_path);
+  const int total = video->info().frame_count;
+  const std::vector<std::string> basemaps = inputs.basemap_paths;
+  const geo::LocalEnuFrame enu = inputs.enu;
+  const double ground_up = inputs.ground_up_m;
+  const CameraModel camera = inputs.camera;
+  checkArgument(video->info().width_px == camera.width_px && video->info().height_px == camera.height_px,
+                video_path + ": frames are " + std::to_string(video->info().width_px) + "x" +
+                    std::to_string(video->info().height_px) + " but the camera model is " +
+                    std::to_string(camera.width_px) + "x" + std::to_string(camera.height_px));
+  NavigationSession session(std::move(inputs), options);
+  std::unique_ptr<BasemapRegistrar> registrar;
+  if (options.registration_enabled) {
+    registrar = std::make_unique<BasemapRegistrar>(basemaps, enu, ground_up, camera, options.registration);
+  }
+  auto record = [&](std::int64_t frame, const char* stage, double ms) {
+    if (stage_times) stage_times->push_back({frame, stage, ms});
+  };
+  bool completed = true;
+  io::VideoFrame frame;
+  while (true) {
+    auto start = Clock::now();
+    if (!video->read(&frame)) break;
+    record(frame.index, "decode", elapsedMs(start));
+    const FrameResult r = session.processFrame(frame.index, frame.t_s, frame.bgr);
+    record(frame.index, "extract", r.odometry.extract_ms);
+    record(frame.index, "match", r.odometry.match_ms);
+    record(frame.index, "pose", r.odometry.pose_ms);
+    record(frame.index, "fusion", r.fusion_ms);
+    if (auto request = session.takeRegistrationRequest(); request && registrar) {
+      const RegistrationFix fix = registrar->registerFrame(*request);
+      if (fix.global_mode) record(fix.frame, "retrieval", fix.retrieval_ms);
+      record(fix.frame, "fine_match", fix.fine_match_ms);
+      session.addFix(fix);
+    }
+    if (!reportProgress(progress, total > 0 ? double(frame.index + 1) / total : 0.0, "navigating")) {
+      completed = false;
+      break;
+    }
+  }
+  return session.finish(completed, std::max<std::int64_t>(total, frame.index + 1));
+}
+
+}  // namespace skytrace::nav

@@ -1,0 +1,270 @@
+#include "core/nav/trajectory_fusion.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "core/nav/ground_projection.h"
+#include "core/nav/pose_graph_smoother.h"
+#include "core/util/check.h"
+
+namespace skytrace::nav {
+namespace {
+
+double blendAngleDeg(double a_deg, double b_deg, double weight_b) {
+  return wrapAngleDeg(a_deg + weight_b * wrapAngleDeg(b_deg - a_deg));
+}
+
+double horizontalDistance(const CameraPose& a, const CameraPose& b) {
+  return std::hypot(a.position_enu[0] - b.position_enu[0], a.position_enu[1] - b.position_enu[1]);
+}
+
+}  // namespace
+
+void FusionOptions::check() const {
+  checkArgument(vo_sigma_px > 0, "fusion vo_sigma_px must be > 0");
+  checkArgument(vo_drift_per_m >= 0, "fusion vo_drift_per_m must be >= 0");
+  checkArgument(vo_sigma_per_frame_m >= 0, "fusion vo_sigma_per_frame_m must be >= 0");
+  checkArgument(height_prior_sigma_m > 0, "fusion height_prior_sigma_m must be > 0");
+  checkArgument(velocity_sigma_mps2 > 0, "fusion velocity_sigma_mps2 must be > 0");
+  checkArgument(fix_loss_scale > 0, "fusion fix_loss_scale must be > 0");
+  checkArgument(max_solver_iterations >= 1, "fusion max_solver_iterations must be >= 1");
+}
+
+struct TrajectoryFusion::State {
+  CameraModel camera;
+  double ground_up_m = 0.0;
+  FusionOptions options;
+
+  struct Record {
+    OdometryMeasurement odometry;
+    double height_above_ground_m = std::numeric_limits<double>::quiet_NaN();
+    FusedPose online;
+  };
+  std::vector<Record> records;                 // in frame order
+  std::map<std::int64_t, std::size_t> index;   // frame -> records index
+  std::map<std::int64_t, PoseAnchor> anchors;  // accepted fixes and priors by frame
+  std::map<std::int64_t, PoseAnchor> pending;  // anchors for frames not added yet
+
+  std::size_t indexOf(std::int64_t frame) const {
+    auto it = index.find(frame);
+    return it == index.end() ? records.size() : it->second;
+  }
+
+  // Pose of record i predicted from earlier records (no anchor at i applied).
+  // `anchors_in_use` decides which anchors count (all, or only the first: raw odometry).
+  FusedPose predict(std::size_t i, const std::vector<FusedPose>& poses,
+                    const std::map<std::int64_t, PoseAnchor>& anchors_in_use) const {
+    const Record& rec = records[i];
+    FusedPose out;
+    out.frame = rec.odometry.frame;
+    out.t_s = rec.odometry.t_s;
+    const OdometryMeasurement& m = rec.odometry;
+    if (m.tracked && index.count(m.reference_frame)) {
+      std::size_t base = indexOf(m.reference_frame);
+      cv::Matx33d base_from_frame = m.reference_from_frame;
+      // The latest anchor between the keyframe and this frame shares its keyframe: chain
+      // from the anchor instead, so that a fix corrects every later frame.
+      auto it = anchors_in_use.upper_bound(m.frame - 1);
+      if (it != anchors_in_use.begin()) {
+        --it;
+        const std::size_t a = indexOf(it->first);
+        if (it->first > m.reference_frame && a < i &&
+            records[a].odometry.tracked &&
+            records[a].odometry.reference_frame == m.reference_frame) {
+          base = a;
+          base_from_frame = records[a].odometry.reference_from_frame.inv() * m.reference_from_frame;
+        }
+      }
+      const FusedPose& b = poses[base];
+      if (b.has_pose) {
+        CameraPose pose;
+        if (predictPoseFromKeyframe(camera, b.pose, base_from_frame, ground_up_m, m.t_s, &pose)) {
+          if (std::isfinite(rec.height_above_ground_m)) {
+            pose.position_enu[2] = ground_up_m + rec.height_above_ground_m;
+          }
+          out.pose = pose;
+          out.has_pose = true;
+          out.sigma_m = b.sigma_m + options.vo_drift_per_m * horizontalDistance(b.pose, pose) +
+                        options.vo_sigma_per_frame_m * double(i - base);
+          return out;
+        }
+      }
+    }
+    // Not tracked (or degenerate): constant velocity from the two previous poses.
+    int found = 0;
+    const FusedPose* previous[2] = {nullptr, nullptr};
+    for (std::size_t j = i; j-- > 0 && found < 2;) {
+      if (poses[j].has_pose) previous[found++] = &poses[j];
+    }
+    if (found == 0) return out;
+    out.has_pose = true;
+    out.pose = previous[0]->pose;
+    out.pose.t_s = m.t_s;
+    double speed_mps = 0.0;
+    if (found == 2 && previous[0]->t_s > previous[1]->t_s) {
+      const double dt = previous[0]->t_s - previous[1]->t_s;
+      const cv::Vec3d velocity = (previous[0]->pose.position_enu - previous[1]->pose.position_enu) / dt;
+      out.pose.position_enu += velocity * (m.t_s - previous[0]->t_s);
+      speed_mps = cv::norm(velocity);
+    }
+    if (std::isfinite(rec.height_above_ground_m)) {
+      out.pose.position_enu[2] = ground_up_m + rec.height_above_ground_m;
+    }
+    out.sigma_m = previous[0]->sigma_m + 1.0 + 0.5 * speed_mps * (m.t_s - previous[0]->t_s);
+    return out;
+  }
+
+  static FusedPose applyAnchor(const FusedPose& predicted, const PoseAnchor& anchor) {
+    FusedPose out = predicted;
+    out.has_pose = true;
+    if (!predicted.has_pose) {
+      out.pose = anchor.pose;
+      out.pose.t_s = predicted.t_s;
+      out.sigma_m = anchor.sigma_m;
+      return out;
+    }
+    const double var_p = predicted.sigma_m * predicted.sigma_m;
+    const double var_a = anchor.sigma_m * anchor.sigma_m;
+    const double w = var_p / (var_p + var_a);  // weight of the anchor
+    out.pose.position_enu = predicted.pose.position_enu +
+                            w * (anchor.pose.position_enu - predicted.pose.position_enu);
+    out.pose.yaw_deg = blendAngleDeg(predicted.pose.yaw_deg, anchor.pose.yaw_deg, w);
+    out.pose.pitch_deg = predicted.pose.pitch_deg + w * (anchor.pose.pitch_deg - predicted.pose.pitch_deg);
+    out.pose.roll_deg = blendAngleDeg(predicted.pose.roll_deg, anchor.pose.roll_deg, w);
+    out.sigma_m = std::sqrt(var_p * var_a / (var_p + var_a));
+    return out;
+  }
+
+  void computeFrom(std::size_t first, std::vector<FusedPose>* poses,
+                   const std::map<std::int64_t, PoseAnchor>& anchors_in_use) const {
+    poses->resize(records.size());
+    for (std::size_t i = first; i < records.size(); ++i) {
+      FusedPose p = predict(i, *poses, anchors_in_use);
+      auto it = anchors_in_use.find(records[i].odometry.frame);
+      if (it != anchors_in_use.end()) p = applyAnchor(p, it->second);
+      (*poses)[i] = p;
+    }
+  }
+
+  void recomputeOnline(std::size_t first) {
+    std::vector<FusedPose> poses;
+    poses.reserve(records.size());
+    for (const auto& r : records) poses.push_back(r.online);
+    computeFrom(first, &poses, anchors);
+    for (std::size_t i = first; i < records.size(); ++i) records[i].online = poses[i];
+  }
+
+  void addAnchor(std::int64_t frame, const PoseAnchor& anchor) {
+    if (!index.count(frame)) {
+      pending[frame] = anchor;
+      return;
+    }
+    anchors[frame] = anchor;
+    recomputeOnline(indexOf(frame));
+  }
+};
+
+TrajectoryFusion::TrajectoryFusion(CameraModel camera, double ground_up_m, FusionOptions options)
+    : state_(std::make_unique<State>()) {
+  camera.check();
+  options.check();
+  state_->camera = camera;
+  state_->ground_up_m = ground_up_m;
+  state_->options = options;
+}
+
+TrajectoryFusion::~TrajectoryFusion() = default;
+
+FusedPose TrajectoryFusion::addOdometry(const OdometryMeasurement& measurement,
+                                        double height_above_ground_m) {
+  State& s = *state_;
+  checkArgument(s.records.empty() || measurement.frame > s.records.back().odometry.frame,
+                "fusion: frames must be added in increasing order");
+  State::Record rec;
+  rec.odometry = measurement;
+  rec.height_above_ground_m = height_above_ground_m;
+  rec.online.frame = measurement.frame;
+  rec.online.t_s = measurement.t_s;
+  s.index[measurement.frame] = s.records.size();
+  s.records.push_back(rec);
+  auto pending = s.pending.find(measurement.frame);
+  if (pending != s.pending.end()) {
+    s.anchors[measurement.frame] = pending->second;
+    s.pending.erase(pending);
+  }
+  s.recomputeOnline(s.records.size() - 1);
+  return s.records.back().online;
+}
+
+bool TrajectoryFusion::addFix(const RegistrationFix& fix) {
+  if (!fix.accepted || !fix.has_pose) return false;
+  State& s = *state_;
+  PoseAnchor anchor;
+  anchor.pose = fix.pose;
+  anchor.sigma_m = std::max(0.1, fix.sigma_m);
+  anchor.image_from_ground = fix.image_from_ground;
+  anchor.has_homography = true;
+  // Gate against the online estimate of that frame: a fix far outside both
+  // uncertainties is a wrong registration (repetitive texture), not a correction.
+  const auto online = onlinePose(fix.frame);
+  if (online && online->has_pose) {
+    const double combined = std::hypot(online->sigma_m, anchor.sigma_m);
+    const double distance = horizontalDistance(online->pose, anchor.pose);
+    if (distance > 5.0 * combined + 10.0) return false;
+  }
+  s.addAnchor(fix.frame, anchor);
+  return true;
+}
+
+void TrajectoryFusion::addPosePrior(std::int64_t frame, const CameraPose& pose, double sigma_m) {
+  PoseAnchor anchor;
+  anchor.pose = pose;
+  anchor.sigma_m = std::max(0.1, sigma_m);
+  state_->addAnchor(frame, anchor);
+}
+
+std::optional<FusedPose> TrajectoryFusion::onlinePose(std::int64_t frame) const {
+  const std::size_t i = state_->indexOf(frame);
+  if (i >= state_->records.size()) return std::nullopt;
+  return state_->records[i].online;
+}
+
+std::optional<FusedPose> TrajectoryFusion::latestPose() const {
+  if (state_->records.empty()) return std::nullopt;
+  return state_->records.back().online;
+}
+
+std::vector<FusedPose> TrajectoryFusion::onlineTrajectory() const {
+  std::vector<FusedPose> out;
+  out.reserve(state_->records.size());
+  for (const auto& r : state_->records) out.push_back(r.online);
+  return out;
+}
+
+std::vector<FusedPose> TrajectoryFusion::odometryTrajectory() const {
+  const State& s = *state_;
+  std::map<std::int64_t, PoseAnchor> first_only;
+  if (!s.anchors.empty()) first_only.insert(*s.anchors.begin());
+  std::vector<FusedPose> poses(s.records.size());
+  s.computeFrom(0, &poses, first_only);
+  return poses;
+}
+
+std::vector<FusedPose> TrajectoryFusion::smooth() const {
+  const State& s = *state_;
+  std::vector<PoseGraphFrame> frames;
+  frames.reserve(s.records.size());
+  for (const auto& r : s.records) {
+    PoseGraphFrame f;
+    f.odometry = r.odometry;
+    f.height_above_ground_m = r.height_above_ground_m;
+    f.initial = r.online;
+    auto it = s.anchors.find(r.odometry.frame);
+    if (it != s.anchors.end()) f.anchor = it->second;
+    frames.push_back(std::move(f));
+  }
+  return smoothPoseGraph(s.camera, s.ground_up_m, s.options, frames);
+}
+
+}  // namespace skytrace::nav

@@ -1,0 +1,182 @@
+#include "core/nav/visual_odometry.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "core/nav/ground_projection.h"
+#include "core/util/check.h"
+#include "core/util/error.h"
+
+namespace skytrace::nav {
+namespace {
+
+double elapsedMs(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+vision::Point2d toPoint(const cv::Point2d& p) { return {p.x, p.y}; }
+
+cv::Matx33d toMatx(const vision::Matrix3d& m) {
+  return cv::Matx33d(m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8]);
+}
+
+// Fraction of a 10x10 grid over the frame that lands inside the reference image.
+double overlapWithReference(const cv::Matx33d& reference_from_frame, int width, int height) {
+  int inside = 0, total = 0;
+  for (int iy = 0; iy < 10; ++iy) {
+    for (int ix = 0; ix < 10; ++ix) {
+      const cv::Vec3d p((ix + 0.5) * width / 10.0, (iy + 0.5) * height / 10.0, 1.0);
+      const cv::Vec3d q = reference_from_frame * p;
+      ++total;
+      if (q[2] <= 0) continue;
+      const double u = q[0] / q[2], v = q[1] / q[2];
+      if (u >= 0 && v >= 0 && u < width && v < height) ++inside;
+    }
+  }
+  return double(inside) / total;
+}
+
+}  // namespace
+
+void VisualOdometryOptions::check() const {
+  checkArgument(min_inliers >= 8, "VO min_inliers must be >= 8");
+  checkArgument(min_inlier_ratio >= 0 && min_inlier_ratio < 1, "VO min_inlier_ratio must be in [0, 1)");
+  checkArgument(ransac_threshold_px > 0, "VO ransac_threshold_px must be > 0");
+  checkArgument(keyframe_min_overlap > 0 && keyframe_min_overlap < 1,
+                "VO keyframe_min_overlap must be in (0, 1)");
+  checkArgument(keyframe_max_gap_frames >= 1, "VO keyframe_max_gap_frames must be >= 1");
+}
+
+struct VisualOdometry::State {
+  CameraModel camera;
+  std::unique_ptr<vision::FeatureExtractor> extractor;
+  std::unique_ptr<vision::Matcher> matcher;
+  VisualOdometryOptions options;
+
+  bool has_keyframe = false;
+  std::int64_t keyframe_index = -1;
+  vision::FeatureSet keyframe_features;
+  std::vector<cv::Point2d> keyframe_points;  // undistorted
+  vision::FeatureSet last_features;
+  std::uint64_t calls = 0;
+
+  std::vector<cv::Point2d> undistortedKeypoints(const vision::FeatureSet& features) const {
+    const std::vector<cv::Point2f> keypoints = features.keypoints();
+    std::vector<cv::Point2d> out;
+    out.reserve(keypoints.size());
+    for (const auto& k : keypoints) out.push_back(undistortPixel(camera, cv::Point2d(k.x, k.y)));
+    return out;
+  }
+
+  void makeKeyframe(std::int64_t frame, const vision::FeatureSet& features,
+                    std::vector<cv::Point2d> points) {
+    has_keyframe = true;
+    keyframe_index = frame;
+    keyframe_features = features;
+    keyframe_points = std::move(points);
+  }
+};
+
+VisualOdometry::VisualOdometry(CameraModel camera,
+                               std::unique_ptr<vision::FeatureExtractor> extractor,
+                               std::unique_ptr<vision::Matcher> matcher,
+                               VisualOdometryOptions options)
+    : state_(std::make_unique<State>()) {
+  camera.check();
+  options.check();
+  checkArgument(extractor != nullptr && matcher != nullptr, "VO needs an extractor and a matcher");
+  state_->camera = camera;
+  state_->extractor = std::move(extractor);
+  state_->matcher = std::move(matcher);
+  state_->options = options;
+}
+
+VisualOdometry::~VisualOdometry() = default;
+
+const vision::FeatureSet& VisualOdometry::lastFeatures() const { return state_->last_features; }
+
+std::string VisualOdometry::extractorName() const { return state_->extractor->name(); }
+
+OdometryMeasurement VisualOdometry::track(std::int64_t frame, double t_s,
+                                          const cv::Mat& image_bgr) {
+  State& s = *state_;
+  checkArgument(!image_bgr.empty(), "VO got an empty frame");
+  OdometryMeasurement out;
+  out.frame = frame;
+  out.t_s = t_s;
+
+  auto start = std::chrono::steady_clock::now();
+  vision::FeatureSet features = s.extractor->extract(image_bgr);
+  std::vector<cv::Point2d> points = s.undistortedKeypoints(features);
+  out.extract_ms = elapsedMs(start);
+  s.last_features = features;
+
+  if (!s.has_keyframe || s.keyframe_features.empty()) {
+    s.makeKeyframe(frame, features, std::move(points));
+    out.is_keyframe = true;
+    return out;
+  }
+
+  start = std::chrono::steady_clock::now();
+  const vision::Matches matches = s.matcher->match(features, s.keyframe_features);
+  out.match_ms = elapsedMs(start);
+  out.matches = matches.size();
+  out.reference_frame = s.keyframe_index;
+
+  start = std::chrono::steady_clock::now();
+  bool tracked = false;
+  if (matches.size() >= s.options.min_inliers) {
+    std::vector<vision::Point2d> in_frame, in_keyframe;
+    in_frame.reserve(matches.size());
+    in_keyframe.reserve(matches.size());
+    for (int k = 0; k < matches.size(); ++k) {
+      in_frame.push_back(toPoint(points[matches.index_a[k]]));
+      in_keyframe.push_back(toPoint(s.keyframe_points[matches.index_b[k]]));
+    }
+    vision::RansacOptions ransac;
+    ransac.model = vision::GeometricModelType::Homography;
+    ransac.inlier_threshold_px = s.options.ransac_threshold_px;
+    ransac.seed = s.options.seed + s.calls++;
+    ransac.device = s.options.device;
+    const vision::RansacResult fit = vision::estimateGeometricModel(in_frame, in_keyframe, ransac);
+    out.inliers = fit.num_inliers;
+    out.rms_error_px = fit.rms_inlier_error_px;
+    const double ratio = double(fit.num_inliers) / std::max(1, matches.size());
+    if (fit.found && fit.num_inliers >= s.options.min_inliers &&
+        ratio >= s.options.min_inlier_ratio) {
+      out.reference_from_frame = toMatx(fit.model);
+      tracked = std::isfinite(cv::norm(out.reference_from_frame));
+    }
+  }
+  out.pose_ms = elapsedMs(start);
+  out.tracked = tracked;
+
+  if (!tracked) {
+    // Lost: this frame starts a new chain (the fusion bridges the gap).
+    out.reference_frame = -1;
+    s.makeKeyframe(frame, features, std::move(points));
+    out.is_keyframe = true;
+    return out;
+  }
+  const double overlap =
+      overlapWithReference(out.reference_from_frame, s.camera.width_px, s.camera.height_px);
+  if (overlap < s.options.keyframe_min_overlap || out.inliers < s.options.keyframe_min_inliers ||
+      frame - s.keyframe_index >= s.options.keyframe_max_gap_frames) {
+    s.makeKeyframe(frame, features, std::move(points));
+    out.is_keyframe = true;
+  }
+  return out;
+}
+
+bool predictPoseFromKeyframe(const CameraModel& camera, const CameraPose& keyframe_pose,
+                             const cv::Matx33d& reference_from_frame, double ground_up_m,
+                             double t_s, CameraPose* frame_pose) {
+  const cv::Matx33d image_from_ground_keyframe = imageFromGround(camera, keyframe_pose, ground_up_m);
+  // frame pixels -> keyframe pixels -> ground: image_from_ground of the frame is
+  // reference_from_frame^-1 * image_from_ground_keyframe.
+  const cv::Matx33d image_from_ground_frame = reference_from_frame.inv() * image_from_ground_keyframe;
+  return poseFromImageFromGround(camera, image_from_ground_frame, ground_up_m, t_s, frame_pose);
+}
+
+}  // namespace skytrace::nav

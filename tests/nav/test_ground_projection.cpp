@@ -1,0 +1,111 @@
+// Plane-induced homographies: projection agrees with the camera model, poses come back
+// from image_from_ground exactly, and VO prediction recovers a frame's metric pose (scale,
+// heading, height) from its keyframe's pose and the image-to-image homography.
+#include <QtTest>
+
+#include <cmath>
+
+#include "core/nav/camera_model.h"
+#include "core/nav/camera_pose.h"
+#include "core/nav/ground_projection.h"
+#include "core/nav/visual_odometry.h"
+
+using namespace skytrace::nav;
+
+namespace {
+
+CameraPose makePose(double e, double n, double up, double yaw, double pitch, double roll) {
+  CameraPose p;
+  p.position_enu = {e, n, up};
+  p.yaw_deg = yaw;
+  p.pitch_deg = pitch;
+  p.roll_deg = roll;
+  return p;
+}
+
+double rotationDifferenceDeg(const CameraPose& a, const CameraPose& b) {
+  const cv::Matx33d d = a.enuFromCam().t() * b.enuFromCam();
+  const double c = std::clamp((d(0, 0) + d(1, 1) + d(2, 2) - 1.0) / 2.0, -1.0, 1.0);
+  return std::acos(c) * 180.0 / M_PI;
+}
+
+const CameraModel kCamera = CameraModel::fromHorizontalFov(640, 480, 60.0);
+
+}  // namespace
+
+class TestGroundProjection : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void homographyAgreesWithProjection() {
+    const CameraPose pose = makePose(12, -40, 95, 37, -70, 3);
+    const cv::Matx33d h = imageFromGround(kCamera, pose, 2.0);
+    for (const cv::Vec3d& g : {cv::Vec3d(0, 0, 2), cv::Vec3d(30, -10, 2), cv::Vec3d(-20, 25, 2)}) {
+      cv::Point2d expected;
+      QVERIFY(pixelFromEnu(kCamera, pose, g, &expected));
+      const cv::Vec3d p = h * cv::Vec3d(g[0], g[1], 1.0);
+      QVERIFY(std::abs(p[0] / p[2] - expected.x) < 1e-7);
+      QVERIFY(std::abs(p[1] / p[2] - expected.y) < 1e-7);
+    }
+  }
+
+  void poseRoundTrip_data() {
+    QTest::addColumn<double>("yaw");
+    QTest::addColumn<double>("pitch");
+    QTest::addColumn<double>("roll");
+    QTest::addColumn<double>("height");
+    QTest::newRow("nadir") << 0.0 << -90.0 << 0.0 << 80.0;
+    QTest::newRow("nadir-yawed") << 135.0 << -89.0 << 0.5 << 150.0;
+    QTest::newRow("oblique") << -60.0 << -45.0 << 2.0 << 60.0;
+    QTest::newRow("tilted-back") << 10.0 << -100.0 << -1.0 << 120.0;
+  }
+  void poseRoundTrip() {
+    QFETCH(double, yaw);
+    QFETCH(double, pitch);
+    QFETCH(double, roll);
+    QFETCH(double, height);
+    const CameraPose truth = makePose(-35, 18, 5.0 + height, yaw, pitch, roll);
+    CameraPose recovered;
+    QVERIFY(poseFromImageFromGround(kCamera, imageFromGround(kCamera, truth, 5.0), 5.0, 1.5, &recovered));
+    QVERIFY(cv::norm(recovered.position_enu - truth.position_enu) < 1e-6);
+    QVERIFY(rotationDifferenceDeg(recovered, truth) < 1e-6);
+    QCOMPARE(recovered.t_s, 1.5);
+  }
+
+  void scaledHomographyGivesSamePose() {
+    const CameraPose truth = makePose(3, 4, 100, 20, -85, 0);
+    CameraPose recovered;
+    QVERIFY(poseFromImageFromGround(kCamera, imageFromGround(kCamera, truth, 0.0) * -3.7, 0.0, 0.0,
+                                    &recovered));
+    QVERIFY(cv::norm(recovered.position_enu - truth.position_enu) < 1e-6);
+  }
+
+  // The VO chain: keyframe pose + frame->keyframe homography = the frame's pose, with
+  // its height (scale), heading change and displacement in metres.
+  void predictionRecoversMotionScaleAndHeading() {
+    const CameraPose keyframe = makePose(0, 0, 80, 90, -90, 0);
+    const CameraPose frame = makePose(14, -3, 72, 125, -84, 1);  // moved, descended, turned 35 deg
+    const cv::Matx33d reference_from_frame =
+        imageFromGround(kCamera, keyframe, 0.0) * groundFromImage(kCamera, frame, 0.0);
+    CameraPose predicted;
+    QVERIFY(predictPoseFromKeyframe(kCamera, keyframe, reference_from_frame, 0.0, 2.0, &predicted));
+    QVERIFY(cv::norm(predicted.position_enu - frame.position_enu) < 1e-6);
+    QVERIFY(rotationDifferenceDeg(predicted, frame) < 1e-6);
+  }
+
+  void footprintAndGsd() {
+    const CameraPose nadir = makePose(0, 0, 100, 0, -90, 0);
+    const double gsd = groundSampleDistanceM(kCamera, nadir, 0.0);
+    QVERIFY(std::abs(gsd - 100.0 / kCamera.fx_px) < 1e-9);
+    const std::vector<cv::Point2d> footprint = groundFootprint(kCamera, nadir, 0.0);
+    QCOMPARE(int(footprint.size()), 5);
+    // North-up nadir image: the top-left corner is north-west of the camera.
+    QVERIFY(footprint[0].x < 0 && footprint[0].y > 0);
+    QVERIFY(std::abs(footprint[4].x) < 1e-6 && std::abs(footprint[4].y) < 1e-6);
+    const double width = footprint[1].x - footprint[0].x;
+    QVERIFY(std::abs(width - 639.0 * gsd) < 1e-6);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestGroundProjection)
+#include "test_ground_projection.moc"

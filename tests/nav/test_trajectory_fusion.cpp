@@ -1,0 +1,178 @@
+// Trajectory fusion on constructed flights with exact VO homographies: the chain keeps
+// metric scale and heading, uncertainty grows between fixes and shrinks at them, late
+// fixes correct every later frame by the Kalman weight, wrong fixes are gated out, and
+// the smoother pulls a noisy-fix trajectory onto the truth.
+#include <QtTest>
+
+#include <cmath>
+#include <random>
+
+#include "core/nav/ground_projection.h"
+#include "core/nav/trajectory_fusion.h"
+
+using namespace skytrace::nav;
+
+namespace {
+
+const CameraModel kCamera = CameraModel::fromHorizontalFov(640, 480, 60.0);
+constexpr double kFps = 10.0;
+
+// Flies east at 8 m/s, 80 m above ground, nadir, then turns north over frames 40..60.
+CameraPose truthPose(int frame) {
+  CameraPose p;
+  p.t_s = frame / kFps;
+  const double t = p.t_s;
+  p.position_enu = {8.0 * t, frame > 50 ? 3.0 * (t - 5.0) : 0.0, 80.0 + 0.2 * std::sin(t)};
+  p.yaw_deg = frame < 40 ? 90.0 : frame < 60 ? 90.0 - 2.0 * (frame - 40) : 50.0;
+  p.pitch_deg = -90.0;
+  p.roll_deg = 0.0;
+  return p;
+}
+
+// Exact VO: keyframe every 5 frames.
+OdometryMeasurement measurement(int frame) {
+  OdometryMeasurement m;
+  m.frame = frame;
+  m.t_s = frame / kFps;
+  m.inliers = 200;
+  m.matches = 300;
+  if (frame == 0) {
+    m.is_keyframe = true;
+    return m;
+  }
+  const int keyframe = ((frame - 1) / 5) * 5;
+  m.tracked = true;
+  m.reference_frame = keyframe;
+  m.reference_from_frame = imageFromGround(kCamera, truthPose(keyframe), 0.0) *
+                           groundFromImage(kCamera, truthPose(frame), 0.0);
+  m.is_keyframe = frame % 5 == 0;
+  return m;
+}
+
+RegistrationFix fixAt(int frame, const cv::Vec3d& offset, double sigma_m) {
+  RegistrationFix fix;
+  fix.frame = frame;
+  fix.t_s = frame / kFps;
+  fix.accepted = true;
+  fix.has_pose = true;
+  fix.pose = truthPose(frame);
+  fix.pose.position_enu += offset;
+  fix.sigma_m = sigma_m;
+  fix.image_from_ground = imageFromGround(kCamera, fix.pose, 0.0);
+  return fix;
+}
+
+double horizontalError(const FusedPose& p, int frame) {
+  const cv::Vec3d d = p.pose.position_enu - truthPose(frame).position_enu;
+  return std::hypot(d[0], d[1]);
+}
+
+}  // namespace
+
+class TestTrajectoryFusion : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void noPoseBeforeTheFirstFix() {
+    TrajectoryFusion fusion(kCamera, 0.0, {});
+    QVERIFY(!fusion.addOdometry(measurement(0), NAN).has_pose);
+    QVERIFY(!fusion.addOdometry(measurement(1), NAN).has_pose);
+  }
+
+  void exactOdometryKeepsScaleAndHeading() {
+    TrajectoryFusion fusion(kCamera, 0.0, {});
+    fusion.addOdometry(measurement(0), NAN);
+    QVERIFY(fusion.addFix(fixAt(0, {0, 0, 0}, 0.5)));
+    for (int f = 1; f <= 80; ++f) {
+      const FusedPose p = fusion.addOdometry(measurement(f), NAN);
+      QVERIFY(p.has_pose);
+      QVERIFY2(horizontalError(p, f) < 1e-3, qPrintable(QString("frame %1").arg(f)));
+      QVERIFY(std::abs(wrapAngleDeg(p.pose.yaw_deg - truthPose(f).yaw_deg)) < 1e-3);
+      QVERIFY(std::abs(p.pose.position_enu[2] - truthPose(f).position_enu[2]) < 1e-3);
+    }
+  }
+
+  void uncertaintyGrowsBetweenFixesAndShrinksAtThem() {
+    FusionOptions options;
+    TrajectoryFusion fusion(kCamera, 0.0, options);
+    fusion.addOdometry(measurement(0), NAN);
+    fusion.addFix(fixAt(0, {0, 0, 0}, 1.0));
+    double previous = fusion.onlinePose(0)->sigma_m;
+    QVERIFY(std::abs(previous - 1.0) < 1e-12);
+    for (int f = 1; f <= 30; ++f) {
+      const double sigma = fusion.addOdometry(measurement(f), NAN).sigma_m;
+      QVERIFY(sigma > previous);
+      previous = sigma;
+    }
+    // 30 frames, 24 m flown: 1 + 0.02 * 24 + 0.05 * 30 with the default growth.
+    QVERIFY(std::abs(previous - (1.0 + options.vo_drift_per_m * 24.0 +
+                                 options.vo_sigma_per_frame_m * 30.0)) < 0.01);
+    const double predicted = previous;
+    QVERIFY(fusion.addFix(fixAt(30, {0, 0, 0}, 1.0)));
+    const double fused = fusion.onlinePose(30)->sigma_m;
+    QVERIFY(std::abs(fused - predicted * 1.0 / std::hypot(predicted, 1.0)) < 1e-9);
+  }
+
+  void lateFixCorrectsLaterFramesByTheKalmanWeight() {
+    TrajectoryFusion fusion(kCamera, 0.0, {});
+    fusion.addOdometry(measurement(0), NAN);
+    fusion.addFix(fixAt(0, {0, 0, 0}, 1.0));
+    for (int f = 1; f <= 50; ++f) fusion.addOdometry(measurement(f), NAN);
+    const double sigma_30 = fusion.onlinePose(30)->sigma_m;
+    // A fix for frame 30, 4 m north of the truth, arrives when frame 50 is done.
+    QVERIFY(fusion.addFix(fixAt(30, {0, 4, 0}, 1.0)));
+    const double weight = sigma_30 * sigma_30 / (sigma_30 * sigma_30 + 1.0);
+    for (int f : {30, 31, 40, 50}) {
+      const FusedPose p = *fusion.onlinePose(f);
+      const double shift = p.pose.position_enu[1] - truthPose(f).position_enu[1];
+      QVERIFY2(std::abs(shift - 4.0 * weight) < 0.05, qPrintable(QString("frame %1 shift %2").arg(f).arg(shift)));
+    }
+    QVERIFY(horizontalError(*fusion.onlinePose(29), 29) < 1e-3);  // earlier frames untouched
+  }
+
+  void grossOutlierFixIsGated() {
+    TrajectoryFusion fusion(kCamera, 0.0, {});
+    fusion.addOdometry(measurement(0), NAN);
+    fusion.addFix(fixAt(0, {0, 0, 0}, 1.0));
+    for (int f = 1; f <= 20; ++f) fusion.addOdometry(measurement(f), NAN);
+    QVERIFY(!fusion.addFix(fixAt(20, {120, -40, 0}, 1.0)));
+    QVERIFY(horizontalError(*fusion.onlinePose(20), 20) < 1e-3);
+  }
+
+  void smootherAveragesNoisyFixes() {
+    TrajectoryFusion fusion(kCamera, 0.0, {});
+    std::mt19937 rng(7);
+    std::normal_distribution<double> noise(0.0, 2.0);
+    double online_sq = 0.0, smoothed_sq = 0.0;
+    for (int f = 0; f <= 100; ++f) {
+      fusion.addOdometry(measurement(f), NAN);
+      if (f % 5 == 0) fusion.addFix(fixAt(f, {noise(rng), noise(rng), 0}, 2.0));
+    }
+    const std::vector<FusedPose> online = fusion.onlineTrajectory();
+    const std::vector<FusedPose> smoothed = fusion.smooth();
+    QCOMPARE(smoothed.size(), online.size());
+    for (int f = 0; f <= 100; ++f) {
+      online_sq += std::pow(horizontalError(online[f], f), 2);
+      smoothed_sq += std::pow(horizontalError(smoothed[f], f), 2);
+      QVERIFY(smoothed[f].sigma_m > 0 && smoothed[f].sigma_m <= online[f].sigma_m + 1e-9);
+    }
+    const double online_rmse = std::sqrt(online_sq / 101), smoothed_rmse = std::sqrt(smoothed_sq / 101);
+    qInfo("online RMSE %.3f m, smoothed RMSE %.3f m", online_rmse, smoothed_rmse);
+    QVERIFY(smoothed_rmse < 1.0);
+    QVERIFY(smoothed_rmse < 0.6 * online_rmse);
+  }
+
+  void odometryTrajectoryIgnoresLaterFixes() {
+    TrajectoryFusion fusion(kCamera, 0.0, {});
+    fusion.addOdometry(measurement(0), NAN);
+    fusion.addFix(fixAt(0, {0, 0, 0}, 1.0));
+    for (int f = 1; f <= 20; ++f) fusion.addOdometry(measurement(f), NAN);
+    fusion.addFix(fixAt(10, {0, 3, 0}, 0.5));
+    const std::vector<FusedPose> odometry = fusion.odometryTrajectory();
+    QVERIFY(horizontalError(odometry[20], 20) < 1e-3);
+    QVERIFY(horizontalError(*fusion.onlinePose(20), 20) > 1.0);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestTrajectoryFusion)
+#include "test_trajectory_fusion.moc"
