@@ -17,41 +17,6 @@
 #include "core/vision/model_paths.h"
 
 namespace skytrace::vision {
-namespace dinov2 {
-
-at::Tensor normalizeImageNet(const at::Tensor& rgb_u8) {
-  const auto options = at::TensorOptions().dtype(at::kFloat).device(rgb_u8.device());
-  const at::Tensor mean = at::tensor({0.485f, 0.456f, 0.406f}, options).view({1, 3, 1, 1});
-  const at::Tensor std = at::tensor({0.229f, 0.224f, 0.225f}, options).view({1, 3, 1, 1});
-  return rgb_u8.permute({0, 3, 1, 2}).contiguous().to(at::kFloat).div(255).sub_(mean).div_(std);
-}
-
-at::Tensor generalizedMeanPool(const at::Tensor& tokens, double p) {
-  return tokens.to(at::kFloat).clamp_min(1e-6).pow(p).mean(1).pow(1.0 / p);
-}
-
-namespace {
-
-at::Tensor l2Normalized(const at::Tensor& rows) {
-  return rows / rows.norm(2, {-1}, /*keepdim=*/true).clamp_min(1e-12);
-}
-
-}  // namespace
-
-at::Tensor poolDescriptor(const at::Tensor& cls_token, const at::Tensor& patch_tokens,
-                          const std::string& pooling, double gem_p) {
-  if (pooling == "cls") return l2Normalized(cls_token.to(at::kFloat));
-  if (pooling == "gem") return l2Normalized(generalizedMeanPool(patch_tokens, gem_p));
-  if (pooling == "cls+gem") {
-    return l2Normalized(at::cat({l2Normalized(cls_token.to(at::kFloat)),
-                                 l2Normalized(generalizedMeanPool(patch_tokens, gem_p))},
-                                1));
-  }
-  throw InvalidArgument("unknown pooling '" + pooling + "' (known: cls, gem, cls+gem)");
-}
-
-}  // namespace dinov2
-
 namespace {
 
 constexpr size_t kMaxBatch = 16;
@@ -59,7 +24,7 @@ constexpr size_t kMaxBatch = 16;
 class Dinov2DescriptorExtractor final : public GlobalDescriptorExtractor {
  public:
   Dinov2DescriptorExtractor(const GlobalDescriptorOptions& options, const Dinov2Config& config)
-      : options_(options), device_(toAtDevice(options.device)) {
+      : options_(options), device_(toAtDevice(options.device)), normalize_(device_) {
     options.check();
     requireDeviceAvailable(options.device);
     const std::string path = resolveWeightsPath(config.name, options.weights_path,
@@ -130,7 +95,9 @@ class Dinov2DescriptorExtractor final : public GlobalDescriptorExtractor {
                    std::vector<GlobalDescriptor>* out) const {
     const int rows = inputs[begin].rows, cols = inputs[begin].cols;
     const int64_t batch = static_cast<int64_t>(end - begin);
-    at::Tensor host = at::empty({batch, rows, cols, 3}, at::kByte);
+    // Page-locked staging on CUDA, so that the upload is asynchronous.
+    const auto staging = at::TensorOptions().dtype(at::kByte).pinned_memory(device_.is_cuda());
+    at::Tensor host = at::empty({batch, rows, cols, 3}, staging);
     for (size_t i = begin; i < end; ++i) {
       const cv::Mat& rgb = inputs[i];
       const at::Tensor view =
@@ -138,7 +105,7 @@ class Dinov2DescriptorExtractor final : public GlobalDescriptorExtractor {
                         at::kByte);
       host[static_cast<int64_t>(i - begin)].copy_(view);
     }
-    const at::Tensor image = dinov2::normalizeImageNet(host.to(device_));
+    const at::Tensor image = normalize_(host.to(device_, /*non_blocking=*/true));
     const dinov2::Dinov2Output features = model_->forward(image);
     const at::Tensor descriptors =
         dinov2::poolDescriptor(features.cls_token, features.patch_tokens, options_.pooling,
@@ -154,6 +121,7 @@ class Dinov2DescriptorExtractor final : public GlobalDescriptorExtractor {
 
   GlobalDescriptorOptions options_;
   at::Device device_;
+  dinov2::ImageNetNormalization normalize_;
   std::unique_ptr<dinov2::Dinov2Model> model_;
 };
 

@@ -8,9 +8,18 @@
 
 namespace skytrace::vision::dinov2 {
 
-// RGB uint8 [B,H,W,3] (any device) -> ImageNet-normalised float32 [B,3,H,W] on the same
-// device, the same arithmetic as torchvision's ToTensor + Normalize.
-at::Tensor normalizeImageNet(const at::Tensor& rgb_u8);
+// RGB uint8 [B,H,W,3] -> ImageNet-normalised float32 [B,3,H,W] on the same device, the
+// same arithmetic as torchvision's ToTensor + Normalize (mean 0.485 0.456 0.406, std
+// 0.229 0.224 0.225 as float32). The constants are made once per device, so that a call
+// copies nothing from the host.
+class ImageNetNormalization {
+ public:
+  explicit ImageNetNormalization(at::Device device);
+  at::Tensor operator()(const at::Tensor& rgb_u8) const;
+
+ private:
+  at::Tensor mean_, std_;  // [1,3,1,1] float32
+};
 
 // Generalised mean over tokens: (mean_n clamp(x, 1e-6)^p)^(1/p), tokens [B,N,C] -> [B,C].
 at::Tensor generalizedMeanPool(const at::Tensor& tokens, double p);
