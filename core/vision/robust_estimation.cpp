@@ -383,21 +383,113 @@ at::Tensor drawSamples(at::Generator& generator, int64_t batch, int64_t sample_s
   return chosen;
 }
 
-struct Scored {
-  at::Tensor model_normalised;  // [3,3] float64
-  double cost = std::numeric_limits<double>::infinity();
-  at::Tensor inliers;  // [N] bool
-  int64_t num_inliers = 0;
+// ---------------------------------------------------------------- one model on the host
+// The local optimisation scores one model at a time: plain float64 loops over the points
+// (the same errors as squaredErrors) instead of dozens of tensor operator calls.
+
+Matrix3d multiply(const Matrix3d& x, const Matrix3d& y) {
+  Matrix3d r{};
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 3; ++k) r[i * 3 + j] += x[i * 3 + k] * y[k * 3 + j];
+  return r;
+}
+
+Matrix3d transpose(const Matrix3d& m) {
+  return {m[0], m[3], m[6], m[1], m[4], m[7], m[2], m[5], m[8]};
+}
+
+Matrix3d adjugate(const Matrix3d& m) {  // M^-1 = adj(M) / det(M)
+  return {m[4] * m[8] - m[5] * m[7], m[2] * m[7] - m[1] * m[8], m[1] * m[5] - m[2] * m[4],
+          m[5] * m[6] - m[3] * m[8], m[0] * m[8] - m[2] * m[6], m[2] * m[3] - m[0] * m[5],
+          m[3] * m[7] - m[4] * m[6], m[1] * m[6] - m[0] * m[7], m[0] * m[4] - m[1] * m[3]};
+}
+
+// The host side of a Problem for single-model scoring: pixel points and transforms.
+struct HostProblem {
+  GeometricModelType type;
+  std::vector<double> a_px, b_px;  // interleaved x, y
+  Matrix3d t_a{}, t_b{}, k_a_inv = kIdentity3d, k_b_inv = kIdentity3d;
+
+  explicit HostProblem(const Problem& p) : type(p.type) {
+    const at::Tensor a = p.a_px.contiguous(), b = p.b_px.contiguous();
+    a_px.assign(a.data_ptr<double>(), a.data_ptr<double>() + a.numel());
+    b_px.assign(b.data_ptr<double>(), b.data_ptr<double>() + b.numel());
+    t_a = toMatrix3d(p.t_a);
+    t_b = toMatrix3d(p.t_b);
+    if (p.k_a_inv.defined()) k_a_inv = toMatrix3d(p.k_a_inv);
+    if (p.k_b_inv.defined()) k_b_inv = toMatrix3d(p.k_b_inv);
+  }
+
+  // As Problem::toPixelModels for one model.
+  Matrix3d toPixelModel(const Matrix3d& normalised) const {
+    if (isTransfer(type)) return multiply(multiply(adjugate(t_b), normalised), t_a);
+    Matrix3d f = multiply(multiply(transpose(t_b), normalised), t_a);
+    if (type == GeometricModelType::Essential) {
+      f = multiply(multiply(transpose(k_b_inv), f), k_a_inv);
+    }
+    return f;
+  }
 };
 
-Scored scoreSingle(const Problem& p, const at::Tensor& model_normalised, double threshold_sq) {
-  const at::Tensor pixel = p.toPixelModels(model_normalised.unsqueeze(0));
-  const at::Tensor errors = squaredErrors(p.type, pixel, p.a_px, p.b_px).squeeze(0);
+// Squared error (pixels^2) of pixel-space model m for a <-> b, as squaredErrors.
+double squaredError(GeometricModelType type, const Matrix3d& m, const Matrix3d& m_adjugate,
+                    double ax, double ay, double bx, double by) {
+  double e = 0.0;
+  if (isTransfer(type)) {
+    const auto transfer = [](const Matrix3d& h, double fx, double fy, double tx, double ty) {
+      const double w = h[6] * fx + h[7] * fy + h[8];
+      const double u = (h[0] * fx + h[1] * fy + h[2]) / w - tx;
+      const double v = (h[3] * fx + h[4] * fy + h[5]) / w - ty;
+      return u * u + v * v;
+    };
+    e = (transfer(m, ax, ay, bx, by) + transfer(m_adjugate, bx, by, ax, ay)) * 0.5;
+  } else {
+    const double fa0 = m[0] * ax + m[1] * ay + m[2];  // F a
+    const double fa1 = m[3] * ax + m[4] * ay + m[5];
+    const double fa2 = m[6] * ax + m[7] * ay + m[8];
+    const double ftb0 = m[0] * bx + m[3] * by + m[6];  // F^T b
+    const double ftb1 = m[1] * bx + m[4] * by + m[7];
+    const double numerator = fa2 + fa0 * bx + fa1 * by;
+    e = numerator * numerator / (fa0 * fa0 + fa1 * fa1 + ftb0 * ftb0 + ftb1 * ftb1);
+  }
+  return std::isfinite(e) ? e : std::numeric_limits<double>::infinity();
+}
+
+struct Scored {
+  at::Tensor model_normalised;  // [3,3] float64, host
+  double cost = std::numeric_limits<double>::infinity();  // MSAC: sum of min(e, threshold)
+  std::vector<uint8_t> inliers;  // one per correspondence
+  int64_t num_inliers = 0;
+  double inlier_error_sum = 0.0;  // sum of the inliers' squared errors
+
+  at::Tensor inlierIndices() const {
+    std::vector<int64_t> indices;
+    indices.reserve(static_cast<size_t>(num_inliers));
+    for (size_t i = 0; i < inliers.size(); ++i)
+      if (inliers[i]) indices.push_back(static_cast<int64_t>(i));
+    return at::tensor(indices, at::kLong);
+  }
+};
+
+Scored scoreSingle(const HostProblem& p, const at::Tensor& model_normalised, double threshold_sq) {
+  const Matrix3d m = p.toPixelModel(toMatrix3d(model_normalised));
+  const Matrix3d m_adjugate = adjugate(m);
   Scored s;
   s.model_normalised = model_normalised;
-  s.cost = errors.clamp_max(threshold_sq).sum().item<double>();
-  s.inliers = errors < threshold_sq;
-  s.num_inliers = s.inliers.sum().item<int64_t>();
+  s.cost = 0.0;
+  const size_t n = p.a_px.size() / 2;
+  s.inliers.assign(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const double e = squaredError(p.type, m, m_adjugate, p.a_px[2 * i], p.a_px[2 * i + 1],
+                                  p.b_px[2 * i], p.b_px[2 * i + 1]);
+    s.cost += std::min(e, threshold_sq);
+    if (e < threshold_sq) {
+      s.inliers[i] = 1;
+      ++s.num_inliers;
+      s.inlier_error_sum += e;
+    }
+  }
   return s;
 }
 
@@ -668,22 +760,23 @@ RansacResult estimateGeometricModel(const at::Tensor& points_a, const at::Tensor
   if (!best.model_normalised.defined()) return result;
 
   // Local optimisation: refit on the inliers while the MSAC cost drops.
-  Scored current = scoreSingle(problem, best.model_normalised, threshold_sq);
+  const HostProblem host(problem);
+  Scored current = scoreSingle(host, best.model_normalised, threshold_sq);
   for (int it = 0; it < options.local_optimisation_iterations; ++it) {
     if (current.num_inliers < sample_size) break;
-    const at::Tensor idx = current.inliers.nonzero().squeeze(1);
+    const at::Tensor idx = current.inlierIndices();
     const at::Tensor refit = fitNormalised(options.model, problem.a_norm.index_select(0, idx),
                                            problem.b_norm.index_select(0, idx));
-    Scored candidate = scoreSingle(problem, refit, threshold_sq);
+    Scored candidate = scoreSingle(host, refit, threshold_sq);
     if (!(candidate.cost < current.cost * (1.0 - 1e-12))) break;
     current = std::move(candidate);
     ++result.local_optimisation_steps;
   }
   // Final least-squares refit on the final inlier set (kept unless it is worse).
   if (current.num_inliers >= sample_size) {
-    const at::Tensor idx = current.inliers.nonzero().squeeze(1);
+    const at::Tensor idx = current.inlierIndices();
     Scored final_fit = scoreSingle(
-        problem,
+        host,
         fitNormalised(options.model, problem.a_norm.index_select(0, idx),
                       problem.b_norm.index_select(0, idx)),
         threshold_sq);
@@ -694,16 +787,11 @@ RansacResult estimateGeometricModel(const at::Tensor& points_a, const at::Tensor
   result.model = toMatrix3d(reported);
   result.found = std::all_of(result.model.begin(), result.model.end(),
                              [](double v) { return std::isfinite(v); });
-  const at::Tensor mask = current.inliers.to(at::kCPU, at::kByte).contiguous();
-  std::copy(mask.data_ptr<uint8_t>(), mask.data_ptr<uint8_t>() + n, result.inlier_mask.begin());
+  result.inlier_mask = current.inliers;
   result.num_inliers = static_cast<int>(current.num_inliers);
   if (current.num_inliers > 0) {
-    const at::Tensor errors =
-        squaredErrors(options.model, problem.toPixelModels(current.model_normalised.unsqueeze(0)),
-                      problem.a_px, problem.b_px)
-            .squeeze(0);
     result.rms_inlier_error_px =
-        std::sqrt(errors.masked_select(current.inliers).mean().item<double>());
+        std::sqrt(current.inlier_error_sum / static_cast<double>(current.num_inliers));
   }
   return result;
 }
