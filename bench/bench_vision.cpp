@@ -8,6 +8,9 @@
 // what visual odometry does per new frame: extract the new frame, match it to the
 // previous frame's features, fit a homography. The previous frame is extracted once.
 // Device work is synchronised (a tiny device->host copy) at the end of each step.
+// --retrieval dinov2-vits14[,...] also times the satellite stage's retrieval descriptor
+// on --retrieval-size square crops (float32, fused attention, float16 where available;
+// `--models ''` for retrieval only).
 //
 // Usage: skytrace-bench-vision [--device cpu|cuda[:N]] [--models orb,sift,aliked-t16,...]
 //          [--sizes 640x480,1280x720] [--keypoints 1024,2048] [--iterations 30]
@@ -33,6 +36,8 @@
 #include "core/util/error.h"
 #include "core/vision/aliked_config.h"
 #include "core/vision/aliked_model_impl.h"
+#include "core/vision/dinov2_descriptor_impl.h"
+#include "core/vision/dinov2_model_impl.h"
 #include "core/vision/matcher_impl.h"
 #include "core/vision/robust_estimation_impl.h"
 #include "core/vision/torch_runtime.h"
@@ -64,6 +69,10 @@ struct Args {
   int threads = 0;
   std::string weights_dir;
   std::string out = "bench_vision.json";
+  // Retrieval descriptors timed on square crops (--retrieval dinov2-vits14,...).
+  std::vector<std::string> retrieval;
+  int retrieval_size = 224;
+  int retrieval_batch = 1;
 };
 
 std::vector<std::string> split(const std::string& text, char sep) {
@@ -82,7 +91,8 @@ Args parseArgs(int argc, char** argv) {
     if (key == "--help" || key == "-h") {
       std::cout << "skytrace-bench-vision [--device cpu|cuda[:N]] [--models a,b] [--sizes "
                    "640x480,1280x720] [--keypoints 1024,2048] [--iterations N] [--warmup N] "
-                   "[--threads N] [--weights-dir DIR] [--out FILE.json]\n";
+                   "[--threads N] [--weights-dir DIR] [--out FILE.json] [--retrieval dinov2-vits14,...] "
+                   "[--retrieval-size 224] [--retrieval-batch 1]\n";
       std::exit(0);
     }
     if (i + 1 >= argc) throw InvalidArgument("option " + key + " needs a value");
@@ -109,6 +119,12 @@ Args parseArgs(int argc, char** argv) {
       args.threads = std::stoi(value);
     } else if (key == "--weights-dir") {
       args.weights_dir = value;
+    } else if (key == "--retrieval") {
+      args.retrieval = split(value, ',');
+    } else if (key == "--retrieval-size") {
+      args.retrieval_size = std::stoi(value);
+    } else if (key == "--retrieval-batch") {
+      args.retrieval_batch = std::stoi(value);
     } else if (key == "--out") {
       args.out = value;
     } else {
@@ -248,6 +264,63 @@ void synchronise(const at::Tensor& t) {
   if (t.defined() && t.numel() > 0) (void)t.sum().item<double>();
 }
 
+// One retrieval step of the satellite stage per crop: uint8 RGB on the device ->
+// ImageNet normalisation -> DINOv2 -> CLS+GeM descriptor -> host. The published weights
+// from --weights-dir when present, else random weights in the same layout (speed does
+// not depend on the values). Every precision/attention variant is compared with the
+// float32 reference-attention descriptor of the same crop.
+nlohmann::json benchRetrieval(const std::string& model, const Args& args, const at::Device& device) {
+  const Dinov2Config& config = dinov2Config(model);
+  const std::string path = args.weights_dir + "/" + config.published_file;
+  const bool published = std::ifstream(path).good();
+  const StateDict weights = published ? loadStateDict(path) : dinov2::randomDinov2Weights(config, 1);
+  const int size = args.retrieval_size;
+  const at::Tensor crop = syntheticFrame(size, size, 11, device)
+                              .mul(255).round().to(at::kByte).permute({0, 2, 3, 1})
+                              .expand({args.retrieval_batch, size, size, 3}).contiguous();
+  struct Variant { std::string name; at::ScalarType dtype; dinov2::AttentionKernel kernel; };
+  std::vector<Variant> variants = {{"float32", at::kFloat, dinov2::AttentionKernel::kReference}};
+  if (dinov2::fusedAttentionAvailable())
+    variants.push_back({"float32-fused", at::kFloat, dinov2::AttentionKernel::kFused});
+  if (device.is_cuda()) {
+    variants.push_back({"float16", at::kHalf, dinov2::AttentionKernel::kReference});
+    if (dinov2::fusedAttentionAvailable())
+      variants.push_back({"float16-fused", at::kHalf, dinov2::AttentionKernel::kFused});
+  }
+  nlohmann::json rows = nlohmann::json::array();
+  at::Tensor reference;
+  for (const Variant& variant : variants) {
+    const dinov2::ImageNetNormalization normalize(device);
+    dinov2::Dinov2Model net(config, weights, device, variant.dtype);
+    net.setAttentionKernel(variant.kernel);
+    const auto step = [&] {
+      const dinov2::Dinov2Output out = net.forward(normalize(crop));
+      return dinov2::poolDescriptor(out.cls_token, out.patch_tokens, "cls+gem", 3.0).to(at::kCPU);
+    };
+    std::vector<double> step_ms;
+    at::Tensor descriptor;
+    for (int it = 0; it < args.warmup + args.iterations; ++it) {
+      const auto t0 = std::chrono::steady_clock::now();
+      descriptor = step();
+      if (it >= args.warmup) step_ms.push_back(msSince(t0));
+    }
+    if (!reference.defined()) reference = descriptor;
+    const double deviation = (descriptor - reference).abs().max().item<double>();
+    const double min_cosine = (descriptor * reference).sum(1).min().item<double>();
+    nlohmann::json row = {{"model", model}, {"size", size}, {"batch", args.retrieval_batch},
+                          {"variant", variant.name}, {"weights", published ? path : "random"},
+                          {"step_ms", stats(step_ms)},
+                          {"descriptor_max_abs_dev_vs_float32", deviation},
+                          {"descriptor_min_cosine_vs_float32", min_cosine}};
+    std::cout << model << " " << size << "x" << size << " batch " << args.retrieval_batch << " "
+              << variant.name << ": " << row["step_ms"]["median"].get<double>() << " ms (p99 "
+              << row["step_ms"]["p99"].get<double>() << "), descriptor deviation " << deviation
+              << std::endl;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -344,6 +417,10 @@ int main(int argc, char** argv) {
           std::ofstream(args.out) << report.dump(2) << "\n";  // partial results survive
         }
       }
+    }
+    for (const std::string& model : args.retrieval) {
+      for (auto& row : benchRetrieval(model, args, at_device)) report["retrieval"].push_back(row);
+      std::ofstream(args.out) << report.dump(2) << "\n";
     }
     std::ofstream(args.out) << report.dump(2) << "\n";
     std::cout << "wrote " << args.out << "\n";
