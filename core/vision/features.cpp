@@ -13,6 +13,7 @@
 #include "core/vision/classical_extractor.h"
 #include "core/vision/feature_set_impl.h"
 #include "core/vision/model_paths.h"
+#include "core/vision/superpoint_extractor.h"
 
 namespace skytrace::vision {
 namespace {
@@ -170,6 +171,7 @@ std::unique_ptr<FeatureExtractor> createFeatureExtractor(const ExtractorOptions&
   requireDeviceAvailable(options.device);
   if (isClassicalModel(options.model)) return createClassicalExtractor(options);
   if (isAlikedModel(options.model)) return createAlikedExtractor(options);
+  if (options.model == "superpoint") return createSuperPointExtractor(options);
   throw InvalidArgument("unknown feature model '" + options.model + "'");
 }
 
@@ -180,10 +182,13 @@ std::unique_ptr<FeatureExtractor> createFeatureExtractorOrFallback(
   options.check();
   checkArgument(isClassicalModel(fallback_model),
                 "fallback model must be orb or sift, got '" + fallback_model + "'");
-  if (isAlikedModel(options.model)) {
+  if (isAlikedModel(options.model) || options.model == "superpoint") {
     try {
-      resolveWeightsPath(options.model, options.weights_path,
-                         alikedConfig(options.model).published_file, kAlikedWeightsUrl);
+      if (options.model == "superpoint")
+        superPointWeightsPath(options);
+      else
+        resolveWeightsPath(options.model, options.weights_path,
+                           alikedConfig(options.model).published_file, kAlikedWeightsUrl);
     } catch (const ModelError& missing) {
       ExtractorOptions classical = options;
       classical.model = fallback_model;
@@ -200,6 +205,7 @@ std::unique_ptr<FeatureExtractor> createFeatureExtractorOrFallback(
 std::vector<std::string> availableFeatureModels() {
   std::vector<std::string> names = {"orb", "sift"};
   names.insert(names.end(), alikedModels().begin(), alikedModels().end());
+  names.push_back("superpoint");
   return names;
 }
 

@@ -2,6 +2,7 @@
 
 #include "core/util/error.h"
 #include "core/vision/feature_set_impl.h"
+#include "core/vision/lightglue_matcher.h"
 #include "core/vision/matcher_impl.h"
 
 namespace skytrace::vision {
@@ -33,7 +34,8 @@ class MutualNearestNeighbourMatcher final : public Matcher {
 
 std::unique_ptr<Matcher> createMatcher(const std::string& name, const MatchOptions& options) {
   if (name == "mnn") return std::make_unique<MutualNearestNeighbourMatcher>(options);
-  throw InvalidArgument("unknown matcher '" + name + "' (available: mnn)");
+  if (name == "lightglue") return createLightGlueMatcher(options);
+  throw InvalidArgument("unknown matcher '" + name + "' (available: mnn, lightglue)");
 }
 
 }  // namespace skytrace::vision

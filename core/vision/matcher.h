@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/vision/torch_runtime.h"
+
 namespace skytrace::vision {
 
 class FeatureSet;
@@ -33,7 +35,17 @@ struct MatchOptions {
   float max_ratio = 0.9f;       // (0, 1]
   float min_similarity = 0.0f;  // [-1, 1]
 
-  void check() const;  // throws InvalidArgument
+  // Learned matchers ("lightglue"; ignored by "mnn"). The model runs on `device`, where
+  // both feature sets must be; `features` picks the published weights
+  // (<features>_lightglue.pth: "superpoint" 256-D or "aliked" 128-D descriptors).
+  std::string weights_path;              // empty: the published file in the model directory
+  DeviceSpec device;
+  std::string features = "superpoint";
+  double depth_confidence = 0.95;        // LightGlue early exit; <= 0 disables it
+  double width_confidence = 0.99;        // LightGlue point pruning; <= 0 disables it
+  double filter_threshold = 0.1;         // LightGlue minimum match score
+
+  void check() const;  // throws InvalidArgument (MNN fields; LightGlue checks its own)
 };
 
 // Thread: create and use on one thread (learned matchers hold GPU state).
@@ -46,7 +58,8 @@ class Matcher {
   virtual Matches match(const FeatureSet& a, const FeatureSet& b) = 0;
 };
 
-// "mnn" (mutual nearest neighbour). Throws InvalidArgument for unknown names.
+// "mnn" (mutual nearest neighbour) or "lightglue" (loads its weights: ModelError when
+// they are missing or do not fit). Throws InvalidArgument for unknown names.
 std::unique_ptr<Matcher> createMatcher(const std::string& name, const MatchOptions& options = {});
 
 }  // namespace skytrace::vision

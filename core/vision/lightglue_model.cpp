@@ -1,0 +1,311 @@
+#include "core/vision/lightglue_model_impl.h"
+
+#include <torch/version.h>
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+#include "core/util/check.h"
+#include "core/util/error.h"
+
+namespace skytrace::vision::lightglue {
+namespace {
+
+// Checkpoints saved from a constructed LightGlue (model.state_dict()) name the layers
+// transformers.{i}.self_attn / .cross_attn; the release files use self_attn.{i} /
+// cross_attn.{i}. Bring the former to the release names (the inverse of the
+// constructor's rename), leaving release files untouched.
+StateDict toReleaseNames(const StateDict& weights) {
+  const std::string prefix = "transformers.";
+  if (std::none_of(weights.tensors.begin(), weights.tensors.end(),
+                   [&](const auto& kv) { return kv.first.rfind(prefix, 0) == 0; }))
+    return weights;
+  StateDict renamed;
+  renamed.source = weights.source;
+  for (const auto& [key, tensor] : weights.tensors) {
+    std::string name = key;
+    if (key.rfind(prefix, 0) == 0) {
+      const size_t index_end = key.find('.', prefix.size());
+      const size_t block_end = index_end == std::string::npos ? index_end : key.find('.', index_end + 1);
+      if (block_end != std::string::npos) {
+        const std::string index = key.substr(prefix.size(), index_end - prefix.size());
+        const std::string block = key.substr(index_end + 1, block_end - index_end - 1);
+        name = block + "." + index + key.substr(block_end);
+      }
+    }
+    renamed.tensors[name] = tensor;
+  }
+  return renamed;
+}
+
+void checkInput(const LightGlueInput& input, int64_t input_dim, at::Device device,
+                const char* which) {
+  const std::string name = std::string("LightGlue ") + which;
+  const at::Tensor& k = input.keypoints_px;
+  const at::Tensor& d = input.descriptors;
+  checkArgument(k.defined() && k.dim() == 2 && k.size(1) == 2 && k.scalar_type() == at::kFloat,
+                name + ": keypoints must be [N,2] float32");
+  checkArgument(d.defined() && d.dim() == 2 && d.size(0) == k.size(0) && d.scalar_type() == at::kFloat,
+                name + ": descriptors must be [N,D] float32 with N = the keypoint count");
+  checkArgument(k.size(0) == 0 || d.size(1) == input_dim,
+                name + ": descriptors have " + std::to_string(d.size(1)) +
+                    " dimensions, this LightGlue expects " + std::to_string(input_dim));
+  checkArgument(k.device() == device && d.device() == device,
+                name + ": features on " + d.device().str() + ", model on " + device.str());
+  checkArgument(input.image_width > 0 && input.image_height > 0,
+                name + ": image size must be positive");
+}
+
+}  // namespace
+
+LightGlueConfig lightGlueConfig(const std::string& features) {
+  LightGlueConfig config;
+  config.features = features;
+  if (features == "superpoint") {
+    config.input_dim = 256;
+  } else if (features == "aliked") {
+    config.input_dim = 128;
+  } else {
+    throw InvalidArgument("LightGlue: unsupported features '" + features +
+                          "' (available: superpoint, aliked)");
+  }
+  config.published_file = features + "_lightglue.pth";
+  return config;
+}
+
+std::vector<std::string> lightGlueFeatureNames() { return {"superpoint", "aliked"}; }
+
+void LightGlueOptions::check() const {
+  checkArgument(depth_confidence <= 1.0, "LightGlue depth_confidence must be <= 1 (or <= 0 to "
+                                         "disable early exit), got " + std::to_string(depth_confidence));
+  checkArgument(width_confidence <= 1.0, "LightGlue width_confidence must be <= 1 (or <= 0 to "
+                                         "disable pruning), got " + std::to_string(width_confidence));
+  checkArgument(filter_threshold >= 0.0 && filter_threshold <= 1.0,
+                "LightGlue filter_threshold must be in [0, 1], got " +
+                    std::to_string(filter_threshold));
+  checkArgument(!pruning_min_keypoints || *pruning_min_keypoints >= -1,
+                "LightGlue pruning_min_keypoints must be >= -1");
+}
+
+LightGlueModel::LightGlueModel(const LightGlueConfig& config, const StateDict& weights,
+                               at::Device device)
+    : config_(config), device_(device) {
+  checkArgument(config.n_layers >= 1, "LightGlue: n_layers must be >= 1");
+  checkArgument(config.num_heads >= 1 && config.descriptor_dim % config.num_heads == 0 &&
+                    (config.descriptor_dim / config.num_heads) % 2 == 0,
+                "LightGlue: descriptor_dim must split into heads of even size");
+  const StateDict release = toReleaseNames(weights);
+  StateDictBinder binder(release, "LightGlue (" + config.features + ")",
+                         at::TensorOptions().dtype(at::kFloat).device(device));
+  const int64_t d = config.descriptor_dim, heads = config.num_heads, head_dim = d / heads;
+  if (config.input_dim != config.descriptor_dim) {
+    input_proj_.emplace();
+    input_proj_->bind(binder, "input_proj", config.input_dim, d);
+  }
+  posenc_.bind(binder, "posenc.Wr", 2, head_dim / 2, /*with_bias=*/false);
+  const int layers = config.n_layers;
+  self_blocks_.resize(layers);
+  cross_blocks_.resize(layers);
+  log_assignment_.resize(layers);
+  token_confidence_.resize(layers - 1);
+  for (int i = 0; i < layers; ++i) {
+    const std::string index = std::to_string(i);
+    self_blocks_[i].bind(binder, "self_attn." + index, d, heads);
+    cross_blocks_[i].bind(binder, "cross_attn." + index, d, heads);
+    log_assignment_[i].bind(binder, "log_assignment." + index, d);
+    if (i + 1 < layers) token_confidence_[i].bind(binder, "token_confidence." + index, d);
+  }
+  binder.finish();
+  for (auto& block : self_blocks_) block.prepare();
+  for (auto& head : log_assignment_) head.prepare();
+}
+
+at::Tensor LightGlueModel::normalizeKeypoints(const at::Tensor& keypoints_px, double width,
+                                              double height) {
+  // shift = size / 2, scale = max(size) / 2 (float32 as the original).
+  const float shift_x = static_cast<float>(width) / 2, shift_y = static_cast<float>(height) / 2;
+  const float scale = std::max(static_cast<float>(width), static_cast<float>(height)) / 2;
+  return at::stack({(keypoints_px.select(1, 0) - shift_x) / scale,
+                    (keypoints_px.select(1, 1) - shift_y) / scale},
+                   1);
+}
+
+at::Tensor LightGlueModel::positionalEncoding(const at::Tensor& keypoints_normalized) const {
+  const at::Tensor projected = posenc_(keypoints_normalized);  // [N, hd/2]
+  const at::Tensor cos_sin = at::stack({at::cos(projected), at::sin(projected)}, 0);
+  // repeat_interleave(2, dim=-1): every frequency twice, for the rotary pairs.
+  const int64_t n = projected.size(0), half = projected.size(1);
+  return cos_sin.unsqueeze(-1).expand({2, n, half, 2}).reshape({2, n, 2 * half});
+}
+
+float LightGlueModel::confidenceThreshold(int layer) const {
+  const double threshold = 0.8 + 0.1 * std::exp(-4.0 * layer / config_.n_layers);
+  return static_cast<float>(std::clamp(threshold, 0.0, 1.0));  // a float32 buffer
+}
+
+int LightGlueModel::pruningMinKeypoints(const LightGlueOptions& options) const {
+  if (options.pruning_min_keypoints) return *options.pruning_min_keypoints;
+  if (!device_.is_cuda()) return -1;
+#if TORCH_VERSION_MAJOR >= 2
+  return 1536;  // fused attention available ("flash" in the original's table)
+#else
+  return 1024;
+#endif
+}
+
+LightGlueOutput LightGlueModel::forward(const LightGlueInput& image0, const LightGlueInput& image1,
+                                        const LightGlueOptions& options,
+                                        LightGlueTrace* trace) const {
+  options.check();
+  checkInput(image0, config_.input_dim, device_, "image0");
+  checkInput(image1, config_.input_dim, device_, "image1");
+  const int64_t m = image0.keypoints_px.size(0), n = image1.keypoints_px.size(0);
+  const auto long_options = at::TensorOptions().dtype(at::kLong).device(device_);
+  const auto float_options = at::TensorOptions().dtype(at::kFloat).device(device_);
+
+  const at::Tensor kpts0 =
+      normalizeKeypoints(image0.keypoints_px, image0.image_width, image0.image_height);
+  const at::Tensor kpts1 =
+      normalizeKeypoints(image1.keypoints_px, image1.image_width, image1.image_height);
+  at::Tensor desc0 = image0.descriptors.contiguous();
+  at::Tensor desc1 = image1.descriptors.contiguous();
+  if (input_proj_) {
+    desc0 = (*input_proj_)(desc0);
+    desc1 = (*input_proj_)(desc1);
+  }
+  at::Tensor encoding0 = positionalEncoding(kpts0);
+  at::Tensor encoding1 = positionalEncoding(kpts1);
+  if (trace) {
+    trace->keypoints_normalized[0] = kpts0;
+    trace->keypoints_normalized[1] = kpts1;
+    trace->encoding[0] = encoding0;
+    trace->encoding[1] = encoding1;
+  }
+
+  const bool early_stop = options.depth_confidence > 0;
+  const bool prune = options.width_confidence > 0;
+  const int pruning_threshold = pruningMinKeypoints(options);
+  at::Tensor ind0 = at::arange(m, long_options), ind1 = at::arange(n, long_options);
+  at::Tensor prune0 = at::ones({m}, long_options), prune1 = at::ones({n}, long_options);
+  // Pruning: keep matchable points and (with early exit on) unconfident ones.
+  const auto pruneSet = [&](int layer, const at::Tensor& token, at::Tensor& desc,
+                            at::Tensor& encoding, at::Tensor& indices, at::Tensor& counts) {
+    at::Tensor keep =
+        log_assignment_[layer].matchabilityOf(desc) > (1.0 - options.width_confidence);
+    if (token.defined()) keep = keep | (token <= confidenceThreshold(layer));
+    const at::Tensor kept = at::nonzero(keep).squeeze(1);
+    indices = indices.index_select(0, kept);
+    desc = desc.index_select(0, kept);
+    encoding = encoding.index_select(1, kept);
+    counts.index_add_(0, indices, at::ones_like(indices));
+  };
+
+  const int layers = config_.n_layers;
+  int last = 0;  // index of the last layer run (the original's loop variable i)
+  bool no_points = false;
+  for (int i = 0; i < layers; ++i) {
+    last = i;
+    if (desc0.size(0) == 0 || desc1.size(0) == 0) {
+      no_points = true;
+      break;
+    }
+    desc0 = self_blocks_[i](desc0, encoding0);
+    desc1 = self_blocks_[i](desc1, encoding1);
+    if (trace && i == 0) {
+      trace->self_block0[0] = desc0;
+      trace->self_block0[1] = desc1;
+    }
+    std::tie(desc0, desc1) = cross_blocks_[i](desc0, desc1);
+    if (trace) {
+      trace->descriptors[0].push_back(desc0);
+      trace->descriptors[1].push_back(desc1);
+    }
+    if (i == layers - 1) continue;  // no early exit or pruning after the last layer
+
+    at::Tensor token0, token1;
+    if (early_stop) {
+      token0 = token_confidence_[i](desc0);
+      token1 = token_confidence_[i](desc1);
+      // Fraction of confident points among ALL input points (m + n), as the original.
+      const at::Tensor unconfident =
+          (at::cat({token0, token1}) < confidenceThreshold(i)).to(at::kFloat).sum();
+      const at::Tensor ratio_confident = 1.0 - unconfident / static_cast<double>(m + n);
+      if ((ratio_confident > options.depth_confidence).item<bool>()) break;
+    }
+    if (prune && desc0.size(0) > pruning_threshold) pruneSet(i, token0, desc0, encoding0, ind0, prune0);
+    if (prune && desc1.size(0) > pruning_threshold) pruneSet(i, token1, desc1, encoding1, ind1, prune1);
+  }
+
+  LightGlueOutput out;
+  out.layers_run = last + 1;
+  if (no_points) {
+    out.matches0 = at::full({m}, -1, long_options);
+    out.matches1 = at::full({n}, -1, long_options);
+    out.scores0 = at::zeros({m}, float_options);
+    out.scores1 = at::zeros({n}, float_options);
+    out.matches = at::empty({0, 2}, long_options);
+    out.match_scores = at::empty({0}, float_options);
+    out.prune0 = prune ? prune0 : at::full({m}, layers, long_options);
+    out.prune1 = prune ? prune1 : at::full({n}, layers, long_options);
+    return out;
+  }
+
+  const at::Tensor scores =
+      log_assignment_[last].logAssignment(desc0, desc1, options.float64_assignment);
+  if (trace) trace->log_assignment = scores;
+  const FilteredMatches filtered = filterMatches(scores, static_cast<float>(options.filter_threshold));
+  at::Tensor index0 = at::nonzero(filtered.matches0 > -1).squeeze(1);
+  at::Tensor index1 = filtered.matches0.index_select(0, index0);
+  out.match_scores = filtered.scores0.index_select(0, index0);
+  if (prune) {
+    index0 = ind0.index_select(0, index0);
+    index1 = ind1.index_select(0, index1);
+    // Scatter the per-kept-point results back to the input indexing.
+    const at::Tensor none = at::full({}, -1, long_options);
+    out.matches0 = at::full({m}, -1, long_options);
+    out.matches1 = at::full({n}, -1, long_options);
+    out.matches0.index_copy_(0, ind0, at::where(filtered.matches0 == -1, none,
+                                                ind1.index_select(0, filtered.matches0.clamp_min(0))));
+    out.matches1.index_copy_(0, ind1, at::where(filtered.matches1 == -1, none,
+                                                ind0.index_select(0, filtered.matches1.clamp_min(0))));
+    out.scores0 = at::zeros({m}, float_options).index_copy_(0, ind0, filtered.scores0);
+    out.scores1 = at::zeros({n}, float_options).index_copy_(0, ind1, filtered.scores1);
+    out.prune0 = prune0;
+    out.prune1 = prune1;
+  } else {
+    out.matches0 = filtered.matches0;
+    out.matches1 = filtered.matches1;
+    out.scores0 = filtered.scores0;
+    out.scores1 = filtered.scores1;
+    out.prune0 = at::full({m}, layers, long_options);
+    out.prune1 = at::full({n}, layers, long_options);
+  }
+  out.matches = at::stack({index0, index1}, 1);
+  return out;
+}
+
+int layerCountOf(const StateDict& weights) {
+  const StateDict release = toReleaseNames(weights);
+  int layers = 0;
+  while (release.contains("self_attn." + std::to_string(layers) + ".Wqkv.weight")) ++layers;
+  return layers;
+}
+
+LightGlueModel loadLightGlueModel(const LightGlueConfig& config, const std::string& weights_path,
+                                  at::Device device) {
+  return LightGlueModel(config, loadStateDict(weights_path), device);
+}
+
+LightGlueModel loadLightGlueModel(const std::string& features, const std::string& weights_path,
+                                  at::Device device) {
+  const StateDict weights = loadStateDict(weights_path);
+  LightGlueConfig config = lightGlueConfig(features);
+  config.n_layers = layerCountOf(weights);
+  if (config.n_layers == 0)
+    throw ModelError(weights_path + ": not a LightGlue checkpoint (no self_attn.0.Wqkv.weight; "
+                     "expected the release file " + config.published_file + ")");
+  return LightGlueModel(config, weights, device);
+}
+
+}  // namespace skytrace::vision::lightglue

@@ -1,0 +1,139 @@
+// Internal (torch allowed; core/vision sources, tests, bench): the LightGlue matcher
+// (cvg/LightGlue lightglue/lightglue.py, commit 1fd587b), ported to ATen for inference
+// with the release checkpoints (v0.1_arxiv: superpoint_lightglue.pth,
+// aliked_lightglue.pth), loaded unchanged by their key names (posenc.Wr.weight,
+// self_attn.{i}.*, cross_attn.{i}.*, log_assignment.{i}.*, token_confidence.{i}.*,
+// input_proj.* where the descriptor dimension differs).
+//
+// Batch size 1. Inputs per image: keypoints [N,2] float32 pixels (x, y), descriptors
+// [N,D] float32, the image size (W, H) used to normalise the keypoints as the original
+// ((k - size/2) / (max(W,H)/2)). Adaptive depth (early exit when enough points are
+// confident) and width (pruning of confidently unmatchable points) follow the original
+// and are switched by LightGlueOptions; each costs one host synchronisation per layer
+// (the original's Python control flow does the same).
+// No OpenCV here: this file is also built by the GPU-only configuration (scripts/gpu).
+// Thread: create and use on one thread; forward() is const and holds no per-call state.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/vision/checkpoint_impl.h"
+#include "core/vision/lightglue_layers_impl.h"
+
+namespace skytrace::vision::lightglue {
+
+// One published configuration (LightGlue.features + default_conf).
+struct LightGlueConfig {
+  std::string features;        // "superpoint", "aliked"
+  int input_dim = 256;         // descriptor dimension of the features
+  int descriptor_dim = 256;    // internal width
+  int num_heads = 4;
+  int n_layers = 9;
+  std::string published_file;  // "superpoint_lightglue.pth"
+};
+
+// The configuration for a feature type; throws InvalidArgument naming the known ones.
+LightGlueConfig lightGlueConfig(const std::string& features);
+std::vector<std::string> lightGlueFeatureNames();
+
+inline constexpr const char* kLightGlueWeightsUrl =
+    "https://github.com/cvg/LightGlue/releases (v0.1_arxiv)";
+
+// Run-time switches (LightGlue default_conf). A confidence <= 0 disables the feature
+// (the original's -1).
+struct LightGlueOptions {
+  // Doubles, as the original's Python floats (1 - 0.99 is formed in double precision).
+  double depth_confidence = 0.95;  // early exit: stop when this fraction is confident
+  double width_confidence = 0.99;  // pruning: drop points with matchability <= 1 - this
+  double filter_threshold = 0.1;   // minimum match score (exclusive)
+  // Prune only while a set has more points than this. Unset: the original's per-device
+  // rule (CPU: always; CUDA: 1024, or 1536 where fused attention is used).
+  std::optional<int> pruning_min_keypoints;
+  // The final assignment head (projection, similarity, double softmax) in float64, the
+  // rest in float32. With large similarities (|S| ~ 500 in the parity fixture) float32
+  // rounding alone moves match scores by ~1e-4 (the original's float32 output is 5e-5
+  // from its own float64 re-run); float64 here keeps a port within that. Costs one
+  // M x N x D float64 product per pair (cheap on CPUs and data-centre GPUs).
+  bool float64_assignment = true;
+
+  void check() const;  // throws InvalidArgument
+};
+
+// One image's input.
+struct LightGlueInput {
+  at::Tensor keypoints_px;  // [N,2] float32
+  at::Tensor descriptors;   // [N,input_dim] float32
+  double image_width = 0, image_height = 0;
+};
+
+// Intermediate tensors for parity tests (filled when a trace is passed).
+struct LightGlueTrace {
+  at::Tensor keypoints_normalized[2];  // [N,2]
+  at::Tensor encoding[2];              // [2,N,head_dim] (cos, sin), pairs repeated
+  at::Tensor self_block0[2];           // after transformers[0].self_attn [N,D]
+  std::vector<at::Tensor> descriptors[2];  // after each layer that ran [N_kept,D]
+  at::Tensor log_assignment;           // [M'+1,N'+1] of the last layer (kept points)
+};
+
+struct LightGlueOutput {
+  at::Tensor matches0;      // [M] int64, index into image 1 or -1
+  at::Tensor matches1;      // [N] int64, index into image 0 or -1
+  at::Tensor scores0;       // [M] float32 (non-zero for mutual nearest neighbours)
+  at::Tensor scores1;       // [N] float32
+  at::Tensor matches;       // [S,2] int64 (i0, i1), i0 ascending
+  at::Tensor match_scores;  // [S] float32
+  at::Tensor prune0;        // [M] int64: layers a point took part in (n_layers if no pruning)
+  at::Tensor prune1;        // [N] int64
+  int layers_run = 0;       // the original's "stop"
+};
+
+class LightGlueModel {
+ public:
+  // Builds config.n_layers layers and binds `weights` by the release key names
+  // (strict: every key and shape; unexpected keys are errors too).
+  LightGlueModel(const LightGlueConfig& config, const StateDict& weights, at::Device device);
+
+  const LightGlueConfig& config() const { return config_; }
+  at::Device device() const { return device_; }
+
+  // Throws InvalidArgument on shape/device mismatches.
+  LightGlueOutput forward(const LightGlueInput& image0, const LightGlueInput& image1,
+                          const LightGlueOptions& options, LightGlueTrace* trace = nullptr) const;
+
+  // The original's normalize_keypoints and posenc, exposed for tests.
+  static at::Tensor normalizeKeypoints(const at::Tensor& keypoints_px, double width,
+                                       double height);
+  at::Tensor positionalEncoding(const at::Tensor& keypoints_normalized) const;  // [2,N,hd]
+
+ private:
+  float confidenceThreshold(int layer) const;
+  int pruningMinKeypoints(const LightGlueOptions& options) const;
+
+  LightGlueConfig config_;
+  at::Device device_;
+  std::optional<Linear> input_proj_;  // absent when input_dim == descriptor_dim
+  Linear posenc_;                     // posenc.Wr, [head_dim/2, 2], no bias
+  std::vector<SelfBlock> self_blocks_;
+  std::vector<CrossBlock> cross_blocks_;
+  std::vector<MatchAssignment> log_assignment_;
+  std::vector<TokenConfidence> token_confidence_;  // n_layers - 1
+};
+
+// Number of transformer layers in a checkpoint: the self_attn.{i} (or
+// transformers.{i}.self_attn) blocks it holds (9 in the release files). 0 if none.
+int layerCountOf(const StateDict& weights);
+
+// Loads a checkpoint (.pth or .safetensors) onto `device` with `config` as given.
+LightGlueModel loadLightGlueModel(const LightGlueConfig& config, const std::string& weights_path,
+                                  at::Device device);
+
+// Loads the checkpoint for `features` with as many layers as it holds
+// (lightGlueConfig(features) with n_layers = layerCountOf). ModelError if it holds none.
+LightGlueModel loadLightGlueModel(const std::string& features, const std::string& weights_path,
+                                  at::Device device);
+
+}  // namespace skytrace::vision::lightglue

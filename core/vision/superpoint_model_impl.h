@@ -1,0 +1,111 @@
+// Internal (torch allowed; core/vision sources, tests, bench): the SuperPoint network of
+// magicleap/SuperGluePretrainedNetwork (models/superpoint.py, commit ddcf11f), ported to
+// ATen for inference with the published weights (superpoint_v1.pth), loaded unchanged
+// by their original names (conv1a.weight ... convDb.bias).
+//
+// Input: grayscale float32 [1,1,H,W] in [0,1] (uint8 / 255, SuperGlue's frame2tensor).
+// The encoder pools three times (floor), so the dense maps cover the top-left
+// 8*floor(H/8) x 8*floor(W/8) pixels, exactly as the original.
+// Keypoints: (x, y) pixel coordinates of heatmap pixels (integer-valued floats; pixel
+// centres at integers, the OpenCV convention), order as the original: torch.topk by
+// score (descending) when more than max_keypoints candidates exist, else row-major.
+// No OpenCV here: this file is also built by the GPU-only configuration (scripts/gpu).
+// Thread: create and use on one thread; const methods hold no per-call state.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <string>
+
+#include "core/vision/checkpoint_impl.h"
+
+namespace skytrace::vision::superpoint {
+
+// models/superpoint.py default_config (max_keypoints -1 = keep all candidates).
+struct SuperPointConfig {
+  int descriptor_dim = 256;
+  int nms_radius = 4;                 // pixels, max-pool window 2r+1
+  float keypoint_threshold = 0.005f;  // heatmap value after NMS must exceed it
+  int max_keypoints = -1;             // -1: all; else the top-k by score
+  int remove_borders = 4;             // pixels dropped at each image border
+
+  void check() const;  // throws InvalidArgument
+};
+
+// Conv outputs BEFORE their ReLU (full tensors, for parity tests).
+struct DenseTrace {
+  at::Tensor conv1a, conv1b, conv2b, conv3b, conv4b, convPa, convDa;
+  at::Tensor descriptors_raw;  // convDb output before normalisation [1,D,H/8,W/8]
+};
+
+struct DenseOutput {
+  at::Tensor semi;         // detector logits [1,65,H/8,W/8] (channel 64 = dustbin)
+  at::Tensor descriptors;  // [1,D,H/8,W/8], L2-normalised over channels
+};
+
+struct SuperPointOutput {
+  at::Tensor keypoints_px;  // [N,2] float32 (x, y)
+  at::Tensor scores;        // [N] float32 heatmap value after NMS
+  at::Tensor descriptors;   // [N,D] float32, L2-normalised rows
+};
+
+// Full-resolution heatmap [1,8h,8w] from logits [1,65,h,w]: softmax over the 65
+// channels, dustbin dropped, depth-to-space (channel k of cell (i,j) -> pixel
+// (8i + k/8, 8j + k%8)).
+at::Tensor heatmapFromLogits(const at::Tensor& semi);
+
+// The original's simple_nms on [1,H,W] scores (max-pool based, two suppression rounds);
+// non-maxima are set to 0.
+at::Tensor simpleNms(const at::Tensor& scores, int nms_radius);
+
+// Keypoints and scores from an NMS'ed heatmap [1,H,W]: threshold, border removal,
+// top-k; keypoints [N,2] (x, y) float32, scores [N]. One host synchronisation (the
+// candidate count, as torch.nonzero in the original).
+std::pair<at::Tensor, at::Tensor> selectKeypoints(const at::Tensor& heatmap_nms,
+                                                  const SuperPointConfig& config);
+
+// The original's sample_descriptors (s = 8): bilinear grid_sample (align_corners=True)
+// of dense descriptors [1,D,h,w] at keypoints [N,2] (x, y pixels), then L2
+// normalisation. Returns [N,D].
+at::Tensor sampleDescriptors(const at::Tensor& keypoints_px, const at::Tensor& descriptors);
+
+class SuperPointModel {
+ public:
+  // Binds `weights` (strict: every key and shape of superpoint_v1.pth with
+  // descriptor_dim channels in convDb). Throws ModelError naming the file and problems.
+  SuperPointModel(const StateDict& weights, at::Device device, int descriptor_dim = 256);
+
+  at::Device device() const { return device_; }
+  int descriptorDim() const { return descriptor_dim_; }
+
+  // image: [1,1,H,W] float32 on device(), H and W >= 8. Throws InvalidArgument.
+  DenseOutput dense(const at::Tensor& image, DenseTrace* trace = nullptr) const;
+
+  // Dense maps, heatmap, NMS, selection and descriptor sampling.
+  SuperPointOutput forward(const at::Tensor& image, const SuperPointConfig& config) const;
+
+ private:
+  struct Conv {
+    at::Tensor weight, bias;
+    int64_t padding = 0;
+    at::Tensor operator()(const at::Tensor& x) const;
+  };
+  void bindConv(StateDictBinder& binder, const std::string& name, int64_t in, int64_t out,
+                int64_t kernel, Conv* conv);
+
+  at::Device device_;
+  int descriptor_dim_;
+  Conv conv1a_, conv1b_, conv2a_, conv2b_, conv3a_, conv3b_, conv4a_, conv4b_;
+  Conv convPa_, convPb_, convDa_, convDb_;
+};
+
+// Loads superpoint_v1.pth (or a .safetensors with the same keys) onto `device`.
+SuperPointModel loadSuperPointModel(const std::string& weights_path, at::Device device,
+                                    int descriptor_dim = 256);
+
+// The published weights file and where the authors publish it.
+inline constexpr const char* kSuperPointPublishedFile = "superpoint_v1.pth";
+inline constexpr const char* kSuperPointWeightsUrl =
+    "https://github.com/magicleap/SuperGluePretrainedNetwork/tree/master/models/weights";
+
+}  // namespace skytrace::vision::superpoint
