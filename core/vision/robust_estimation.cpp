@@ -4,7 +4,6 @@
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
-#include <ATen/Parallel.h>
 
 #include <algorithm>
 #include <cmath>

@@ -16,8 +16,12 @@
 // Sampson distance of x_b^T F x_a = 0 (for E, F = K_b^-T E K_a^-1).
 // Honest limits: the fundamental/essential minimal solver is the linear 8-point method
 // (not 7-point / 5-point), and their refit minimises algebraic error.
-// No torch or OpenCV types here. Thread: any (no shared state); each call creates its
-// tensors on options.device.
+// On a GPU the hypothesis batches run there (one host synchronisation per batch; a
+// cached CUDA graph per batch shape for the transfer models in CUDA builds) and the
+// single-model steps (local optimisation, refits) on the host; see docs/gpu.md.
+// No torch or OpenCV types here. Thread: any; each call creates its tensors on
+// options.device, its CPU operators run on one intra-op thread of the calling thread only
+// (ScopedSingleThreadedCpuOps), and CUDA builds keep their captured graphs per thread.
 #pragma once
 
 #include <array>
