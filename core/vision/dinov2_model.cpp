@@ -116,7 +116,10 @@ Dinov2Output Dinov2Model::forward(const at::Tensor& image, Dinov2Trace* trace) c
     throw InvalidArgument(config_.name + ": image of " + std::to_string(width) + "x" +
                           std::to_string(height) + " px: sides must be positive multiples of " +
                           std::to_string(patch));
-  if (image.device() != device_)
+  const bool same_device =
+      image.device().type() == device_.type() &&
+      (!device_.has_index() || image.device().index() == device_.index());
+  if (!same_device)
     throw InvalidArgument(config_.name + ": image on " + image.device().str() +
                           ", model on " + device_.str());
   const int64_t batch = image.size(0);
