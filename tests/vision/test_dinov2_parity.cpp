@@ -10,6 +10,8 @@
 
 #include <QtTest>
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include "core/util/error.h"
@@ -31,6 +33,34 @@ double maxAbsDiff(const at::Tensor& a, const at::Tensor& b) {
 std::string fixture(const std::string& file) {
   return skytrace::test::sharedPath(QString::fromStdString("fixtures/parity/dinov2_vits14/" + file))
       .toStdString();
+}
+
+// Resampling matrix [out, in] of antialiased bicubic interpolation (align_corners false)
+// as PIL and PyTorch's antialias=True define it: centre (i + 0.5) * s with s = in / out,
+// support 2 * max(s, 1), Keys cubic with a = -0.5 evaluated at distance / max(s, 1),
+// weights normalised to sum 1.
+at::Tensor antialiasedBicubicMatrix(int64_t in, int64_t out) {
+  const auto cubic = [](double x) {
+    const double a = -0.5;
+    x = std::abs(x);
+    if (x < 1.0) return ((a + 2.0) * x - (a + 3.0)) * x * x + 1.0;
+    if (x < 2.0) return (((x - 5.0) * x + 8.0) * x - 4.0) * a;
+    return 0.0;
+  };
+  const double scale = static_cast<double>(in) / static_cast<double>(out);
+  const double stretch = std::max(scale, 1.0);
+  at::Tensor matrix = at::zeros({out, in}, at::kDouble);
+  for (int64_t i = 0; i < out; ++i) {
+    const double centre = (static_cast<double>(i) + 0.5) * scale;
+    const double support = 2.0 * stretch;
+    const int64_t lo = std::max<int64_t>(0, static_cast<int64_t>(centre - support + 0.5));
+    const int64_t hi = std::min<int64_t>(in, static_cast<int64_t>(centre + support + 0.5));
+    double total = 0.0;
+    for (int64_t j = lo; j < hi; ++j) total += cubic((j + 0.5 - centre) / stretch);
+    for (int64_t j = lo; j < hi; ++j)
+      matrix[i][j] = cubic((j + 0.5 - centre) / stretch) / total;
+  }
+  return matrix;
 }
 
 // The fixture's architecture: the hub's dinov2_vits14 arguments with depth 4.
@@ -128,6 +158,31 @@ class TestDinov2Parity : public QObject {
     const at::Tensor wide = model_->positionalEmbedding(14 * 37, 14 * 40);
     QCOMPARE(wide.size(1), int64_t{1 + 37 * 40});
     QCOMPARE(maxAbsDiff(wide.narrow(1, 0, 1), table.narrow(1, 0, 1)), 0.0);  // CLS untouched
+  }
+
+  // Register variants (hub: interpolate_antialias=True, interpolate_offset=0) resize the
+  // 37x37 table to the output size with antialiased bicubic (PIL-style, a = -0.5, support
+  // widened by the downscale factor). No fixture covers them: compare with that filter
+  // written out here in double precision.
+  void registerVariantAntialiasedInterpolation() {
+    c10::InferenceMode inference;
+    StateDict weights = weights_;
+    weights.tensors["register_tokens"] = at::zeros({1, 4, 384});
+    Dinov2Config config = dinov2Config("dinov2-vits14-reg");
+    config.depth = 4;
+    const dinov2::Dinov2Model model(config, weights, at::kCPU);
+    const at::Tensor table = weights_.at("pos_embed").to(at::kDouble);
+    const at::Tensor grid = table.narrow(1, 1, 37 * 37).reshape({37, 37, 384});
+    for (const int64_t out : {16, 23, 40}) {
+      const at::Tensor along = antialiasedBicubicMatrix(37, out);  // [out, 37]
+      const at::Tensor expected =
+          at::einsum("ri,cj,ijd->rcd", {along, along, grid}).reshape({1, out * out, 384});
+      const at::Tensor ours = model.positionalEmbedding(out * 14, out * 14);
+      const double diff = maxAbsDiff(ours.narrow(1, 1, out * out), expected);
+      qInfo("antialiased 37 -> %lld: %.3g", static_cast<long long>(out), diff);
+      QVERIFY(diff < 1e-5);
+      QCOMPARE(maxAbsDiff(ours.narrow(1, 0, 1), table.narrow(1, 0, 1)), 0.0);
+    }
   }
 
   void rejectsSidesThatAreNotMultiplesOf14() {
