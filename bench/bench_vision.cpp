@@ -12,6 +12,11 @@
 // on --retrieval-size square crops (float32, fused attention, float16 where available;
 // `--models ''` for retrieval only).
 //
+// --dense litesam also times the satellite stage's fine matching: LiteSAM on a
+// --dense-size square pair (B = A under the bench homography), weights
+// --weights-dir/mloftr.ckpt (release layout or a bare state dict), multi-branch and fused
+// MobileOne, with per-stage times (device synchronised after each stage).
+//
 // Usage: skytrace-bench-vision [--device cpu|cuda[:N]] [--models orb,sift,aliked-t16,...]
 //          [--sizes 640x480,1280x720] [--keypoints 1024,2048] [--iterations 30]
 //          [--warmup 3] [--threads N] [--weights-dir DIR] [--out bench.json]
@@ -26,6 +31,7 @@
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -36,6 +42,7 @@
 #include "core/util/error.h"
 #include "core/vision/aliked_config.h"
 #include "core/vision/aliked_model_impl.h"
+#include "core/vision/litesam_model_impl.h"
 #include "core/vision/dinov2_descriptor_impl.h"
 #include "core/vision/dinov2_model_impl.h"
 #include "core/vision/matcher_impl.h"
@@ -69,6 +76,9 @@ struct Args {
   int threads = 0;
   std::string weights_dir;
   std::string out = "bench_vision.json";
+  // Dense matchers timed on square pairs (--dense litesam).
+  std::vector<std::string> dense;
+  int dense_size = 512;
   // Retrieval descriptors timed on square crops (--retrieval dinov2-vits14,...).
   std::vector<std::string> retrieval;
   int retrieval_size = 224;
@@ -125,6 +135,10 @@ Args parseArgs(int argc, char** argv) {
       args.retrieval_size = std::stoi(value);
     } else if (key == "--retrieval-batch") {
       args.retrieval_batch = std::stoi(value);
+    } else if (key == "--dense") {
+      args.dense = split(value, ',');
+    } else if (key == "--dense-size") {
+      args.dense_size = std::stoi(value);
     } else if (key == "--out") {
       args.out = value;
     } else {
@@ -326,6 +340,61 @@ nlohmann::json benchRetrieval(const std::string& model, const Args& args, const 
   return rows;
 }
 
+// LiteSAM on a square synthetic pair: the whole forward (one sync at the end: the matches
+// come back to the host), then once more per stage with a sync after each stage. Both
+// backbone forms; the fused one's deviation from the multi-branch one is reported.
+nlohmann::json benchDense(const std::string& model, const Args& args, const at::Device& device) {
+  if (model != "litesam") throw InvalidArgument("--dense: unknown model '" + model + "' (litesam)");
+  const std::string path = args.weights_dir + "/mloftr.ckpt";
+  if (!std::ifstream(path).good())
+    throw ModelError("--dense litesam needs " + path + " (release checkpoint or bare state dict)");
+  const int size = args.dense_size;
+  const at::Tensor rgb_a = syntheticFrame(size, size, 7, device);
+  const at::Tensor rgb_b = warpFrame(rgb_a, benchHomography(size, size));
+  const auto gray = [](const at::Tensor& rgb) {  // BT.601 as OpenCV's RGB2GRAY
+    return (rgb.select(1, 0) * 0.299 + rgb.select(1, 1) * 0.587 + rgb.select(1, 2) * 0.114)
+        .unsqueeze(1).contiguous();
+  };
+  const at::Tensor image0 = gray(rgb_a), image1 = gray(rgb_b);
+  nlohmann::json rows = nlohmann::json::array();
+  at::Tensor reference;
+  for (const bool fused : {false, true}) {
+    litesam::LiteSamModel net = litesam::loadLiteSamModel(path, device);
+    if (fused) net.reparameterizeBackbone();
+    std::vector<double> forward_ms, matches;
+    std::map<std::string, std::vector<double>> stage_ms;
+    at::Tensor points;
+    for (int it = 0; it < args.warmup + args.iterations; ++it) {
+      const auto t0 = std::chrono::steady_clock::now();
+      points = net.forward(image0, image1).mkpts1_f.to(at::kCPU);
+      if (it < args.warmup) continue;
+      forward_ms.push_back(msSince(t0));
+      matches.push_back(static_cast<double>(points.size(0)));
+      auto last = std::chrono::steady_clock::now();
+      net.forward(image0, image1, nullptr, [&](const char* stage, const at::Tensor& output) {
+        synchronise(output);
+        stage_ms[stage].push_back(msSince(last));
+        last = std::chrono::steady_clock::now();
+      });
+    }
+    nlohmann::json row = {{"model", model}, {"size", size},
+                          {"backbone", fused ? "fused" : "multi-branch"}, {"weights", path},
+                          {"forward_ms", stats(forward_ms)}, {"matches_median", stats(matches)["median"]}};
+    for (const auto& [stage, values] : stage_ms) row["stage_ms"][stage] = stats(values);
+    if (!reference.defined()) reference = points;
+    if (points.sizes() == reference.sizes())
+      row["mkpts1_f_max_abs_dev_vs_multi_branch"] = (points - reference).abs().max().item<double>();
+    else
+      row["match_count_differs_from_multi_branch"] = true;
+    std::cout << model << " " << size << "x" << size << " " << row["backbone"].get<std::string>()
+              << ": forward " << row["forward_ms"]["median"].get<double>() << " ms (p99 "
+              << row["forward_ms"]["p99"].get<double>() << "), matches "
+              << row["matches_median"].get<double>() << std::endl;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -426,6 +495,13 @@ int main(int argc, char** argv) {
     for (const std::string& model : args.retrieval) {
       for (auto& row : benchRetrieval(model, args, at_device)) report["retrieval"].push_back(row);
       std::ofstream(args.out) << report.dump(2) << "\n";
+    }
+    for (const std::string& model : args.dense) {
+      try {
+        for (auto& row : benchDense(model, args, at_device)) report["dense"].push_back(row);
+      } catch (const std::exception& e) {
+        std::cerr << "skip dense " << model << ": " << e.what() << "\n";
+      }
     }
     std::ofstream(args.out) << report.dump(2) << "\n";
     std::cout << "wrote " << args.out << "\n";

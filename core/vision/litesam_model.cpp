@@ -41,7 +41,11 @@ LiteSamModel::LiteSamModel(const StateDict& weights, at::Device device, LiteSamC
 void LiteSamModel::reparameterizeBackbone() { backbone_.reparameterize(); }
 
 LiteSamOutput LiteSamModel::forward(const at::Tensor& image0, const at::Tensor& image1,
-                                    LiteSamTrace* trace) const {
+                                    LiteSamTrace* trace,
+                                    const LiteSamStageCallback& on_stage) const {
+  const auto stage_done = [&](const char* stage, const at::Tensor& output) {
+    if (on_stage) on_stage(stage, output);
+  };
   checkImage(image0, "image0");
   checkImage(image1, "image1");
   const bool same_size = image0.sizes() == image1.sizes();
@@ -57,6 +61,7 @@ LiteSamOutput LiteSamModel::forward(const at::Tensor& image0, const at::Tensor& 
     b0 = backbone_(image0);
     b1 = backbone_(image1);
   }
+  stage_done("backbone", b1.feats_c);
   if (trace) {
     trace->backbone0 = b0;
     trace->backbone1 = b1;
@@ -71,12 +76,14 @@ LiteSamOutput LiteSamModel::forward(const at::Tensor& image0, const at::Tensor& 
                                    test};
   const auto [t0, t1] =
       transformer_(b0.feats_c, b1.feats_c, npe, trace ? &trace->transformer : nullptr);
+  stage_done("transformer", t1);
   if (trace) trace->transformer_out = {t0, t1};
 
   // 3. Coarse matching on the flattened cells.
   const double scale = static_cast<double>(image0.size(2)) / static_cast<double>(hw0_c[0]);
   CoarseMatches coarse = matchCoarse(flattenCells(t0), flattenCells(t1), hw0_c, hw1_c, scale,
                                      config_.coarse, trace != nullptr);
+  stage_done("coarse_matching", coarse.mconf);
   LiteSamOutput out;
   out.i_ids = coarse.i_ids;
   out.j_ids = coarse.j_ids;
@@ -108,6 +115,7 @@ LiteSamOutput LiteSamModel::forward(const at::Tensor& image0, const at::Tensor& 
   }
   const at::Tensor f0 = gatherWindows(fine0, coarse.i_ids, FineMatching::kWindow, 0);
   const at::Tensor f1 = gatherWindows(fine1, coarse.j_ids, FineMatching::kWindow + 2, 1);
+  stage_done("fine_preprocess", f1);
   if (trace) {
     trace->fpn = {fine0, fine1};
     trace->feat_f0_unfold = f0;
@@ -121,6 +129,7 @@ LiteSamOutput LiteSamModel::forward(const at::Tensor& image0, const at::Tensor& 
   out.mkpts1_c = fine.mkpts1_c;
   out.mkpts0_f = fine.mkpts0_f;
   out.mkpts1_f = fine.mkpts1_f;
+  stage_done("fine_matching", out.mkpts1_f);
   return out;
 }
 

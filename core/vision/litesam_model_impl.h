@@ -11,6 +11,7 @@
 #include <ATen/ATen.h>
 
 #include <array>
+#include <functional>
 #include <string>
 
 #include "core/vision/checkpoint_impl.h"
@@ -46,6 +47,11 @@ struct LiteSamOutput {
   at::Tensor mkpts0_f, mkpts1_f;  // [M, 2] final keypoints
 };
 
+// Called after each stage with the stage's name ("backbone", "transformer",
+// "coarse_matching", "fine_preprocess", "fine_matching") and one of its output tensors,
+// e.g. for a benchmark to synchronise the device and take a time. Same thread as forward().
+using LiteSamStageCallback = std::function<void(const char* stage, const at::Tensor& output)>;
+
 class LiteSamModel {
  public:
   // Binds every key and shape of `weights` (bare keys; strict). Throws ModelError.
@@ -62,7 +68,8 @@ class LiteSamModel {
   // image0/1: [1, 1, H, W] float32 grayscale in [0, 1] on device(), H and W multiples of
   // 32 (the sizes may differ between the two). Throws InvalidArgument on shapes.
   LiteSamOutput forward(const at::Tensor& image0, const at::Tensor& image1,
-                        LiteSamTrace* trace = nullptr) const;
+                        LiteSamTrace* trace = nullptr,
+                        const LiteSamStageCallback& on_stage = nullptr) const;
 
  private:
   LiteSamConfig config_;

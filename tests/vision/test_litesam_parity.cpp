@@ -259,6 +259,27 @@ class TestLiteSamParity : public QObject {
     options.model = "loftr";
     QVERIFY(skytrace::test::errorMessageOf<skytrace::InvalidArgument>([&] { options.check(); })
                 .contains("litesam"));
+
+    // Missing weights: the message names the published file.
+    QTemporaryDir empty_models;
+    qputenv("SKYTRACE_MODEL_DIR", empty_models.path().toUtf8());
+    const QString missing = skytrace::test::errorMessageOf<skytrace::ModelError>(
+        [&] { createDenseMatcher(DenseMatcherOptions{}); });
+    qunsetenv("SKYTRACE_MODEL_DIR");
+    QVERIFY2(missing.contains("mloftr.ckpt"), qPrintable(missing));
+
+    // Images too small for the model after resizing, or of an unsupported type.
+    DenseMatcherOptions keep_size;
+    keep_size.weights_path = fixture("weights.pt");
+    keep_size.resize_long_side_px = 0;
+    const auto matcher = createDenseMatcher(keep_size);
+    const cv::Mat tiny(20, 40, CV_8UC1, cv::Scalar(128)), fine(64, 64, CV_8UC1, cv::Scalar(128));
+    QVERIFY(skytrace::test::errorMessageOf<skytrace::InvalidArgument>([&] { matcher->match(tiny, fine); })
+                .contains("smaller than 32x32"));
+    const cv::Mat four_channels(64, 64, CV_8UC4);
+    QVERIFY(skytrace::test::errorMessageOf<skytrace::InvalidArgument>(
+                [&] { matcher->match(fine, four_channels); })
+                .contains("8-bit BGR or grayscale"));
   }
 };
 
