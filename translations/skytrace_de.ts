@@ -39,6 +39,68 @@
         <source>Open a flight log (DJI SRT, PX4 ULog, GPX, CSV) and show its GNSS track.</source>
         <translation>Ein Fluglog (DJI SRT, PX4 ULog, GPX, CSV) öffnen und seinen GNSS-Track anzeigen.</translation>
     </message>
+    <message>
+        <source>Open a Skytrace project (.skytrace) and its results.</source>
+        <translation>Ein Skytrace-Projekt (.skytrace) mit seinen Ergebnissen öffnen.</translation>
+    </message>
+    <message>
+        <source>Show a results folder written by skytrace-cli process.</source>
+        <translation>Einen von skytrace-cli process geschriebenen Ergebnisordner anzeigen.</translation>
+    </message>
+    <message>
+        <source>Start at this video frame.</source>
+        <translation>Bei diesem Videobild beginnen.</translation>
+    </message>
+    <message>
+        <source>Projects, results folders, videos, basemaps or logs to open.</source>
+        <translation>Zu öffnende Projekte, Ergebnisordner, Videos, Basiskarten oder Flugprotokolle.</translation>
+    </message>
+    <message>
+        <source>--frame needs a frame number &gt;= 0</source>
+        <translation>--frame braucht eine Bildnummer &gt;= 0</translation>
+    </message>
+</context>
+<context>
+    <name>skytrace::ui::GpuMemoryPlot</name>
+    <message>
+        <source>Video time [s]</source>
+        <translation>Videozeit [s]</translation>
+    </message>
+    <message>
+        <source>GPU memory in use [MiB]</source>
+        <translation>Belegter GPU-Speicher [MiB]</translation>
+    </message>
+    <message>
+        <source>GPU memory</source>
+        <translation>GPU-Speicher</translation>
+    </message>
+    <message>
+        <source>GPU memory (no GPU samples: CPU run)</source>
+        <translation>GPU-Speicher (keine GPU-Messwerte: Lauf auf der CPU)</translation>
+    </message>
+</context>
+<context>
+    <name>skytrace::ui::LatencyPlot</name>
+    <message>
+        <source>Video time [s]</source>
+        <translation>Videozeit [s]</translation>
+    </message>
+    <message>
+        <source>Latency per frame [ms]</source>
+        <translation>Latenz pro Bild [ms]</translation>
+    </message>
+    <message>
+        <source>No latency samples yet.</source>
+        <translation>Noch keine Latenzmesswerte.</translation>
+    </message>
+    <message>
+        <source>Frame: p50 %1 ms, p99 %2 ms (%3 frames)</source>
+        <translation>Bild: p50 %1 ms, p99 %2 ms (%3 Bilder)</translation>
+    </message>
+    <message>
+        <source>%1: p50 %2 / p99 %3 ms</source>
+        <translation>%1: p50 %2 / p99 %3 ms</translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MainWindow</name>
@@ -105,10 +167,6 @@
     <message>
         <source>&amp;About Skytrace</source>
         <translation>&amp;Über Skytrace</translation>
-    </message>
-    <message>
-        <source>Trajectory</source>
-        <translation>Flugbahn</translation>
     </message>
     <message>
         <source>Video</source>
@@ -226,6 +284,346 @@
         <source>Flight logs (*.srt *.SRT *.ulg *.gpx *.csv);;All files (*)</source>
         <translation>Fluglogs (*.srt *.SRT *.ulg *.gpx *.csv);;Alle Dateien (*)</translation>
     </message>
+    <message>
+        <source>ETA -</source>
+        <translation>Restzeit -</translation>
+    </message>
+    <message>
+        <source>ETA %1:%2</source>
+        <translation>Restzeit %1:%2</translation>
+    </message>
+    <message>
+        <source>Processing finished: %1</source>
+        <translation>Verarbeitung abgeschlossen: %1</translation>
+    </message>
+    <message>
+        <source>Processing cancelled; partial results in %1</source>
+        <translation>Verarbeitung abgebrochen; Teilergebnisse in %1</translation>
+    </message>
+    <message>
+        <source>Processing failed</source>
+        <translation>Verarbeitung fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>Exported %1</source>
+        <translation>%1 exportiert</translation>
+    </message>
+    <message>
+        <source>Export Track</source>
+        <translation>Flugbahn exportieren</translation>
+    </message>
+    <message>
+        <source>GeoJSON (*.geojson);;GPX (*.gpx);;KML (*.kml);;GeoPackage (*.gpkg);;CSV (*.csv)</source>
+        <translation>GeoJSON (*.geojson);;GPX (*.gpx);;KML (*.kml);;GeoPackage (*.gpkg);;CSV (*.csv)</translation>
+    </message>
+    <message>
+        <source>Export Report</source>
+        <translation>Bericht exportieren</translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Export Latency</source>
+        <translation>Latenz exportieren</translation>
+    </message>
+    <message>
+        <source>CSV (*.csv)</source>
+        <translation>CSV (*.csv)</translation>
+    </message>
+    <message>
+        <source>Export Map View</source>
+        <translation>Kartenansicht exportieren</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;JPEG image (*.jpg)</source>
+        <translation>PNG-Bild (*.png);;JPEG-Bild (*.jpg)</translation>
+    </message>
+    <message>
+        <source>Export Window</source>
+        <translation>Fenster exportieren</translation>
+    </message>
+    <message>
+        <source>Export Plot</source>
+        <translation>Diagramm exportieren</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;PDF document (*.pdf)</source>
+        <translation>PNG-Bild (*.png);;PDF-Dokument (*.pdf)</translation>
+    </message>
+    <message>
+        <source>%1 - Skytrace</source>
+        <translation>%1 - Skytrace</translation>
+    </message>
+    <message>
+        <source>&amp;Process</source>
+        <translation>&amp;Verarbeitung</translation>
+    </message>
+    <message>
+        <source>E&amp;xport</source>
+        <translation>E&amp;xport</translation>
+    </message>
+    <message>
+        <source>&amp;Colour Track By</source>
+        <translation>Flugbahn &amp;färben nach</translation>
+    </message>
+    <message>
+        <source>Play&amp;back</source>
+        <translation>&amp;Wiedergabe</translation>
+    </message>
+    <message>
+        <source>Open &amp;Flight...</source>
+        <translation>&amp;Flug öffnen...</translation>
+    </message>
+    <message>
+        <source>Choose video, basemaps, flight log, camera and model for a new project</source>
+        <translation>Video, Basiskarten, Flugprotokoll, Kamera und Modell für ein neues Projekt wählen</translation>
+    </message>
+    <message>
+        <source>&amp;Open Project...</source>
+        <translation>Projekt ö&amp;ffnen...</translation>
+    </message>
+    <message>
+        <source>&amp;Save Project</source>
+        <translation>Projekt &amp;speichern</translation>
+    </message>
+    <message>
+        <source>Save Project &amp;As...</source>
+        <translation>Projekt speichern &amp;unter...</translation>
+    </message>
+    <message>
+        <source>Open &amp;Results Folder...</source>
+        <translation>&amp;Ergebnisordner öffnen...</translation>
+    </message>
+    <message>
+        <source>Show a folder written by skytrace-cli process</source>
+        <translation>Einen von skytrace-cli process geschriebenen Ordner anzeigen</translation>
+    </message>
+    <message>
+        <source>&amp;Process Flight</source>
+        <translation>Flug &amp;verarbeiten</translation>
+    </message>
+    <message>
+        <source>Compute the visual track of the open project</source>
+        <translation>Die visuelle Flugbahn des geöffneten Projekts berechnen</translation>
+    </message>
+    <message>
+        <source>P&amp;ause</source>
+        <translation>P&amp;ause</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel</source>
+        <translation>&amp;Abbrechen</translation>
+    </message>
+    <message>
+        <source>&amp;Track...</source>
+        <translation>&amp;Flugbahn...</translation>
+    </message>
+    <message>
+        <source>&amp;Report...</source>
+        <translation>&amp;Bericht...</translation>
+    </message>
+    <message>
+        <source>&amp;Latency CSV...</source>
+        <translation>&amp;Latenz-CSV...</translation>
+    </message>
+    <message>
+        <source>&amp;Map View as Image...</source>
+        <translation>&amp;Kartenansicht als Bild...</translation>
+    </message>
+    <message>
+        <source>Current &amp;Plot as Image...</source>
+        <translation>Aktuelles &amp;Diagramm als Bild...</translation>
+    </message>
+    <message>
+        <source>&amp;Window as Image...</source>
+        <translation>&amp;Fenster als Bild...</translation>
+    </message>
+    <message>
+        <source>F&amp;ollow Camera</source>
+        <translation>&amp;Kamera folgen</translation>
+    </message>
+    <message>
+        <source>&amp;Keypoints and Matches in Video</source>
+        <translation>&amp;Merkmalspunkte und Zuordnungen im Video</translation>
+    </message>
+    <message>
+        <source>&amp;Plain</source>
+        <translation>&amp;Einfarbig</translation>
+    </message>
+    <message>
+        <source>&amp;Uncertainty (sigma)</source>
+        <translation>&amp;Unsicherheit (Sigma)</translation>
+    </message>
+    <message>
+        <source>&amp;GNSS Discrepancy</source>
+        <translation>&amp;GNSS-Abweichung</translation>
+    </message>
+    <message>
+        <source>&amp;Play/Pause</source>
+        <translation>&amp;Abspielen/Pause</translation>
+    </message>
+    <message>
+        <source>Step &amp;Back</source>
+        <translation>Bild &amp;zurück</translation>
+    </message>
+    <message>
+        <source>Step &amp;Forward</source>
+        <translation>Bild &amp;vor</translation>
+    </message>
+    <message>
+        <source>&amp;Slower</source>
+        <translation>&amp;Langsamer</translation>
+    </message>
+    <message>
+        <source>F&amp;aster</source>
+        <translation>&amp;Schneller</translation>
+    </message>
+    <message>
+        <source>&amp;Jump to Time...</source>
+        <translation>Zu &amp;Zeitpunkt springen...</translation>
+    </message>
+    <message>
+        <source>Plots</source>
+        <translation>Diagramme</translation>
+    </message>
+    <message>
+        <source>Timeline</source>
+        <translation>Zeitleiste</translation>
+    </message>
+    <message>
+        <source>Processing progress</source>
+        <translation>Verarbeitungsfortschritt</translation>
+    </message>
+    <message>
+        <source>Cannot open project</source>
+        <translation>Projekt kann nicht geöffnet werden</translation>
+    </message>
+    <message>
+        <source>Project saved: %1</source>
+        <translation>Projekt gespeichert: %1</translation>
+    </message>
+    <message>
+        <source>Cannot save project</source>
+        <translation>Projekt kann nicht gespeichert werden</translation>
+    </message>
+    <message>
+        <source>Cannot open results</source>
+        <translation>Ergebnisse können nicht geöffnet werden</translation>
+    </message>
+    <message>
+        <source>%1 is not a results folder (it holds neither track.csv nor report.json)</source>
+        <translation>%1 ist kein Ergebnisordner (er enthält weder track.csv noch report.json)</translation>
+    </message>
+    <message>
+        <source>Results shown; open a basemap to see them on the map</source>
+        <translation>Ergebnisse geladen; eine Basiskarte öffnen, um sie auf der Karte zu sehen</translation>
+    </message>
+    <message>
+        <source>No camera footprint: %1</source>
+        <translation>Kein Kamera-Bodenabdruck: %1</translation>
+    </message>
+    <message>
+        <source>Registered on the basemap (%1, %2 inliers)</source>
+        <translation>Auf der Basiskarte registriert (%1, %2 Inlier)</translation>
+    </message>
+    <message>
+        <source>Registration rejected: %1</source>
+        <translation>Registrierung verworfen: %1</translation>
+    </message>
+    <message>
+        <source>Cannot process</source>
+        <translation>Verarbeitung nicht möglich</translation>
+    </message>
+    <message>
+        <source>Processing %1 with %2...</source>
+        <translation>Verarbeite %1 mit %2...</translation>
+    </message>
+    <message>
+        <source>&amp;Resume</source>
+        <translation>&amp;Fortsetzen</translation>
+    </message>
+    <message>
+        <source> (fallback)</source>
+        <translation> (Ersatz)</translation>
+    </message>
+    <message>
+        <source>Device: %1 · Model: %2</source>
+        <translation>Gerät: %1 · Modell: %2</translation>
+    </message>
+    <message>
+        <source>there is no visual track yet: process the flight or open its results</source>
+        <translation>es gibt noch keine visuelle Flugbahn: den Flug verarbeiten oder seine Ergebnisse öffnen</translation>
+    </message>
+    <message>
+        <source>%1: unknown track format (use .geojson, .gpx, .kml, .gpkg or .csv)</source>
+        <translation>%1: unbekanntes Flugbahnformat (.geojson, .gpx, .kml, .gpkg oder .csv verwenden)</translation>
+    </message>
+    <message>
+        <source>Cannot export track</source>
+        <translation>Flugbahn kann nicht exportiert werden</translation>
+    </message>
+    <message>
+        <source>there is no report yet: process the flight first</source>
+        <translation>es gibt noch keinen Bericht: zuerst den Flug verarbeiten</translation>
+    </message>
+    <message>
+        <source>Cannot export report</source>
+        <translation>Bericht kann nicht exportiert werden</translation>
+    </message>
+    <message>
+        <source>there are no latency samples yet</source>
+        <translation>es gibt noch keine Latenzmesswerte</translation>
+    </message>
+    <message>
+        <source>Cannot export latency</source>
+        <translation>Latenz kann nicht exportiert werden</translation>
+    </message>
+    <message>
+        <source>Cannot export image</source>
+        <translation>Bild kann nicht exportiert werden</translation>
+    </message>
+    <message>
+        <source>%1 could not be written</source>
+        <translation>%1 konnte nicht geschrieben werden</translation>
+    </message>
+    <message>
+        <source>Open Project</source>
+        <translation>Projekt öffnen</translation>
+    </message>
+    <message>
+        <source>Skytrace projects (*.skytrace);;All files (*)</source>
+        <translation>Skytrace-Projekte (*.skytrace);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Save Project</source>
+        <translation>Projekt speichern</translation>
+    </message>
+    <message>
+        <source>Skytrace projects (*.skytrace)</source>
+        <translation>Skytrace-Projekte (*.skytrace)</translation>
+    </message>
+    <message>
+        <source>Open Results Folder</source>
+        <translation>Ergebnisordner öffnen</translation>
+    </message>
+    <message>
+        <source>Cannot open</source>
+        <translation>Öffnen nicht möglich</translation>
+    </message>
+    <message>
+        <source>%1: unknown kind of file</source>
+        <translation>%1: unbekannte Dateiart</translation>
+    </message>
+    <message>
+        <source>&amp;%1 %2 (project)</source>
+        <translation>&amp;%1 %2 (Projekt)</translation>
+    </message>
+    <message>
+        <source>&amp;%1 %2 (results)</source>
+        <translation>&amp;%1 %2 (Ergebnisse)</translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>
@@ -247,6 +645,277 @@
     </message>
 </context>
 <context>
+    <name>skytrace::ui::OpenFlightDialog</name>
+    <message>
+        <source>The weights of %1 (%1.pth) were not found in the model folder (%2). Processing will use the classical default, SIFT, instead.</source>
+        <translation>Die Gewichte von %1 (%1.pth) wurden im Modellordner (%2) nicht gefunden. Die Verarbeitung verwendet stattdessen den klassischen Standard SIFT.</translation>
+    </message>
+    <message>
+        <source>none set: SKYTRACE_MODEL_DIR</source>
+        <translation>keiner gesetzt: SKYTRACE_MODEL_DIR</translation>
+    </message>
+    <message>
+        <source>Flight Video</source>
+        <translation>Flugvideo</translation>
+    </message>
+    <message>
+        <source>Videos (*.mp4 *.mov *.mkv *.avi *.m4v *.ts);;All files (*)</source>
+        <translation>Videos (*.mp4 *.mov *.mkv *.avi *.m4v *.ts);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Image Folder</source>
+        <translation>Bildordner</translation>
+    </message>
+    <message>
+        <source>Basemaps</source>
+        <translation>Basiskarten</translation>
+    </message>
+    <message>
+        <source>Rasters (*.tif *.tiff *.vrt *.mbtiles *.gpkg *.jp2 *.jpg *.png);;All files (*)</source>
+        <translation>Raster (*.tif *.tiff *.vrt *.mbtiles *.gpkg *.jp2 *.jpg *.png);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Flight Log</source>
+        <translation>Flugprotokoll</translation>
+    </message>
+    <message>
+        <source>Flight logs (*.srt *.SRT *.ulg *.gpx *.csv);;All files (*)</source>
+        <translation>Flugprotokolle (*.srt *.SRT *.ulg *.gpx *.csv);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Camera File</source>
+        <translation>Kameradatei</translation>
+    </message>
+    <message>
+        <source>Camera JSON (*.json);;All files (*)</source>
+        <translation>Kamera-JSON (*.json);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Results Folder</source>
+        <translation>Ergebnisordner</translation>
+    </message>
+    <message>
+        <source>Open Flight</source>
+        <translation>Flug öffnen</translation>
+    </message>
+    <message>
+        <source>Video:</source>
+        <translation>Video:</translation>
+    </message>
+    <message>
+        <source>Flight video or folder of images</source>
+        <translation>Flugvideo oder Bildordner</translation>
+    </message>
+    <message>
+        <source>File...</source>
+        <translation>Datei...</translation>
+    </message>
+    <message>
+        <source>Folder...</source>
+        <translation>Ordner...</translation>
+    </message>
+    <message>
+        <source>Basemaps:</source>
+        <translation>Basiskarten:</translation>
+    </message>
+    <message>
+        <source>Georeferenced rasters, drawn in this order (drop files here)</source>
+        <translation>Georeferenzierte Raster, in dieser Reihenfolge gezeichnet (Dateien hierher ziehen)</translation>
+    </message>
+    <message>
+        <source>Add...</source>
+        <translation>Hinzufügen...</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>Entfernen</translation>
+    </message>
+    <message>
+        <source>Flight log:</source>
+        <translation>Flugprotokoll:</translation>
+    </message>
+    <message>
+        <source>Optional: DJI SRT, PX4 ULog, GPX or CSV</source>
+        <translation>Optional: DJI SRT, PX4 ULog, GPX oder CSV</translation>
+    </message>
+    <message>
+        <source>Browse...</source>
+        <translation>Durchsuchen...</translation>
+    </message>
+    <message>
+        <source>Camera:</source>
+        <translation>Kamera:</translation>
+    </message>
+    <message>
+        <source>Processing default</source>
+        <translation>Standard der Verarbeitung</translation>
+    </message>
+    <message>
+        <source>From a camera file</source>
+        <translation>Aus einer Kameradatei</translation>
+    </message>
+    <message>
+        <source>From the horizontal field of view</source>
+        <translation>Aus dem horizontalen Bildwinkel</translation>
+    </message>
+    <message>
+        <source>From the flight log&apos;s camera model</source>
+        <translation>Aus dem Kameramodell des Flugprotokolls</translation>
+    </message>
+    <message>
+        <source>Horizontal field of view</source>
+        <translation>Horizontaler Bildwinkel</translation>
+    </message>
+    <message>
+        <source>Features / device:</source>
+        <translation>Merkmale / Gerät:</translation>
+    </message>
+    <message>
+        <source>Feature model for visual odometry and registration</source>
+        <translation>Merkmalsmodell für visuelle Odometrie und Registrierung</translation>
+    </message>
+    <message>
+        <source>cpu, cuda or cuda:N</source>
+        <translation>cpu, cuda oder cuda:N</translation>
+    </message>
+    <message>
+        <source>Results folder:</source>
+        <translation>Ergebnisordner:</translation>
+    </message>
+    <message>
+        <source>Default: &lt;project name&gt;_results beside the project</source>
+        <translation>Standard: &lt;Projektname&gt;_results neben dem Projekt</translation>
+    </message>
+</context>
+<context>
+    <name>skytrace::ui::PlotsPanel</name>
+    <message>
+        <source>Trajectory</source>
+        <translation>Flugbahn</translation>
+    </message>
+    <message>
+        <source>Altitude</source>
+        <translation>Höhe</translation>
+    </message>
+    <message>
+        <source>Heading</source>
+        <translation>Kurs</translation>
+    </message>
+    <message>
+        <source>Speed</source>
+        <translation>Geschwindigkeit</translation>
+    </message>
+    <message>
+        <source>GNSS discrepancy</source>
+        <translation>GNSS-Abweichung</translation>
+    </message>
+    <message>
+        <source>Latency</source>
+        <translation>Latenz</translation>
+    </message>
+    <message>
+        <source>GPU memory</source>
+        <translation>GPU-Speicher</translation>
+    </message>
+    <message>
+        <source>Video time [s]</source>
+        <translation>Videozeit [s]</translation>
+    </message>
+    <message>
+        <source>Altitude [m]</source>
+        <translation>Höhe [m]</translation>
+    </message>
+    <message>
+        <source>Heading [deg]</source>
+        <translation>Kurs [Grad]</translation>
+    </message>
+    <message>
+        <source>Ground speed [m/s]</source>
+        <translation>Geschwindigkeit über Grund [m/s]</translation>
+    </message>
+    <message>
+        <source>Visual to GNSS distance [m]</source>
+        <translation>Abstand visuell zu GNSS [m]</translation>
+    </message>
+    <message>
+        <source>Visual</source>
+        <translation>Visuell</translation>
+    </message>
+    <message>
+        <source>Raw visual odometry</source>
+        <translation>Rohe visuelle Odometrie</translation>
+    </message>
+    <message>
+        <source>GNSS</source>
+        <translation>GNSS</translation>
+    </message>
+    <message>
+        <source>Distance</source>
+        <translation>Abstand</translation>
+    </message>
+    <message>
+        <source>3 sigma</source>
+        <translation>3 Sigma</translation>
+    </message>
+</context>
+<context>
+    <name>skytrace::ui::ProcessingController</name>
+    <message>
+        <source>A flight is already being processed.</source>
+        <translation>Es wird bereits ein Flug verarbeitet.</translation>
+    </message>
+</context>
+<context>
+    <name>skytrace::ui::TimeModel</name>
+    <message>
+        <source>t = %1 s</source>
+        <translation>t = %1 s</translation>
+    </message>
+</context>
+<context>
+    <name>skytrace::ui::TimelineWidget</name>
+    <message>
+        <source>Step back one frame (Left)</source>
+        <translation>Ein Bild zurück (Links)</translation>
+    </message>
+    <message>
+        <source>Step forward one frame (Right)</source>
+        <translation>Ein Bild vor (Rechts)</translation>
+    </message>
+    <message>
+        <source>Pause (Space)</source>
+        <translation>Pause (Leertaste)</translation>
+    </message>
+    <message>
+        <source>Play (Space)</source>
+        <translation>Abspielen (Leertaste)</translation>
+    </message>
+    <message>
+        <source>Drag to scrub through the flight</source>
+        <translation>Ziehen, um durch den Flug zu spulen</translation>
+    </message>
+    <message>
+        <source>Frame</source>
+        <translation>Bild</translation>
+    </message>
+    <message>
+        <source>Jump to a time: seconds, m:ss or h:mm:ss</source>
+        <translation>Zu einem Zeitpunkt springen: Sekunden, m:ss oder h:mm:ss</translation>
+    </message>
+    <message>
+        <source>Speed</source>
+        <translation>Geschwindigkeit</translation>
+    </message>
+    <message>
+        <source>Playback speed</source>
+        <translation>Wiedergabegeschwindigkeit</translation>
+    </message>
+    <message>
+        <source>Flight log time of the current frame</source>
+        <translation>Flugprotokollzeit des aktuellen Bildes</translation>
+    </message>
+</context>
+<context>
     <name>skytrace::ui::TrajectoryPlot</name>
     <message>
         <source>East [m]</source>
@@ -264,12 +933,16 @@
         <source>GNSS track</source>
         <translation>GNSS-Spur</translation>
     </message>
+    <message>
+        <source>Raw visual odometry</source>
+        <translation>Rohe visuelle Odometrie</translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::VideoPanel</name>
     <message>
-        <source>No video. Use File &gt; Open Video... to show one.</source>
-        <translation>Kein Video. Mit Datei &gt; Video öffnen... eines anzeigen.</translation>
+        <source>No video. Use File &gt; Open Flight... to show one.</source>
+        <translation>Kein Video. Mit Datei &gt; Flug öffnen... eines anzeigen.</translation>
     </message>
 </context>
 </TS>

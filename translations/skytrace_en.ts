@@ -39,6 +39,68 @@
         <source>Open a flight log (DJI SRT, PX4 ULog, GPX, CSV) and show its GNSS track.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Open a Skytrace project (.skytrace) and its results.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show a results folder written by skytrace-cli process.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Start at this video frame.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Projects, results folders, videos, basemaps or logs to open.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>--frame needs a frame number &gt;= 0</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>skytrace::ui::GpuMemoryPlot</name>
+    <message>
+        <source>Video time [s]</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPU memory in use [MiB]</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPU memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPU memory (no GPU samples: CPU run)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>skytrace::ui::LatencyPlot</name>
+    <message>
+        <source>Video time [s]</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Latency per frame [ms]</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No latency samples yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Frame: p50 %1 ms, p99 %2 ms (%3 frames)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: p50 %2 / p99 %3 ms</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MainWindow</name>
@@ -105,10 +167,6 @@
     <message>
         <source>&amp;About Skytrace</source>
         <translation>&amp;About Skytrace</translation>
-    </message>
-    <message>
-        <source>Trajectory</source>
-        <translation>Trajectory</translation>
     </message>
     <message>
         <source>Video</source>
@@ -226,6 +284,346 @@
         <source>Flight logs (*.srt *.SRT *.ulg *.gpx *.csv);;All files (*)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>ETA -</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ETA %1:%2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Processing finished: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Processing cancelled; partial results in %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Processing failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Exported %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export Track</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GeoJSON (*.geojson);;GPX (*.gpx);;KML (*.kml);;GeoPackage (*.gpkg);;CSV (*.csv)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export Report</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export Latency</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CSV (*.csv)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export Map View</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;JPEG image (*.jpg)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export Window</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export Plot</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;PDF document (*.pdf)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 - Skytrace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Process</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>E&amp;xport</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Colour Track By</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Play&amp;back</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open &amp;Flight...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose video, basemaps, flight log, camera and model for a new project</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Open Project...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Save Project</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save Project &amp;As...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open &amp;Results Folder...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show a folder written by skytrace-cli process</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Process Flight</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Compute the visual track of the open project</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>P&amp;ause</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Track...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Report...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Latency CSV...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Map View as Image...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Current &amp;Plot as Image...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Window as Image...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>F&amp;ollow Camera</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Keypoints and Matches in Video</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Plain</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Uncertainty (sigma)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;GNSS Discrepancy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Play/Pause</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Step &amp;Back</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Step &amp;Forward</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Slower</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>F&amp;aster</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Jump to Time...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Plots</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Timeline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Processing progress</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot open project</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Project saved: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot save project</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot open results</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is not a results folder (it holds neither track.csv nor report.json)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Results shown; open a basemap to see them on the map</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No camera footprint: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Registered on the basemap (%1, %2 inliers)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Registration rejected: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot process</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Processing %1 with %2...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Resume</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> (fallback)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Device: %1 · Model: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>there is no visual track yet: process the flight or open its results</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: unknown track format (use .geojson, .gpx, .kml, .gpkg or .csv)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot export track</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>there is no report yet: process the flight first</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot export report</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>there are no latency samples yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot export latency</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot export image</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 could not be written</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open Project</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Skytrace projects (*.skytrace);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save Project</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Skytrace projects (*.skytrace)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open Results Folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot open</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: unknown kind of file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;%1 %2 (project)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;%1 %2 (results)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>
@@ -247,6 +645,277 @@
     </message>
 </context>
 <context>
+    <name>skytrace::ui::OpenFlightDialog</name>
+    <message>
+        <source>The weights of %1 (%1.pth) were not found in the model folder (%2). Processing will use the classical default, SIFT, instead.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none set: SKYTRACE_MODEL_DIR</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Flight Video</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Videos (*.mp4 *.mov *.mkv *.avi *.m4v *.ts);;All files (*)</source>
+        <translation type="unfinished">Videos (*.mp4 *.mov *.mkv *.avi *.m4v *.ts);;All files (*)</translation>
+    </message>
+    <message>
+        <source>Image Folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Basemaps</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rasters (*.tif *.tiff *.vrt *.mbtiles *.gpkg *.jp2 *.jpg *.png);;All files (*)</source>
+        <translation type="unfinished">Rasters (*.tif *.tiff *.vrt *.mbtiles *.gpkg *.jp2 *.jpg *.png);;All files (*)</translation>
+    </message>
+    <message>
+        <source>Flight Log</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Flight logs (*.srt *.SRT *.ulg *.gpx *.csv);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Camera File</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Camera JSON (*.json);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Results Folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open Flight</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Video:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Flight video or folder of images</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>File...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Folder...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Basemaps:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Georeferenced rasters, drawn in this order (drop files here)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Flight log:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Optional: DJI SRT, PX4 ULog, GPX or CSV</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Browse...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Camera:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Processing default</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>From a camera file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>From the horizontal field of view</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>From the flight log&apos;s camera model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Horizontal field of view</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Features / device:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Feature model for visual odometry and registration</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cpu, cuda or cuda:N</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Results folder:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Default: &lt;project name&gt;_results beside the project</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>skytrace::ui::PlotsPanel</name>
+    <message>
+        <source>Trajectory</source>
+        <translation type="unfinished">Trajectory</translation>
+    </message>
+    <message>
+        <source>Altitude</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Heading</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Speed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GNSS discrepancy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Latency</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPU memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Video time [s]</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Altitude [m]</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Heading [deg]</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ground speed [m/s]</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Visual to GNSS distance [m]</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Visual</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Raw visual odometry</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GNSS</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Distance</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>3 sigma</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>skytrace::ui::ProcessingController</name>
+    <message>
+        <source>A flight is already being processed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>skytrace::ui::TimeModel</name>
+    <message>
+        <source>t = %1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>skytrace::ui::TimelineWidget</name>
+    <message>
+        <source>Step back one frame (Left)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Step forward one frame (Right)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pause (Space)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Play (Space)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Drag to scrub through the flight</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Frame</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Jump to a time: seconds, m:ss or h:mm:ss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Speed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Playback speed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Flight log time of the current frame</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>skytrace::ui::TrajectoryPlot</name>
     <message>
         <source>East [m]</source>
@@ -264,12 +933,16 @@
         <source>GNSS track</source>
         <translation>GNSS track</translation>
     </message>
+    <message>
+        <source>Raw visual odometry</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::VideoPanel</name>
     <message>
-        <source>No video. Use File &gt; Open Video... to show one.</source>
-        <translation>No video. Use File &gt; Open Video... to show one.</translation>
+        <source>No video. Use File &gt; Open Flight... to show one.</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 </TS>

@@ -1,48 +1,119 @@
 #include "ui/main_window.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFutureWatcher>
 #include <QIcon>
+#include <QInputDialog>
 #include <QKeySequence>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTextStream>
+#include <QToolButton>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 
+#include "core/engine/latency_recorder.h"
 #include "core/geo/basemap.h"
+#include "core/geo/geodesy.h"
+#include "core/geo/track_io.h"
 #include "core/io/telemetry/telemetry_reader.h"
 #include "core/io/telemetry/telemetry_track.h"
-#include "core/io/video_source.h"
+#include "core/nav/camera_model.h"
+#include "core/nav/camera_pose.h"
+#include "core/util/atomic_file.h"
+#include "ui/cli_process_runner.h"
+#include "ui/flight_results.h"
+#include "ui/frame_loader.h"
 #include "ui/map_view.h"
-#include "ui/trajectory_plot.h"
+#include "ui/open_flight_dialog.h"
+#include "ui/plots_panel.h"
+#include "ui/processing_controller.h"
+#include "ui/results_model.h"
+#include "ui/time_model.h"
+#include "ui/timeline_widget.h"
 #include "ui/video_panel.h"
 
 namespace skytrace::ui {
 namespace {
 
-const QString kBasemapPrefix = QStringLiteral("basemap:");
-const QString kVideoPrefix = QStringLiteral("video:");
+const QString kProjectKind = QStringLiteral("project");
+const QString kResultsKind = QStringLiteral("results");
+const QString kBasemapKind = QStringLiteral("basemap");
+const QString kVideoKind = QStringLiteral("video");
 const QString kRecentKey = QStringLiteral("recentFiles");
 const QString kGeometryKey = QStringLiteral("mainWindow/geometry");
 const QString kStateKey = QStringLiteral("mainWindow/state");
-constexpr int kStateVersion = 1;
+constexpr int kStateVersion = 2;
+constexpr int kSyncIntervalMs = 40;  // at most one repaint per view per 40 ms
 
-QImage imageFromBgr(const cv::Mat& bgr) {
-  if (bgr.empty() || bgr.type() != CV_8UC3) return {};
-  return QImage(bgr.data, bgr.cols, bgr.rows, static_cast<qsizetype>(bgr.step),
-                QImage::Format_BGR888)
-      .copy();
+const QString kResultPrefix = QStringLiteral("result:");
+const QColor kVisualColour(230, 50, 40);
+const QColor kOdometryColour(200, 200, 200);
+const QColor kGnssColour(255, 196, 0);
+const QColor kAcceptedColour(60, 220, 90);
+const QColor kRejectedColour(255, 60, 60);
+
+// Green (good) -> yellow -> red (bad) for value in [0, 1].
+QColor rampColour(double value) {
+  const double v = std::clamp(std::isfinite(value) ? value : 1.0, 0.0, 1.0);
+  return v < 0.5 ? QColor::fromRgbF(2.0 * v, 0.85, 0.15) : QColor::fromRgbF(1.0, 0.85 * (2.0 - 2.0 * v), 0.15);
+}
+
+std::vector<geo::GeoPoint> geoPointsOf(const std::vector<geo::TrackPose>& poses) {
+  std::vector<geo::GeoPoint> points;
+  points.reserve(poses.size());
+  for (const geo::TrackPose& p : poses) points.push_back({p.lat_deg, p.lon_deg, 0.0});
+  return points;
+}
+
+std::vector<double> timesOf(const std::vector<geo::TrackPose>& poses) {
+  std::vector<double> t;
+  t.reserve(poses.size());
+  for (const geo::TrackPose& p : poses) t.push_back(p.t_s);
+  return t;
+}
+
+// The ground footprint (image corners on the ground plane at ground_alt_m) of a camera
+// at `pose`; empty when unknown (no altitude, camera below ground, corner rays above
+// the horizon or absurdly far).
+std::vector<geo::GeoPoint> footprintOf(const nav::CameraModel& camera, const geo::TrackPose& pose,
+                                       double ground_alt_m) {
+  if (!std::isfinite(pose.alt_m) || !std::isfinite(ground_alt_m) || pose.alt_m <= ground_alt_m + 1.0) return {};
+  const geo::LocalEnuFrame enu({pose.lat_deg, pose.lon_deg, ground_alt_m});
+  nav::CameraPose camera_pose;
+  camera_pose.position_enu = {0.0, 0.0, pose.alt_m - ground_alt_m};
+  camera_pose.yaw_deg = std::isfinite(pose.yaw_deg) ? pose.yaw_deg : 0.0;
+  camera_pose.pitch_deg = std::isfinite(pose.pitch_deg) ? pose.pitch_deg : -90.0;
+  camera_pose.roll_deg = std::isfinite(pose.roll_deg) ? pose.roll_deg : 0.0;
+  const double w = camera.width_px - 1.0, h = camera.height_px - 1.0;
+  const double max_range_m = 20.0 * (pose.alt_m - ground_alt_m);
+  std::vector<geo::GeoPoint> corners;
+  for (const cv::Point2d& pixel : {cv::Point2d(0, 0), cv::Point2d(w, 0), cv::Point2d(w, h), cv::Point2d(0, h)}) {
+    cv::Vec3d p_in_enu;
+    if (!nav::groundFromPixel(camera, camera_pose, pixel, 0.0, &p_in_enu)) return {};
+    if (std::hypot(p_in_enu[0], p_in_enu[1]) > max_range_m) return {};
+    corners.push_back(enu.toGeo({p_in_enu[0], p_in_enu[1], 0.0}));
+  }
+  return corners;
 }
 
 }  // namespace
@@ -54,9 +125,11 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
   for (int size : {32, 64, 256})
     icon.addFile(QStringLiteral(":/icons/skytrace-%1.png").arg(size), QSize(size, size));
   setWindowIcon(icon);
+  setAcceptDrops(true);
 
   map_view_ = new MapView(this);
   setCentralWidget(map_view_);
+  createModels();
   createActions();
   createMenus();
   createDocks();
@@ -69,55 +142,191 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
   connect(map_view_, &MapView::cursorMoved, this, &MainWindow::updateCursorLabel);
   connect(map_view_, &MapView::loadFailed, this,
           [this](const QString& message) { reportError(tr("Cannot read basemap"), message); });
+  connect(map_view_, &MapView::timeClicked, time_model_, &TimeModel::seekToTime);
+  connect(plots_panel_, &PlotsPanel::timeRequested, time_model_, &TimeModel::seekToTime);
+  updateActions();
 }
 
 MainWindow::~MainWindow() = default;
 
+void MainWindow::createModels() {
+  time_model_ = new TimeModel(this);
+  results_model_ = new ResultsModel(this);
+  frame_loader_ = new FrameLoader(this);
+  processing_ = new ProcessingController(results_model_, this);
+  sync_timer_.setSingleShot(true);
+  sync_timer_.setInterval(kSyncIntervalMs);
+  connect(&sync_timer_, &QTimer::timeout, this, &MainWindow::syncViews);
+
+  connect(time_model_, &TimeModel::currentFrameChanged, this, [this] { scheduleSync(true, false); });
+  connect(time_model_, &TimeModel::timelineChanged, this, [this] {
+    plots_panel_->setTimeline(time_model_->fps(), time_model_->durationS());
+  });
+  connect(results_model_, &ResultsModel::changed, this, [this] { scheduleSync(false, true); });
+  connect(frame_loader_, &FrameLoader::frameReady, this, &MainWindow::onFrameReady);
+  connect(frame_loader_, &FrameLoader::failed, this,
+          [this](const QString& message) { statusBar()->showMessage(message, 5000); });
+
+  connect(processing_, &ProcessingController::started, this, &MainWindow::updateProcessingState);
+  connect(processing_, &ProcessingController::pausedChanged, this, &MainWindow::updateProcessingState);
+  connect(processing_, &ProcessingController::progressChanged, this,
+          [this](double fraction, double eta_s, const QString& stage) {
+            progress_bar_->setValue(static_cast<int>(std::lround(fraction * 1000)));
+            const QString eta = eta_s < 0 ? tr("ETA -")
+                                          : tr("ETA %1:%2")
+                                                .arg(static_cast<int>(eta_s) / 60)
+                                                .arg(static_cast<int>(eta_s) % 60, 2, 10, QLatin1Char('0'));
+            eta_label_->setText(stage.isEmpty() ? eta : stage + QStringLiteral(" · ") + eta);
+          });
+  connect(processing_, &ProcessingController::finished, this, [this](bool completed, const QString& dir) {
+    updateProcessingState();
+    statusBar()->showMessage(completed ? tr("Processing finished: %1").arg(dir)
+                                       : tr("Processing cancelled; partial results in %1").arg(dir));
+    if (isResultsFolder(dir.toStdString())) openResults(dir);
+  });
+  connect(processing_, &ProcessingController::failed, this, [this](const QString& message) {
+    updateProcessingState();
+    reportError(tr("Processing failed"), message);  // once per run; the results shown stay
+  });
+}
+
+QAction* MainWindow::action(const QString& object_name) const {
+  return findChild<QAction*>(object_name);
+}
+
 void MainWindow::createActions() {
-  open_basemap_action_ = new QAction(this);
-  open_basemap_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+  auto make = [this](const char* name, const QKeySequence& shortcut = {}) {
+    auto* a = new QAction(this);
+    a->setObjectName(QString::fromLatin1(name));
+    if (!shortcut.isEmpty()) a->setShortcut(shortcut);
+    addAction(a);  // shortcuts work while menus are hidden (full screen)
+    return a;
+  };
+  open_flight_action_ = make("openFlight", QKeySequence(Qt::CTRL | Qt::Key_N));
+  connect(open_flight_action_, &QAction::triggered, this, &MainWindow::chooseFlight);
+  open_project_action_ = make("openProject", QKeySequence::Open);
+  connect(open_project_action_, &QAction::triggered, this, &MainWindow::chooseProject);
+  save_project_action_ = make("saveProject", QKeySequence::Save);
+  connect(save_project_action_, &QAction::triggered, this, [this] {
+    if (project_path_.isEmpty()) chooseSaveProject();
+    else saveProject(project_path_);
+  });
+  save_project_as_action_ = make("saveProjectAs", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+  connect(save_project_as_action_, &QAction::triggered, this, &MainWindow::chooseSaveProject);
+  open_results_action_ = make("openResults", QKeySequence(Qt::CTRL | Qt::Key_R));
+  connect(open_results_action_, &QAction::triggered, this, &MainWindow::chooseResults);
+  open_basemap_action_ = make("openBasemap", QKeySequence(Qt::CTRL | Qt::Key_B));
   connect(open_basemap_action_, &QAction::triggered, this, &MainWindow::chooseBasemap);
-
-  open_video_action_ = new QAction(this);
-  open_video_action_->setShortcut(QKeySequence::Open);
+  open_video_action_ = make("openVideo", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
   connect(open_video_action_, &QAction::triggered, this, &MainWindow::chooseVideo);
-
-  open_folder_action_ = new QAction(this);
+  open_folder_action_ = make("openImageFolder");
   connect(open_folder_action_, &QAction::triggered, this, &MainWindow::chooseImageFolder);
-
-  open_telemetry_action_ = new QAction(this);
-  open_telemetry_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+  open_telemetry_action_ = make("openTelemetry", QKeySequence(Qt::CTRL | Qt::Key_L));
   connect(open_telemetry_action_, &QAction::triggered, this, &MainWindow::chooseTelemetry);
-
-  clear_recent_action_ = new QAction(this);
+  clear_recent_action_ = make("clearRecent");
   connect(clear_recent_action_, &QAction::triggered, this, [this] {
     recent_entries_.clear();
     rebuildRecentMenu();
     if (options_.persist_settings) saveSettings();
   });
-
-  quit_action_ = new QAction(this);
-  quit_action_->setShortcut(QKeySequence::Quit);
+  quit_action_ = make("quit", QKeySequence::Quit);
   quit_action_->setMenuRole(QAction::QuitRole);
   connect(quit_action_, &QAction::triggered, this, &QWidget::close);
 
-  zoom_in_action_ = new QAction(this);
-  zoom_in_action_->setShortcut(QKeySequence::ZoomIn);
-  connect(zoom_in_action_, &QAction::triggered, this, [this] { map_view_->zoomBy(2.0); });
-  zoom_out_action_ = new QAction(this);
-  zoom_out_action_->setShortcut(QKeySequence::ZoomOut);
-  connect(zoom_out_action_, &QAction::triggered, this, [this] { map_view_->zoomBy(0.5); });
-  zoom_fit_action_ = new QAction(this);
-  zoom_fit_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
-  connect(zoom_fit_action_, &QAction::triggered, map_view_, &MapView::zoomToFit);
+  process_action_ = make("process", QKeySequence(Qt::Key_F5));
+  connect(process_action_, &QAction::triggered, this, [this] { startProcessing(); });
+  pause_action_ = make("pauseProcessing", QKeySequence(Qt::Key_F6));
+  pause_action_->setCheckable(true);
+  connect(pause_action_, &QAction::triggered, processing_, &ProcessingController::setPaused);
+  cancel_action_ = make("cancelProcessing", QKeySequence(Qt::SHIFT | Qt::Key_F5));
+  connect(cancel_action_, &QAction::triggered, processing_, &ProcessingController::cancel);
 
-  about_action_ = new QAction(this);
+  auto export_action = [&](const char* name, const QKeySequence& key, auto method, QString (*caption)(),
+                           const char* filter) {
+    QAction* a = make(name, key);
+    connect(a, &QAction::triggered, this, [this, method, caption, filter] {
+      const QString path = chooseFile(QStringLiteral("save"), caption(), tr(filter));
+      if (!path.isEmpty() && (this->*method)(path)) statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
+    });
+    return a;
+  };
+  export_track_action_ = export_action(
+      "exportTrack", QKeySequence(Qt::CTRL | Qt::Key_E), &MainWindow::exportTrack,
+      [] { return tr("Export Track"); },
+      QT_TR_NOOP("GeoJSON (*.geojson);;GPX (*.gpx);;KML (*.kml);;GeoPackage (*.gpkg);;CSV (*.csv)"));
+  export_report_action_ = export_action("exportReport", {}, &MainWindow::exportReport,
+                                        [] { return tr("Export Report"); }, QT_TR_NOOP("JSON (*.json)"));
+  export_latency_action_ = export_action("exportLatency", {}, &MainWindow::exportLatencyCsv,
+                                         [] { return tr("Export Latency"); }, QT_TR_NOOP("CSV (*.csv)"));
+  export_map_action_ = export_action("exportMapImage", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M),
+                                     &MainWindow::exportMapImage, [] { return tr("Export Map View"); },
+                                     QT_TR_NOOP("PNG image (*.png);;JPEG image (*.jpg)"));
+  export_window_action_ = export_action("exportWindowImage", {}, &MainWindow::exportWindowImage,
+                                        [] { return tr("Export Window"); },
+                                        QT_TR_NOOP("PNG image (*.png);;JPEG image (*.jpg)"));
+  export_plot_action_ = export_action("exportPlotImage", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P),
+                                      &MainWindow::exportPlotImage, [] { return tr("Export Plot"); },
+                                      QT_TR_NOOP("PNG image (*.png);;PDF document (*.pdf)"));
+
+  zoom_in_action_ = make("zoomIn", QKeySequence::ZoomIn);
+  connect(zoom_in_action_, &QAction::triggered, this, [this] { map_view_->zoomBy(2.0); });
+  zoom_out_action_ = make("zoomOut", QKeySequence::ZoomOut);
+  connect(zoom_out_action_, &QAction::triggered, this, [this] { map_view_->zoomBy(0.5); });
+  zoom_fit_action_ = make("zoomFit", QKeySequence(Qt::CTRL | Qt::Key_0));
+  connect(zoom_fit_action_, &QAction::triggered, map_view_, &MapView::zoomToFit);
+  follow_action_ = make("followCamera", QKeySequence(Qt::Key_F));
+  follow_action_->setCheckable(true);
+  follow_action_->setChecked(true);
+  overlay_action_ = make("featureOverlay", QKeySequence(Qt::Key_K));
+  overlay_action_->setCheckable(true);
+  overlay_action_->setChecked(true);
+  connect(overlay_action_, &QAction::toggled, this, [this](bool on) { video_panel_->setOverlayVisible(on); });
+  colour_group_ = new QActionGroup(this);
+  colour_plain_action_ = make("colourPlain");
+  colour_sigma_action_ = make("colourUncertainty");
+  colour_discrepancy_action_ = make("colourDiscrepancy");
+  for (QAction* a : {colour_plain_action_, colour_sigma_action_, colour_discrepancy_action_}) {
+    a->setCheckable(true);
+    colour_group_->addAction(a);
+  }
+  colour_plain_action_->setChecked(true);
+  connect(colour_group_, &QActionGroup::triggered, this, [this](QAction* a) {
+    colouring_ = a == colour_sigma_action_         ? TrackColouring::Uncertainty
+                 : a == colour_discrepancy_action_ ? TrackColouring::Discrepancy
+                                                   : TrackColouring::Plain;
+    showResultsOnMap();
+  });
+
+  play_action_ = make("play", QKeySequence(Qt::Key_Space));
+  connect(play_action_, &QAction::triggered, time_model_, &TimeModel::togglePlay);
+  step_forward_action_ = make("stepForward", QKeySequence(Qt::Key_Right));
+  connect(step_forward_action_, &QAction::triggered, time_model_, &TimeModel::stepForward);
+  step_back_action_ = make("stepBack", QKeySequence(Qt::Key_Left));
+  connect(step_back_action_, &QAction::triggered, time_model_, &TimeModel::stepBackward);
+  faster_action_ = make("faster", QKeySequence(Qt::Key_BracketRight));
+  connect(faster_action_, &QAction::triggered, this, [this] { time_model_->setSpeed(time_model_->speed() * 2); });
+  slower_action_ = make("slower", QKeySequence(Qt::Key_BracketLeft));
+  connect(slower_action_, &QAction::triggered, this, [this] { time_model_->setSpeed(time_model_->speed() / 2); });
+  jump_action_ = make("jumpToTime", QKeySequence(Qt::CTRL | Qt::Key_J));
+  connect(jump_action_, &QAction::triggered, this, [this] {
+    timeline_dock_->show();
+    timeline_->timeEdit()->setFocus();
+    timeline_->timeEdit()->selectAll();
+  });
+
+  about_action_ = make("about");
   about_action_->setMenuRole(QAction::AboutRole);
   connect(about_action_, &QAction::triggered, this, &MainWindow::showAbout);
 }
 
 void MainWindow::createMenus() {
   file_menu_ = menuBar()->addMenu(QString());
+  file_menu_->addAction(open_flight_action_);
+  file_menu_->addAction(open_project_action_);
+  file_menu_->addAction(save_project_action_);
+  file_menu_->addAction(save_project_as_action_);
+  file_menu_->addSeparator();
+  file_menu_->addAction(open_results_action_);
   file_menu_->addAction(open_basemap_action_);
   file_menu_->addAction(open_video_action_);
   file_menu_->addAction(open_folder_action_);
@@ -126,21 +335,50 @@ void MainWindow::createMenus() {
   file_menu_->addSeparator();
   file_menu_->addAction(quit_action_);
 
+  process_menu_ = menuBar()->addMenu(QString());
+  process_menu_->addAction(process_action_);
+  process_menu_->addAction(pause_action_);
+  process_menu_->addAction(cancel_action_);
+
+  export_menu_ = menuBar()->addMenu(QString());
+  export_menu_->addAction(export_track_action_);
+  export_menu_->addAction(export_report_action_);
+  export_menu_->addAction(export_latency_action_);
+  export_menu_->addSeparator();
+  export_menu_->addAction(export_map_action_);
+  export_menu_->addAction(export_plot_action_);
+  export_menu_->addAction(export_window_action_);
+
   view_menu_ = menuBar()->addMenu(QString());
   view_menu_->addAction(zoom_in_action_);
   view_menu_->addAction(zoom_out_action_);
   view_menu_->addAction(zoom_fit_action_);
+  view_menu_->addAction(follow_action_);
   view_menu_->addSeparator();
+  colour_menu_ = view_menu_->addMenu(QString());
+  colour_menu_->addAction(colour_plain_action_);
+  colour_menu_->addAction(colour_sigma_action_);
+  colour_menu_->addAction(colour_discrepancy_action_);
+  view_menu_->addAction(overlay_action_);
+  view_menu_->addSeparator();
+
+  playback_menu_ = menuBar()->addMenu(QString());
+  playback_menu_->addAction(play_action_);
+  playback_menu_->addAction(step_back_action_);
+  playback_menu_->addAction(step_forward_action_);
+  playback_menu_->addAction(slower_action_);
+  playback_menu_->addAction(faster_action_);
+  playback_menu_->addAction(jump_action_);
 
   help_menu_ = menuBar()->addMenu(QString());
   help_menu_->addAction(about_action_);
 }
 
 void MainWindow::createDocks() {
-  trajectory_plot_ = new TrajectoryPlot(this);
+  plots_panel_ = new PlotsPanel(results_model_, this);
   plot_dock_ = new QDockWidget(this);
   plot_dock_->setObjectName(QStringLiteral("plotDock"));
-  plot_dock_->setWidget(trajectory_plot_);
+  plot_dock_->setWidget(plots_panel_);
   addDockWidget(Qt::BottomDockWidgetArea, plot_dock_);
 
   video_panel_ = new VideoPanel(this);
@@ -149,27 +387,64 @@ void MainWindow::createDocks() {
   video_dock_->setWidget(video_panel_);
   addDockWidget(Qt::RightDockWidgetArea, video_dock_);
 
+  timeline_ = new TimelineWidget(time_model_, this);
+  timeline_dock_ = new QDockWidget(this);
+  timeline_dock_->setObjectName(QStringLiteral("timelineDock"));
+  timeline_dock_->setWidget(timeline_);
+  timeline_dock_->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetClosable);
+  addDockWidget(Qt::BottomDockWidgetArea, timeline_dock_);
+  splitDockWidget(plot_dock_, timeline_dock_, Qt::Vertical);
+
   view_menu_->addAction(plot_dock_->toggleViewAction());
   view_menu_->addAction(video_dock_->toggleViewAction());
-  resizeDocks({plot_dock_}, {230}, Qt::Vertical);
-  resizeDocks({video_dock_}, {380}, Qt::Horizontal);
+  view_menu_->addAction(timeline_dock_->toggleViewAction());
+  resizeDocks({plot_dock_}, {250}, Qt::Vertical);
+  resizeDocks({video_dock_}, {420}, Qt::Horizontal);
 }
 
 void MainWindow::createStatusBar() {
+  progress_bar_ = new QProgressBar(this);
+  progress_bar_->setRange(0, 1000);
+  progress_bar_->setMaximumWidth(160);
+  progress_bar_->setTextVisible(false);
+  eta_label_ = new QLabel(this);
+  pause_button_ = new QToolButton(this);
+  pause_button_->setDefaultAction(pause_action_);
+  cancel_button_ = new QToolButton(this);
+  cancel_button_->setDefaultAction(cancel_action_);
+  engine_label_ = new QLabel(this);
   cursor_label_ = new QLabel(this);
-  cursor_label_->setMinimumWidth(260);
+  cursor_label_->setMinimumWidth(240);
   scale_label_ = new QLabel(this);
-  scale_label_->setMinimumWidth(140);
+  scale_label_->setMinimumWidth(120);
+  statusBar()->addPermanentWidget(progress_bar_);
+  statusBar()->addPermanentWidget(eta_label_);
+  statusBar()->addPermanentWidget(pause_button_);
+  statusBar()->addPermanentWidget(cancel_button_);
+  statusBar()->addPermanentWidget(engine_label_);
   statusBar()->addPermanentWidget(cursor_label_);
   statusBar()->addPermanentWidget(scale_label_);
+  updateProcessingState();
 }
 
 void MainWindow::retranslateUi() {
-  setWindowTitle(tr("Skytrace"));
+  setWindowTitle(project_path_.isEmpty() ? tr("Skytrace")
+                                         : tr("%1 - Skytrace").arg(QFileInfo(project_path_).fileName()));
   file_menu_->setTitle(tr("&File"));
   recent_menu_->setTitle(tr("Recent &Files"));
+  process_menu_->setTitle(tr("&Process"));
+  export_menu_->setTitle(tr("E&xport"));
   view_menu_->setTitle(tr("&View"));
+  colour_menu_->setTitle(tr("&Colour Track By"));
+  playback_menu_->setTitle(tr("Play&back"));
   help_menu_->setTitle(tr("&Help"));
+  open_flight_action_->setText(tr("Open &Flight..."));
+  open_flight_action_->setStatusTip(tr("Choose video, basemaps, flight log, camera and model for a new project"));
+  open_project_action_->setText(tr("&Open Project..."));
+  save_project_action_->setText(tr("&Save Project"));
+  save_project_as_action_->setText(tr("Save Project &As..."));
+  open_results_action_->setText(tr("Open &Results Folder..."));
+  open_results_action_->setStatusTip(tr("Show a folder written by skytrace-cli process"));
   open_basemap_action_->setText(tr("Open &Basemap..."));
   open_basemap_action_->setStatusTip(tr("Open a georeferenced raster (GeoTIFF, VRT, MBTiles, ...) as a basemap"));
   open_video_action_->setText(tr("Open &Video..."));
@@ -181,16 +456,40 @@ void MainWindow::retranslateUi() {
       tr("Open a flight log (DJI SRT, PX4 ULog, GPX, CSV) and show its GNSS track on the map"));
   clear_recent_action_->setText(tr("&Clear List"));
   quit_action_->setText(tr("&Quit"));
+  process_action_->setText(tr("&Process Flight"));
+  process_action_->setStatusTip(tr("Compute the visual track of the open project"));
+  pause_action_->setText(tr("P&ause"));
+  cancel_action_->setText(tr("&Cancel"));
+  export_track_action_->setText(tr("&Track..."));
+  export_report_action_->setText(tr("&Report..."));
+  export_latency_action_->setText(tr("&Latency CSV..."));
+  export_map_action_->setText(tr("&Map View as Image..."));
+  export_plot_action_->setText(tr("Current &Plot as Image..."));
+  export_window_action_->setText(tr("&Window as Image..."));
   zoom_in_action_->setText(tr("Zoom &In"));
   zoom_out_action_->setText(tr("Zoom &Out"));
   zoom_fit_action_->setText(tr("&Fit Basemap"));
+  follow_action_->setText(tr("F&ollow Camera"));
+  overlay_action_->setText(tr("&Keypoints and Matches in Video"));
+  colour_plain_action_->setText(tr("&Plain"));
+  colour_sigma_action_->setText(tr("&Uncertainty (sigma)"));
+  colour_discrepancy_action_->setText(tr("&GNSS Discrepancy"));
+  play_action_->setText(tr("&Play/Pause"));
+  step_back_action_->setText(tr("Step &Back"));
+  step_forward_action_->setText(tr("Step &Forward"));
+  slower_action_->setText(tr("&Slower"));
+  faster_action_->setText(tr("F&aster"));
+  jump_action_->setText(tr("&Jump to Time..."));
   about_action_->setText(tr("&About Skytrace"));
-  plot_dock_->setWindowTitle(tr("Trajectory"));
+  plot_dock_->setWindowTitle(tr("Plots"));
   video_dock_->setWindowTitle(tr("Video"));
+  timeline_dock_->setWindowTitle(tr("Timeline"));
+  progress_bar_->setToolTip(tr("Processing progress"));
   rebuildRecentMenu();
   updateScaleLabel();
   updateCursorLabel(cursor_over_map_, cursor_lat_deg_, cursor_lon_deg_);
-  updateVideoCaption();
+  updateEngineLabel();
+  updateProcessingState();
   statusBar()->showMessage(tr("Ready"), 3000);
 }
 
@@ -198,6 +497,8 @@ void MainWindow::changeEvent(QEvent* event) {
   if (event->type() == QEvent::LanguageChange && file_menu_) retranslateUi();
   QMainWindow::changeEvent(event);
 }
+
+// ---- opening -------------------------------------------------------------------------
 
 bool MainWindow::openBasemap(const QString& path) {
   try {
@@ -207,13 +508,19 @@ bool MainWindow::openBasemap(const QString& path) {
     const int width = basemap->width();
     const int height = basemap->height();
     map_view_->addBasemap(std::move(basemap));
-    addRecentFile(path, false);
+    addRecentFile(path, kBasemapKind);
+    const std::string absolute = QFileInfo(path).absoluteFilePath().toStdString();
+    if (std::find(project_.basemap_paths.begin(), project_.basemap_paths.end(), absolute) ==
+        project_.basemap_paths.end())
+      project_.basemap_paths.push_back(absolute);
     statusBar()->showMessage(tr("Basemap %1: %2 x %3 px, %4 m/px, %5")
                                  .arg(QFileInfo(path).fileName())
                                  .arg(width)
                                  .arg(height)
                                  .arg(gsd_m, 0, 'g', 3)
                                  .arg(crs));
+    showResultsOnMap();
+    updateActions();
     return true;
   } catch (const std::exception& e) {
     reportError(tr("Cannot open basemap"), QString::fromStdString(e.what()));
@@ -223,25 +530,25 @@ bool MainWindow::openBasemap(const QString& path) {
 
 bool MainWindow::openVideo(const QString& path) {
   try {
-    std::unique_ptr<io::VideoSource> source = io::openVideoSource(path.toStdString());
-    io::VideoFrame frame;
-    if (!source->read(&frame))
-      throw std::runtime_error(path.toStdString() + ": no frame could be decoded");
-    video_ = std::move(source);
+    const io::VideoInfo info = frame_loader_->open(path);
     video_path_ = path;
-    video_frame_index_ = frame.index;
-    video_frame_t_s_ = frame.t_s;
-    video_panel_->showFrame(imageFromBgr(frame.bgr), QString());
-    updateVideoCaption();
+    video_frame_count_ = info.frame_count;
+    project_.video_path = QFileInfo(path).absoluteFilePath().toStdString();
+    shown_frame_ = requested_frame_ = -1;
+    video_panel_->clear();
     video_dock_->show();
-    addRecentFile(path, true);
-    const io::VideoInfo& info = video_->info();
+    addRecentFile(path, kVideoKind);
+    const geo::Track& primary = results_model_->results().primaryTrack();
+    time_model_->setTimeline(info.frame_count, info.fps, primary.start_unix_s);
+    scheduleSync(true, false);  // requests frame 0
     statusBar()->showMessage(tr("Video %1: %2 frames, %3 fps, %4 x %5 px")
                                  .arg(QFileInfo(path).fileName())
                                  .arg(info.frame_count)
                                  .arg(info.fps, 0, 'g', 4)
                                  .arg(info.width_px)
                                  .arg(info.height_px));
+    updateFootprintCamera();
+    updateActions();
     return true;
   } catch (const std::exception& e) {
     reportError(tr("Cannot open video"), QString::fromStdString(e.what()));
@@ -258,12 +565,13 @@ bool MainWindow::openTelemetry(const QString& path) {
     }
     MapView::TrackOverlay overlay;
     overlay.name = QStringLiteral("gnss:") + QFileInfo(path).absoluteFilePath();
-    overlay.color = QColor(255, 196, 0);  // logged GNSS: amber
-    overlay.points.reserve(track.poses.size());
-    for (const geo::TrackPose& pose : track.poses) {
-      overlay.points.push_back({pose.lat_deg, pose.lon_deg, 0.0});
-    }
+    overlay.color = kGnssColour;  // logged GNSS: amber
+    overlay.points = geoPointsOf(track.poses);
+    overlay.t_s = timesOf(track.poses);
+    overlay.z = 1;
     map_view_->setTrackOverlay(overlay);
+    plots_panel_->setTelemetryTrack(track);
+    project_.telemetry_path = QFileInfo(path).absoluteFilePath().toStdString();
     const QString where = map_view_->hasView()
                               ? QString()
                               : tr(" (shown once a basemap is open)");
@@ -279,39 +587,517 @@ bool MainWindow::openTelemetry(const QString& path) {
   }
 }
 
+bool MainWindow::applyProject(const io::Project& project) {
+  try {
+    project.check();
+  } catch (const std::exception& e) {
+    reportError(tr("Cannot open project"), QString::fromStdString(e.what()));
+    return false;
+  }
+  map_view_->clearBasemaps();
+  map_view_->clearTrackOverlays();
+  plots_panel_->setTelemetryTrack(geo::Track());
+  results_model_->clear();
+  project_ = io::Project();
+  bool ok = true;
+  for (const std::string& basemap : project.basemap_paths) ok = openBasemap(QString::fromStdString(basemap)) && ok;
+  ok = openVideo(QString::fromStdString(project.video_path)) && ok;
+  if (!project.telemetry_path.empty()) ok = openTelemetry(QString::fromStdString(project.telemetry_path)) && ok;
+  project_ = project;  // as chosen, also when an input failed (the analyst can fix it)
+  updateFootprintCamera();
+  if (!project.results_dir.empty() && isResultsFolder(project.results_dir))
+    ok = openResults(QString::fromStdString(project.results_dir)) && ok;
+  updateEngineLabel();
+  updateActions();
+  retranslateUi();
+  return ok;
+}
+
+bool MainWindow::openProject(const QString& path) {
+  io::Project project;
+  try {
+    project = io::readProjectFile(path.toStdString());
+  } catch (const std::exception& e) {
+    reportError(tr("Cannot open project"), QString::fromStdString(e.what()));
+    return false;
+  }
+  project_path_ = QFileInfo(path).absoluteFilePath();
+  const bool ok = applyProject(project);
+  addRecentFile(path, kProjectKind);
+  Q_EMIT projectOpened(project_path_);
+  return ok;
+}
+
+bool MainWindow::saveProject(const QString& path) {
+  try {
+    io::Project project = project_;
+    if (project.results_dir.empty()) project.results_dir = io::defaultResultsDir(path.toStdString());
+    io::writeProjectFile(path.toStdString(), project);
+    project_ = project;
+    project_path_ = QFileInfo(path).absoluteFilePath();
+    addRecentFile(path, kProjectKind);
+    retranslateUi();
+    statusBar()->showMessage(tr("Project saved: %1").arg(path), 5000);
+    return true;
+  } catch (const std::exception& e) {
+    reportError(tr("Cannot save project"), QString::fromStdString(e.what()));
+    return false;
+  }
+}
+
+bool MainWindow::openResults(const QString& folder) {
+  if (!isResultsFolder(folder.toStdString())) {
+    reportError(tr("Cannot open results"),
+                tr("%1 is not a results folder (it holds neither track.csv nor report.json)").arg(folder));
+    return false;
+  }
+  results_loading_ = true;
+  const quint64 generation = ++results_generation_;
+  auto* watcher = new QFutureWatcher<std::pair<FlightResults, QString>>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, folder, generation] {
+    watcher->deleteLater();
+    if (generation != results_generation_) return;  // a newer folder was asked for
+    results_loading_ = false;
+    const auto [results, error] = watcher->result();
+    if (!error.isEmpty()) {
+      reportError(tr("Cannot open results"), error);
+      return;
+    }
+    addRecentFile(folder, kResultsKind);
+    project_.results_dir = QFileInfo(folder).absoluteFilePath().toStdString();
+    onResultsRead(results);
+  });
+  watcher->setFuture(QtConcurrent::run([folder]() -> std::pair<FlightResults, QString> {
+    try {
+      return {readResultsFolder(folder.toStdString()), QString()};
+    } catch (const std::exception& e) {
+      return {FlightResults(), QString::fromStdString(e.what())};
+    }
+  }));
+  return true;
+}
+
+void MainWindow::onResultsRead(const FlightResults& results) {
+  results_model_->setResults(results);
+  updateFootprintCamera();
+  ensureTimeline();
+  if (!map_view_->hasView() && !results.primaryTrack().poses.empty())
+    statusBar()->showMessage(tr("Results shown; open a basemap to see them on the map"));
+  for (const std::string& warning : results.warnings)
+    statusBar()->showMessage(QString::fromStdString(warning), 8000);
+  updateEngineLabel();
+  updateActions();
+  scheduleSync(true, true);
+  Q_EMIT resultsLoaded();
+}
+
+void MainWindow::ensureTimeline() {
+  const FlightResults& results = results_model_->results();
+  const geo::Track& track = results.primaryTrack();
+  if (frame_loader_->isOpen()) {
+    // The video defines the timeline; the results add the log's start time.
+    if (std::isfinite(track.start_unix_s) && !std::isfinite(time_model_->startUnixS())) {
+      const int frame = time_model_->currentFrame();
+      time_model_->setTimeline(video_frame_count_, time_model_->fps(), track.start_unix_s);
+      time_model_->setCurrentFrame(frame);
+    }
+    return;
+  }
+  if (track.poses.size() < 2) return;
+  const geo::TrackPose& first = track.poses.front();
+  const geo::TrackPose& last = track.poses.back();
+  const double fps = (last.frame > first.frame && last.t_s > first.t_s)
+                         ? (last.frame - first.frame) / (last.t_s - first.t_s)
+                         : (track.poses.size() - 1) / std::max(1e-3, last.t_s - first.t_s);
+  time_model_->setTimeline(static_cast<int>(std::max<std::int64_t>(last.frame, 0)) + 1, fps, track.start_unix_s);
+}
+
+void MainWindow::updateFootprintCamera() {
+  footprint_camera_.reset();
+  try {
+    const FlightResults& results = results_model_->results();
+    const std::string results_camera = results.folder.empty() ? std::string() : results.folder + "/camera.json";
+    if (!results_camera.empty() && QFileInfo::exists(QString::fromStdString(results_camera))) {
+      footprint_camera_ = std::make_shared<nav::CameraModel>(nav::readCameraFile(results_camera));
+    } else if (project_.camera.source == io::CameraSource::File && !project_.camera.file_path.empty()) {
+      footprint_camera_ = std::make_shared<nav::CameraModel>(nav::readCameraFile(project_.camera.file_path));
+    } else if (project_.camera.source == io::CameraSource::HorizontalFov && frame_loader_->isOpen()) {
+      const io::VideoInfo info = io::openVideoSource(project_.video_path)->info();
+      footprint_camera_ = std::make_shared<nav::CameraModel>(
+          nav::CameraModel::fromHorizontalFov(info.width_px, info.height_px, project_.camera.hfov_deg));
+    }
+  } catch (const std::exception& e) {
+    statusBar()->showMessage(tr("No camera footprint: %1").arg(QString::fromStdString(e.what())), 5000);
+  }
+}
+
+// ---- view synchronisation ------------------------------------------------------------
+
+void MainWindow::scheduleSync(bool time_changed, bool results_changed) {
+  sync_time_ = sync_time_ || time_changed;
+  sync_results_ = sync_results_ || results_changed;
+  if (!sync_timer_.isActive()) sync_timer_.start();  // throttle, never postpone
+}
+
+void MainWindow::syncViews() {
+  const bool time_changed = sync_time_, results_changed = sync_results_;
+  sync_time_ = sync_results_ = false;
+  ++view_sync_count_;
+  if (results_changed) {
+    if (results_model_->isLive()) {
+      // Follow the newest processed frame unless the analyst scrubbed away from it.
+      const geo::Track& track = results_model_->results().primaryTrack();
+      if (!track.poses.empty() && track.poses.back().frame > last_live_frame_) {
+        if (time_model_->currentFrame() >= last_live_frame_ - 1 && !time_model_->isPlaying())
+          time_model_->setCurrentFrame(static_cast<int>(track.poses.back().frame));
+        last_live_frame_ = track.poses.back().frame;
+      }
+    }
+    showResultsOnMap();
+    plots_panel_->refreshData();
+  }
+  const int frame = time_model_->currentFrame();
+  showCameraAtCurrentTime();
+  plots_panel_->setCurrentTime(time_model_->currentTimeS());
+  if ((time_changed || results_changed) && frame_loader_->isOpen() && frame != requested_frame_) {
+    requested_frame_ = frame;
+    frame_loader_->request(frame);
+  }
+  if (results_changed && shown_frame_ >= 0) showVideoOverlayFor(shown_frame_);
+}
+
+void MainWindow::onFrameReady(int index, double t_s, const QImage& image) {
+  shown_frame_ = index;
+  shown_frame_t_s_ = t_s;
+  video_panel_->showFrame(image, tr("%1 - frame %2 of %3, t = %4 s")
+                                     .arg(QFileInfo(video_path_).fileName())
+                                     .arg(index)
+                                     .arg(video_frame_count_)
+                                     .arg(t_s, 0, 'f', 3));
+  showVideoOverlayFor(index);
+}
+
+void MainWindow::showVideoOverlayFor(int frame) {
+  const LiveFrameUpdate* overlay = results_model_->overlayFor(frame);
+  if (overlay) {
+    QVector<QLineF> matches;
+    for (int i = 0; i < overlay->matches_from_px.size() && i < overlay->keypoints_px.size(); ++i)
+      matches << QLineF(overlay->keypoints_px[i], overlay->matches_from_px[i]);
+    video_panel_->setFeatureOverlay(overlay->keypoints_px, matches);
+  } else {
+    video_panel_->setFeatureOverlay({}, {});
+  }
+  const std::vector<RegistrationFixRecord>& fixes = results_model_->results().fixes;
+  const auto it = std::lower_bound(fixes.begin(), fixes.end(), static_cast<std::int64_t>(frame),
+                                   [](const RegistrationFixRecord& f, std::int64_t v) { return f.frame < v; });
+  if (it != fixes.end() && it->frame == frame) {
+    if (it->accepted)
+      video_panel_->setBadge(tr("Registered on the basemap (%1, %2 inliers)")
+                                 .arg(QString::fromStdString(it->mode))
+                                 .arg(it->inliers),
+                             kAcceptedColour);
+    else
+      video_panel_->setBadge(tr("Registration rejected: %1").arg(QString::fromStdString(it->reason)),
+                             kRejectedColour);
+  } else {
+    video_panel_->setBadge(QString(), QColor());
+  }
+}
+
+void MainWindow::showResultsOnMap() {
+  map_view_->removeTrackOverlaysWithPrefix(kResultPrefix);
+  const FlightResults& r = results_model_->results();
+  if (r.empty() && r.gnss.poses.empty()) {
+    map_view_->setCameraMarker(std::nullopt);
+    return;
+  }
+  auto track_overlay = [&](const char* name, const geo::Track& track, const QColor& colour) {
+    MapView::TrackOverlay o;
+    o.name = kResultPrefix + QLatin1String(name);
+    o.points = geoPointsOf(track.poses);
+    o.t_s = timesOf(track.poses);
+    o.color = colour;
+    o.split_gap_s = 2.0;
+    return o;
+  };
+  // Flagged discrepancy segments: a wide translucent band under everything.
+  const geo::Track& primary = r.primaryTrack();
+  for (std::size_t i = 0; i < r.flagged_segments.size(); ++i) {
+    geo::Track part;
+    for (const geo::TrackPose& p : primary.poses)
+      if (p.t_s >= r.flagged_segments[i].start_s - 1e-6 && p.t_s <= r.flagged_segments[i].end_s + 1e-6)
+        part.poses.push_back(p);
+    MapView::TrackOverlay band = track_overlay("flagged", part, QColor(255, 30, 30, 110));
+    band.name += QString::number(i);
+    band.width_px = 16;
+    band.casing = false;
+    band.t_s.clear();
+    band.z = -10;
+    map_view_->setTrackOverlay(band);
+  }
+  if (!r.gnss.poses.empty()) {
+    MapView::TrackOverlay gnss = track_overlay("gnss", r.gnss, kGnssColour);
+    gnss.width_px = 2;
+    gnss.z = 1;
+    map_view_->setTrackOverlay(gnss);
+  }
+  if (!r.odometry.poses.empty()) {
+    MapView::TrackOverlay odometry = track_overlay("odometry", r.odometry, kOdometryColour);
+    odometry.line_style = Qt::DashLine;
+    odometry.width_px = 2;
+    odometry.z = 2;
+    map_view_->setTrackOverlay(odometry);
+  }
+  if (!primary.poses.empty()) {
+    MapView::TrackOverlay visual = track_overlay("visual", primary, kVisualColour);
+    visual.z = 3;
+    if (colouring_ == TrackColouring::Uncertainty) {
+      double worst = 10.0;  // metres mapped to red (at least 10 m)
+      for (const geo::TrackPose& p : primary.poses)
+        if (std::isfinite(p.sigma_m)) worst = std::max(worst, std::min(p.sigma_m, 100.0));
+      for (const geo::TrackPose& p : primary.poses) visual.point_colors.push_back(rampColour(p.sigma_m / worst));
+    } else if (colouring_ == TrackColouring::Discrepancy && !r.discrepancy.empty()) {
+      double worst = 10.0;
+      for (const DiscrepancyRecord& d : r.discrepancy) worst = std::max(worst, std::min(d.distance_m, 200.0));
+      for (const geo::TrackPose& p : primary.poses) {
+        const auto it = std::lower_bound(r.discrepancy.begin(), r.discrepancy.end(), p.frame,
+                                         [](const DiscrepancyRecord& d, std::int64_t f) { return d.frame < f; });
+        visual.point_colors.push_back(it != r.discrepancy.end() && it->frame == p.frame
+                                          ? rampColour(it->distance_m / worst)
+                                          : QColor(150, 150, 150));
+      }
+    }
+    map_view_->setTrackOverlay(visual);
+  }
+  MapView::TrackOverlay accepted, rejected;
+  accepted.name = kResultPrefix + QStringLiteral("fixes-accepted");
+  accepted.color = kAcceptedColour;
+  accepted.marker = MapView::Marker::Ring;
+  accepted.marker_px = 9;
+  rejected.name = kResultPrefix + QStringLiteral("fixes-rejected");
+  rejected.color = kRejectedColour;
+  rejected.marker = MapView::Marker::Cross;
+  for (MapView::TrackOverlay* o : {&accepted, &rejected}) {
+    o->line_style = Qt::NoPen;
+    o->z = 4;
+  }
+  for (const RegistrationFixRecord& fix : r.fixes) {
+    if (!fix.hasPosition()) continue;
+    MapView::TrackOverlay& o = fix.accepted ? accepted : rejected;
+    o.points.push_back({fix.lat_deg, fix.lon_deg, 0.0});
+    o.t_s.push_back(fix.t_s);
+  }
+  if (!accepted.points.empty()) map_view_->setTrackOverlay(accepted);
+  if (!rejected.points.empty()) map_view_->setTrackOverlay(rejected);
+}
+
+void MainWindow::showCameraAtCurrentTime() {
+  const FlightResults& r = results_model_->results();
+  const geo::Track& track = r.primaryTrack();
+  const double t_s = time_model_->currentTimeS();
+  const int index = poseIndexAt(track, t_s);
+  const double tolerance_s = std::max(1.0, 2.0 / time_model_->fps());
+  if (index < 0 || std::abs(track.poses[index].t_s - t_s) > tolerance_s) {
+    map_view_->setCameraMarker(std::nullopt);
+    return;
+  }
+  const geo::TrackPose& pose = track.poses[index];
+  MapView::CameraMarker marker;
+  marker.position = {pose.lat_deg, pose.lon_deg, 0.0};
+  marker.yaw_deg = pose.yaw_deg;
+  if (footprint_camera_) marker.footprint = footprintOf(*footprint_camera_, pose, r.ground_alt_m);
+  map_view_->setCameraMarker(marker);
+  if (follow_action_->isChecked() && time_model_->isPlaying()) map_view_->keepInView(marker.position);
+}
+
+// ---- processing ----------------------------------------------------------------------
+
+bool MainWindow::startProcessing(std::unique_ptr<ProcessingRunner> runner) {
+  io::Project project = project_;
+  if (project.results_dir.empty()) {
+    const QString base = !project_path_.isEmpty()
+                             ? project_path_
+                             : QFileInfo(QString::fromStdString(project.video_path)).absolutePath() +
+                                   QStringLiteral("/") +
+                                   QFileInfo(QString::fromStdString(project.video_path)).completeBaseName() +
+                                   QStringLiteral(".skytrace");
+    project.results_dir = io::defaultResultsDir(base.toStdString());
+  }
+  try {
+    project.check();
+  } catch (const std::exception& e) {
+    reportError(tr("Cannot process"), QString::fromStdString(e.what()));
+    return false;
+  }
+  project_ = project;
+  if (!runner) runner = std::make_unique<CliProcessRunner>();
+  const QString name = QString::fromStdString(runner->name());
+  last_live_frame_ = -1;
+  if (!processing_->start(project, std::move(runner))) return false;
+  statusBar()->showMessage(tr("Processing %1 with %2...")
+                               .arg(QFileInfo(QString::fromStdString(project.video_path)).fileName(), name));
+  updateEngineLabel();
+  return true;
+}
+
+void MainWindow::updateProcessingState() {
+  const bool running = processing_->isRunning();
+  for (QWidget* w : std::initializer_list<QWidget*>{progress_bar_, eta_label_, pause_button_, cancel_button_})
+    if (w) w->setVisible(running);
+  if (!running && progress_bar_) progress_bar_->setValue(0);
+  pause_action_->setEnabled(running);
+  pause_action_->setChecked(running && processing_->isPaused());
+  pause_action_->setText(processing_->isPaused() ? tr("&Resume") : tr("P&ause"));
+  cancel_action_->setEnabled(running);
+  process_action_->setEnabled(!running);
+}
+
+void MainWindow::updateEngineLabel() {
+  const FlightResults& r = results_model_->results();
+  const QString device = QString::fromStdString(!r.device.empty() ? r.device : project_.device);
+  QString model = QString::fromStdString(!r.feature_model.empty() ? r.feature_model : project_.feature_model);
+  if (!r.fallback_reason.empty()) model += tr(" (fallback)");
+  engine_label_->setText(tr("Device: %1 · Model: %2").arg(device, model));
+  engine_label_->setToolTip(QString::fromStdString(r.fallback_reason));
+}
+
+void MainWindow::updateActions() {
+  const FlightResults& r = results_model_->results();
+  export_track_action_->setEnabled(!r.primaryTrack().poses.empty());
+  export_report_action_->setEnabled(!r.report_json.empty());
+  export_latency_action_->setEnabled(!r.latency.empty());
+  export_map_action_->setEnabled(map_view_->hasView());
+}
+
+bool MainWindow::isLoading() const {
+  return results_loading_ || sync_timer_.isActive() || !map_view_->isIdle() ||
+         (frame_loader_->isOpen() && shown_frame_ != requested_frame_);
+}
+
+// ---- exports -------------------------------------------------------------------------
+
+bool MainWindow::exportTrack(const QString& path) {
+  const geo::Track& track = results_model_->results().primaryTrack();
+  try {
+    if (track.poses.empty()) throw std::runtime_error(tr("there is no visual track yet: process the flight or open its results").toStdString());
+    const std::optional<geo::TrackFormat> format = geo::trackFormatFromPath(path.toStdString());
+    if (!format)
+      throw std::runtime_error(tr("%1: unknown track format (use .geojson, .gpx, .kml, .gpkg or .csv)").arg(path).toStdString());
+    geo::exportTrack(track, path.toStdString(), *format);
+    return true;
+  } catch (const std::exception& e) {
+    reportError(tr("Cannot export track"), QString::fromStdString(e.what()));
+    return false;
+  }
+}
+
+bool MainWindow::exportReport(const QString& path) {
+  try {
+    const std::string& report = results_model_->results().report_json;
+    if (report.empty()) throw std::runtime_error(tr("there is no report yet: process the flight first").toStdString());
+    writeFileAtomically(path.toStdString(), report);
+    return true;
+  } catch (const std::exception& e) {
+    reportError(tr("Cannot export report"), QString::fromStdString(e.what()));
+    return false;
+  }
+}
+
+bool MainWindow::exportLatencyCsv(const QString& path) {
+  try {
+    const std::vector<engine::LatencySample>& samples = results_model_->results().latency;
+    if (samples.empty()) throw std::runtime_error(tr("there are no latency samples yet").toStdString());
+    engine::writeLatencyCsv(path.toStdString(), samples);
+    return true;
+  } catch (const std::exception& e) {
+    reportError(tr("Cannot export latency"), QString::fromStdString(e.what()));
+    return false;
+  }
+}
+
+bool MainWindow::exportMapImage(const QString& path) {
+  if (map_view_->grab().save(path)) return true;
+  reportError(tr("Cannot export image"), tr("%1 could not be written").arg(path));
+  return false;
+}
+
+bool MainWindow::exportWindowImage(const QString& path) {
+  if (grab().save(path)) return true;
+  reportError(tr("Cannot export image"), tr("%1 could not be written").arg(path));
+  return false;
+}
+
+bool MainWindow::exportPlotImage(const QString& path) {
+  if (plots_panel_->exportCurrentPlot(path)) return true;
+  reportError(tr("Cannot export image"), tr("%1 could not be written").arg(path));
+  return false;
+}
+
+// ---- file choices --------------------------------------------------------------------
+
+QString MainWindow::chooseFile(const QString& purpose, const QString& caption, const QString& filter) {
+  if (file_chooser_) return file_chooser_(purpose, caption, filter);
+  if (!options_.interactive) return {};
+  if (purpose == QLatin1String("folder")) return QFileDialog::getExistingDirectory(this, caption);
+  if (purpose == QLatin1String("save")) {
+    QString selected;
+    QString path = QFileDialog::getSaveFileName(this, caption, QString(), filter, &selected);
+    // Append the chosen filter's extension when the name has none ("Track" -> Track.gpx).
+    const int star = selected.indexOf(QLatin1String("*."));
+    if (!path.isEmpty() && QFileInfo(path).suffix().isEmpty() && star >= 0)
+      path += selected.mid(star + 1, selected.indexOf(QRegularExpression(QStringLiteral("[ )]")), star) - star - 1);
+    return path;
+  }
+  return QFileDialog::getOpenFileName(this, caption, QString(), filter);
+}
+
+void MainWindow::chooseFlight() {
+  OpenFlightDialog dialog(this);
+  dialog.setProject(project_);
+  if (dialog.exec() != QDialog::Accepted) return;
+  project_path_.clear();
+  applyProject(dialog.project());
+}
+
+void MainWindow::chooseProject() {
+  const QString path = chooseFile(QStringLiteral("open"), tr("Open Project"),
+                                  tr("Skytrace projects (*.skytrace);;All files (*)"));
+  if (!path.isEmpty()) openProject(path);
+}
+
+void MainWindow::chooseSaveProject() {
+  QString path = chooseFile(QStringLiteral("save"), tr("Save Project"), tr("Skytrace projects (*.skytrace)"));
+  if (path.isEmpty()) return;
+  if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".skytrace");
+  saveProject(path);
+}
+
+void MainWindow::chooseResults() {
+  const QString path = chooseFile(QStringLiteral("folder"), tr("Open Results Folder"), QString());
+  if (!path.isEmpty()) openResults(path);
+}
+
 void MainWindow::chooseTelemetry() {
-  const QString path = QFileDialog::getOpenFileName(
-      this, tr("Open Flight Log"), QString(),
-      tr("Flight logs (*.srt *.SRT *.ulg *.gpx *.csv);;All files (*)"));
+  const QString path = chooseFile(QStringLiteral("open"), tr("Open Flight Log"),
+                                  tr("Flight logs (*.srt *.SRT *.ulg *.gpx *.csv);;All files (*)"));
   if (!path.isEmpty()) openTelemetry(path);
 }
 
-void MainWindow::updateVideoCaption() {
-  if (!video_ || video_frame_index_ < 0) return;
-  video_panel_->showFrame(video_panel_->frame(),
-                          tr("%1 - frame %2 of %3, t = %4 s")
-                              .arg(QFileInfo(video_path_).fileName())
-                              .arg(video_frame_index_)
-                              .arg(video_->info().frame_count)
-                              .arg(video_frame_t_s_, 0, 'f', 3));
-}
-
 void MainWindow::chooseBasemap() {
-  const QString path = QFileDialog::getOpenFileName(
-      this, tr("Open Basemap"), QString(),
+  const QString path = chooseFile(
+      QStringLiteral("open"), tr("Open Basemap"),
       tr("Rasters (*.tif *.tiff *.vrt *.mbtiles *.gpkg *.jp2 *.jpg *.png);;All files (*)"));
   if (!path.isEmpty()) openBasemap(path);
 }
 
 void MainWindow::chooseVideo() {
-  const QString path = QFileDialog::getOpenFileName(
-      this, tr("Open Video"), QString(),
-      tr("Videos (*.mp4 *.mov *.mkv *.avi *.m4v *.ts);;All files (*)"));
+  const QString path = chooseFile(QStringLiteral("open"), tr("Open Video"),
+                                  tr("Videos (*.mp4 *.mov *.mkv *.avi *.m4v *.ts);;All files (*)"));
   if (!path.isEmpty()) openVideo(path);
 }
 
 void MainWindow::chooseImageFolder() {
-  const QString path = QFileDialog::getExistingDirectory(this, tr("Open Image Folder"));
+  const QString path = chooseFile(QStringLiteral("folder"), tr("Open Image Folder"), QString());
   if (!path.isEmpty()) openVideo(path);
 }
 
@@ -323,14 +1109,66 @@ void MainWindow::showAbout() {
           .arg(QCoreApplication::applicationVersion(), QString::fromLatin1(qVersion())));
 }
 
+// ---- drag and drop -------------------------------------------------------------------
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  QStringList paths;
+  for (const QUrl& url : event->mimeData()->urls())
+    if (url.isLocalFile()) paths << url.toLocalFile();
+  event->acceptProposedAction();
+  openDroppedPaths(paths);
+}
+
+void MainWindow::openDroppedPaths(const QStringList& paths) {
+  if (paths.size() == 1 && classifyInputPath(paths.first()) == InputKind::Project) {
+    openProject(paths.first());
+    return;
+  }
+  if (paths.size() == 1 && classifyInputPath(paths.first()) == InputKind::ResultsFolder) {
+    openResults(paths.first());
+    return;
+  }
+  if (options_.interactive) {  // the Open Flight dialog, filled with the dropped files
+    OpenFlightDialog dialog(this);
+    dialog.setProject(project_);
+    dialog.addPaths(paths);
+    if (dialog.exec() == QDialog::Accepted) applyProject(dialog.project());
+    return;
+  }
+  for (const QString& path : paths) {
+    switch (classifyInputPath(path)) {
+      case InputKind::Basemap: openBasemap(path); break;
+      case InputKind::Video:
+      case InputKind::ImageFolder: openVideo(path); break;
+      case InputKind::Telemetry: openTelemetry(path); break;
+      case InputKind::ResultsFolder: openResults(path); break;
+      case InputKind::Project: openProject(path); break;
+      case InputKind::CameraFile:
+        project_.camera.source = io::CameraSource::File;
+        project_.camera.file_path = QFileInfo(path).absoluteFilePath().toStdString();
+        updateFootprintCamera();
+        break;
+      case InputKind::Unknown:
+        reportError(tr("Cannot open"), tr("%1: unknown kind of file").arg(path));
+        break;
+    }
+  }
+}
+
+// ---- recent files and settings -------------------------------------------------------
+
 QStringList MainWindow::recentFiles() const {
   QStringList files;
   for (const QString& entry : recent_entries_) files << entry.section(':', 1);
   return files;
 }
 
-void MainWindow::addRecentFile(const QString& path, bool is_video) {
-  const QString entry = (is_video ? kVideoPrefix : kBasemapPrefix) + QFileInfo(path).absoluteFilePath();
+void MainWindow::addRecentFile(const QString& path, const QString& kind) {
+  const QString entry = kind + QLatin1Char(':') + QFileInfo(path).absoluteFilePath();
   recent_entries_.removeAll(entry);
   recent_entries_.prepend(entry);
   while (recent_entries_.size() > kMaxRecentFiles) recent_entries_.removeLast();
@@ -342,10 +1180,15 @@ void MainWindow::rebuildRecentMenu() {
   recent_menu_->clear();
   for (int i = 0; i < recent_entries_.size(); ++i) {
     const QString& entry = recent_entries_[i];
-    const QString path = entry.section(':', 1);
-    const QString label = entry.startsWith(kVideoPrefix) ? tr("&%1 %2 (video)") : tr("&%1 %2 (basemap)");
-    QAction* action = recent_menu_->addAction(label.arg(i + 1).arg(QDir::toNativeSeparators(path)));
-    connect(action, &QAction::triggered, this, [this, entry] { openRecent(entry); });
+    const QString kind = entry.section(':', 0, 0);
+    const QString path = QDir::toNativeSeparators(entry.section(':', 1));
+    QString label;
+    if (kind == kProjectKind) label = tr("&%1 %2 (project)");
+    else if (kind == kResultsKind) label = tr("&%1 %2 (results)");
+    else if (kind == kVideoKind) label = tr("&%1 %2 (video)");
+    else label = tr("&%1 %2 (basemap)");
+    QAction* a = recent_menu_->addAction(label.arg(i + 1).arg(path));
+    connect(a, &QAction::triggered, this, [this, entry] { openRecent(entry); });
   }
   recent_menu_->addSeparator();
   recent_menu_->addAction(clear_recent_action_);
@@ -353,21 +1196,20 @@ void MainWindow::rebuildRecentMenu() {
 }
 
 void MainWindow::openRecent(const QString& entry) {
+  const QString kind = entry.section(':', 0, 0);
   const QString path = entry.section(':', 1);
-  if (entry.startsWith(kVideoPrefix))
-    openVideo(path);
-  else
-    openBasemap(path);
+  if (kind == kProjectKind) openProject(path);
+  else if (kind == kResultsKind) openResults(path);
+  else if (kind == kVideoKind) openVideo(path);
+  else openBasemap(path);
 }
 
 void MainWindow::restoreSettings() {
   QSettings settings;
   recent_entries_ = settings.value(kRecentKey).toStringList();
+  const QStringList kinds{kProjectKind, kResultsKind, kBasemapKind, kVideoKind};
   recent_entries_.erase(std::remove_if(recent_entries_.begin(), recent_entries_.end(),
-                                       [](const QString& e) {
-                                         return !e.startsWith(kBasemapPrefix) &&
-                                                !e.startsWith(kVideoPrefix);
-                                       }),
+                                       [&](const QString& e) { return !kinds.contains(e.section(':', 0, 0)); }),
                         recent_entries_.end());
   rebuildRecentMenu();
   restoreGeometry(settings.value(kGeometryKey).toByteArray());
@@ -382,6 +1224,7 @@ void MainWindow::saveSettings() const {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  if (processing_->isRunning()) processing_->cancel();  // the destructor waits for it
   if (options_.persist_settings) saveSettings();
   QMainWindow::closeEvent(event);
 }
@@ -414,5 +1257,7 @@ void MainWindow::updateCursorLabel(bool over_map, double lat_deg, double lon_deg
   }
   cursor_label_->setText(tr("Lat %1°, Lon %2°").arg(lat_deg, 0, 'f', 6).arg(lon_deg, 0, 'f', 6));
 }
+
+TrajectoryPlot* MainWindow::trajectoryPlot() const { return plots_panel_->trajectoryPlot(); }
 
 }  // namespace skytrace::ui

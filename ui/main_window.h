@@ -1,33 +1,61 @@
-// The Skytrace main window: menus (File, View, Help), the map view in the centre, a
-// trajectory plot dock (QCustomPlot), a video dock, and a status bar with the cursor's
-// lat/lon and the map scale. Remembers recent files and its geometry/dock layout in
-// QSettings. All text goes through tr() and follows QEvent::LanguageChange.
+// The Skytrace main window, the analyst's workspace: the map view in the centre, docks
+// for the video, the plots and the timeline, menus (File, Process, Export, View,
+// Playback, Help) and a status bar (messages, processing progress/ETA, device and model
+// in use, cursor lat/lon, map scale).
 //
-// Errors (a bad basemap or video) never crash the window: in interactive mode they open
-// a message box; otherwise (--screenshot, tests) they go to the status bar, stderr and
-// errorReported(), with no modal dialog.
+// One TimeModel drives every view; one ResultsModel holds the flight's results (read
+// from a results folder, or growing live while processing). Views are synchronised on a
+// 40 ms tick: however fast time or results change, each view repaints at most once per
+// 40 ms. Video frames are decoded on FrameLoader's thread, results folders read on a
+// worker; the GUI thread only draws.
+//
+// Projects (.skytrace) hold the inputs and the results folder; reopening a processed
+// project shows its results without recomputing. Recent projects/files and the window
+// and dock layout persist in QSettings. All text goes through tr() and follows
+// QEvent::LanguageChange.
+//
+// Errors never crash the window: in interactive mode they open a message box;
+// otherwise (--screenshot, tests) they go to the status bar, stderr and errorReported(),
+// with no modal dialog. File choices go through a replaceable FileChooser so that tests
+// can drive menu actions without modal dialogs.
 // Thread: GUI thread only.
 #pragma once
 
 #include <QMainWindow>
 #include <QStringList>
+#include <QTimer>
 
+#include <functional>
 #include <memory>
+#include <optional>
+
+#include "core/io/project_file.h"
 
 class QAction;
+class QActionGroup;
 class QDockWidget;
 class QLabel;
 class QMenu;
+class QProgressBar;
+class QToolButton;
 
-namespace skytrace::io {
-class VideoSource;
+namespace skytrace::nav {
+class CameraModel;
 }
 
 namespace skytrace::ui {
 
+class FrameLoader;
 class MapView;
+class PlotsPanel;
+class ProcessingController;
+class ProcessingRunner;
+class ResultsModel;
+class TimeModel;
+class TimelineWidget;
 class TrajectoryPlot;
 class VideoPanel;
+struct FlightResults;
 
 struct MainWindowOptions {
   bool interactive = true;       // false: no modal dialogs (batch screenshot, tests)
@@ -44,26 +72,71 @@ class MainWindow : public QMainWindow {
   // Opens a basemap and adds it to the map (the first one sets the view). Returns false
   // after reporting the error.
   bool openBasemap(const QString& path);
-  // Opens a video file or image folder and shows its first frame. Returns false after
-  // reporting the error.
+  // Opens a video file or image folder; its first frame follows (decoded in the
+  // background). Returns false after reporting the error.
   bool openVideo(const QString& path);
   // Reads a flight log (DJI SRT, PX4 ULog, GPX, CSV) and draws its GNSS track on the map
   // (drawn once a basemap defines the map). Returns false after reporting the error.
   bool openTelemetry(const QString& path);
+  // Opens a .skytrace project: its basemaps, video, log, and its results when the results
+  // folder exists (read in the background; resultsLoaded follows). False after reporting.
+  bool openProject(const QString& path);
+  // Shows a project (inputs as above) without a file (the Open Flight dialog's result).
+  bool applyProject(const io::Project& project);
+  // Reads a results folder in the background and shows it (resultsLoaded follows).
+  bool openResults(const QString& folder);
+  // Saves the current project; false after reporting the error.
+  bool saveProject(const QString& path);
+  // Processes the current project with `runner` (default: skytrace-cli process).
+  bool startProcessing(std::unique_ptr<ProcessingRunner> runner = nullptr);
+
+  // Exports, each to `path` (no dialog); false after reporting the error.
+  bool exportTrack(const QString& path);  // format from the extension
+  bool exportReport(const QString& path);
+  bool exportLatencyCsv(const QString& path);
+  bool exportMapImage(const QString& path);
+  bool exportWindowImage(const QString& path);
+  bool exportPlotImage(const QString& path);
+
+  // File choices made by menu actions. The default opens QFileDialog; tests replace it.
+  // Arguments: purpose ("open"/"save"/"folder"), caption, filter; returns "" to cancel.
+  using FileChooser = std::function<QString(const QString& purpose, const QString& caption,
+                                            const QString& filter)>;
+  void setFileChooser(FileChooser chooser) { file_chooser_ = std::move(chooser); }
 
   MapView* mapView() const { return map_view_; }
-  TrajectoryPlot* trajectoryPlot() const { return trajectory_plot_; }
+  TrajectoryPlot* trajectoryPlot() const;
+  PlotsPanel* plotsPanel() const { return plots_panel_; }
   VideoPanel* videoPanel() const { return video_panel_; }
+  TimeModel* timeModel() const { return time_model_; }
+  TimelineWidget* timeline() const { return timeline_; }
+  ResultsModel* resultsModel() const { return results_model_; }
+  ProcessingController* processing() const { return processing_; }
+  FrameLoader* frameLoader() const { return frame_loader_; }
+  const io::Project& project() const { return project_; }
+  const QString& projectPath() const { return project_path_; }
   // Most recent first; each entry is a path opened successfully.
   QStringList recentFiles() const;
   QMenu* fileMenu() const { return file_menu_; }
+  QMenu* exportMenu() const { return export_menu_; }
+  QAction* action(const QString& object_name) const;
+  // Something is still loading (results folder, video frame, map tiles).
+  bool isLoading() const;
+  // Times the views were synchronised (at most one per 40 ms; for tests).
+  int viewSyncCount() const { return view_sync_count_; }
 
   static constexpr int kMaxRecentFiles = 10;
 
  Q_SIGNALS:
   void errorReported(const QString& message);
+  void resultsLoaded();
+  void projectOpened(const QString& path);
 
  public Q_SLOTS:
+  void chooseFlight();
+  void chooseProject();
+  void chooseSaveProject();
+  void chooseResults();
   void chooseBasemap();
   void chooseVideo();
   void chooseImageFolder();
@@ -73,8 +146,13 @@ class MainWindow : public QMainWindow {
  protected:
   void closeEvent(QCloseEvent* event) override;
   void changeEvent(QEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
 
  private:
+  enum class TrackColouring { Plain, Uncertainty, Discrepancy };
+
+  void createModels();
   void createActions();
   void createMenus();
   void createDocks();
@@ -82,45 +160,118 @@ class MainWindow : public QMainWindow {
   void retranslateUi();
   void restoreSettings();
   void saveSettings() const;
-  void addRecentFile(const QString& path, bool is_video);
+  void addRecentFile(const QString& path, const QString& kind);
   void rebuildRecentMenu();
   void openRecent(const QString& entry);
   void reportError(const QString& title, const QString& message);
   void updateScaleLabel();
   void updateCursorLabel(bool over_map, double lat_deg, double lon_deg);
-  void updateVideoCaption();
+  void updateEngineLabel();
+  void updateProcessingState();
+  void updateActions();
+  QString chooseFile(const QString& purpose, const QString& caption, const QString& filter);
+  void openDroppedPaths(const QStringList& paths);
+
+  // View synchronisation (one tick per 40 ms at most).
+  void scheduleSync(bool time_changed, bool results_changed);
+  void syncViews();
+  void showResultsOnMap();
+  void showCameraAtCurrentTime();
+  void showVideoOverlayFor(int frame);
+  void onFrameReady(int index, double t_s, const QImage& image);
+  void onResultsRead(const FlightResults& results);
+  void updateFootprintCamera();
+  void ensureTimeline();
 
   MainWindowOptions options_;
   MapView* map_view_ = nullptr;
-  TrajectoryPlot* trajectory_plot_ = nullptr;
+  PlotsPanel* plots_panel_ = nullptr;
   VideoPanel* video_panel_ = nullptr;
+  TimelineWidget* timeline_ = nullptr;
   QDockWidget* plot_dock_ = nullptr;
   QDockWidget* video_dock_ = nullptr;
+  QDockWidget* timeline_dock_ = nullptr;
   QLabel* cursor_label_ = nullptr;
   QLabel* scale_label_ = nullptr;
+  QLabel* engine_label_ = nullptr;
+  QProgressBar* progress_bar_ = nullptr;
+  QLabel* eta_label_ = nullptr;
+  QToolButton* pause_button_ = nullptr;
+  QToolButton* cancel_button_ = nullptr;
+
+  TimeModel* time_model_ = nullptr;
+  ResultsModel* results_model_ = nullptr;
+  FrameLoader* frame_loader_ = nullptr;
+  ProcessingController* processing_ = nullptr;
 
   QMenu* file_menu_ = nullptr;
   QMenu* recent_menu_ = nullptr;
+  QMenu* process_menu_ = nullptr;
+  QMenu* export_menu_ = nullptr;
   QMenu* view_menu_ = nullptr;
+  QMenu* colour_menu_ = nullptr;
+  QMenu* playback_menu_ = nullptr;
   QMenu* help_menu_ = nullptr;
+  QAction* open_flight_action_ = nullptr;
+  QAction* open_project_action_ = nullptr;
+  QAction* save_project_action_ = nullptr;
+  QAction* save_project_as_action_ = nullptr;
+  QAction* open_results_action_ = nullptr;
   QAction* open_basemap_action_ = nullptr;
   QAction* open_video_action_ = nullptr;
   QAction* open_folder_action_ = nullptr;
   QAction* open_telemetry_action_ = nullptr;
   QAction* clear_recent_action_ = nullptr;
   QAction* quit_action_ = nullptr;
+  QAction* process_action_ = nullptr;
+  QAction* pause_action_ = nullptr;
+  QAction* cancel_action_ = nullptr;
+  QAction* export_track_action_ = nullptr;
+  QAction* export_report_action_ = nullptr;
+  QAction* export_latency_action_ = nullptr;
+  QAction* export_map_action_ = nullptr;
+  QAction* export_window_action_ = nullptr;
+  QAction* export_plot_action_ = nullptr;
   QAction* zoom_in_action_ = nullptr;
   QAction* zoom_out_action_ = nullptr;
   QAction* zoom_fit_action_ = nullptr;
+  QAction* follow_action_ = nullptr;
+  QAction* overlay_action_ = nullptr;
+  QActionGroup* colour_group_ = nullptr;
+  QAction* colour_plain_action_ = nullptr;
+  QAction* colour_sigma_action_ = nullptr;
+  QAction* colour_discrepancy_action_ = nullptr;
+  QAction* play_action_ = nullptr;
+  QAction* step_forward_action_ = nullptr;
+  QAction* step_back_action_ = nullptr;
+  QAction* faster_action_ = nullptr;
+  QAction* slower_action_ = nullptr;
+  QAction* jump_action_ = nullptr;
   QAction* about_action_ = nullptr;
 
-  // Entries "basemap:PATH" or "video:PATH" (the kind decides how to reopen them).
+  // Entries "KIND:PATH", KIND one of project, results, basemap, video.
   QStringList recent_entries_;
+  FileChooser file_chooser_;
 
-  std::unique_ptr<io::VideoSource> video_;
+  io::Project project_;
+  QString project_path_;
+  bool results_loading_ = false;
+  quint64 results_generation_ = 0;
+  TrackColouring colouring_ = TrackColouring::Plain;
+  std::shared_ptr<const nav::CameraModel> footprint_camera_;
+  std::int64_t last_live_frame_ = -1;
+
   QString video_path_;
-  int video_frame_index_ = -1;
-  double video_frame_t_s_ = 0.0;
+  int video_frame_count_ = 0;
+  int requested_frame_ = -1;
+  int shown_frame_ = -1;
+  double shown_frame_t_s_ = 0.0;
+
+  QTimer sync_timer_;
+  bool sync_time_ = false;
+  bool sync_results_ = false;
+  int view_sync_count_ = 0;
+
   bool cursor_over_map_ = false;
   double cursor_lat_deg_ = 0.0;
   double cursor_lon_deg_ = 0.0;

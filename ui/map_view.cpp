@@ -70,6 +70,7 @@ void MapView::addBasemap(std::shared_ptr<const geo::Basemap> basemap) {
   layers_.push_back(std::move(layer));
   if (layers_.size() == 1) {
     projectOverlays();
+    projectCamera();
     zoomToFit();
   } else {
     clampScale();
@@ -80,6 +81,7 @@ void MapView::addBasemap(std::shared_ptr<const geo::Basemap> basemap) {
 void MapView::clearBasemaps() {
   layers_.clear();
   overlay_points_in_view_.assign(overlays_.size(), {});
+  camera_in_view_.clear();
   images_.clear();
   ++requested_generation_;
   shown_generation_ = requested_generation_;
@@ -97,10 +99,82 @@ void MapView::setTrackOverlay(const TrackOverlay& overlay) {
   update();
 }
 
+void MapView::removeTrackOverlay(const QString& name) {
+  const auto same_name = [&](const TrackOverlay& o) { return o.name == name; };
+  overlays_.erase(std::remove_if(overlays_.begin(), overlays_.end(), same_name), overlays_.end());
+  projectOverlays();
+  update();
+}
+
+void MapView::removeTrackOverlaysWithPrefix(const QString& prefix) {
+  if (prefix.isEmpty()) return;
+  const auto matches = [&](const TrackOverlay& o) { return o.name.startsWith(prefix); };
+  overlays_.erase(std::remove_if(overlays_.begin(), overlays_.end(), matches), overlays_.end());
+  projectOverlays();
+  update();
+}
+
 void MapView::clearTrackOverlays() {
   overlays_.clear();
   overlay_points_in_view_.clear();
   update();
+}
+
+void MapView::setCameraMarker(const std::optional<CameraMarker>& marker) {
+  camera_ = marker;
+  projectCamera();
+  update();
+}
+
+void MapView::projectCamera() {
+  camera_in_view_.clear();
+  if (!camera_ || layers_.empty()) return;
+  std::vector<geo::GeoPoint> points;
+  points.reserve(camera_->footprint.size() + 1);
+  points.push_back(camera_->position);
+  points.insert(points.end(), camera_->footprint.begin(), camera_->footprint.end());
+  try {
+    camera_in_view_ = layers_.front().basemap->converter().mapFromGeo(points);
+  } catch (const std::exception&) {
+    camera_in_view_.clear();  // outside the CRS's domain: not drawn
+  }
+}
+
+std::optional<QPointF> MapView::widgetFromGeo(const geo::GeoPoint& point) const {
+  if (layers_.empty()) return std::nullopt;
+  try {
+    return widgetFromMap(layers_.front().basemap->converter().mapFromGeo(point));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+void MapView::keepInView(const geo::GeoPoint& point) {
+  const std::optional<QPointF> p = widgetFromGeo(point);
+  if (!p) return;
+  const QRectF inner = QRectF(rect()).adjusted(0.1 * width(), 0.1 * height(), -0.1 * width(), -0.1 * height());
+  if (inner.contains(*p)) return;
+  centre_ = mapFromWidget(*p);
+  scheduleLoad();
+}
+
+std::optional<double> MapView::timeNearWidgetPoint(const QPointF& p_in_widget, double radius_px) const {
+  std::optional<double> best_t;
+  double best_d2 = radius_px * radius_px;
+  for (std::size_t i = 0; i < overlays_.size() && i < overlay_points_in_view_.size(); ++i) {
+    const TrackOverlay& overlay = overlays_[i];
+    if (overlay.t_s.size() != overlay.points.size()) continue;
+    const std::vector<geo::MapPoint>& points = overlay_points_in_view_[i];
+    for (std::size_t k = 0; k < points.size(); ++k) {
+      const QPointF d = widgetFromMap(points[k]) - p_in_widget;
+      const double d2 = d.x() * d.x() + d.y() * d.y();
+      if (d2 <= best_d2) {
+        best_d2 = d2;
+        best_t = overlay.t_s[k];
+      }
+    }
+  }
+  return best_t;
 }
 
 void MapView::projectOverlays() {
@@ -237,6 +311,108 @@ void MapView::onLoadFinished() {
   }
 }
 
+void MapView::drawOverlay(QPainter& painter, const TrackOverlay& overlay,
+                          const std::vector<geo::MapPoint>& points) const {
+  const bool coloured = overlay.point_colors.size() == points.size();
+  const bool timed = overlay.t_s.size() == points.size();
+  const QRectF visible = QRectF(rect()).adjusted(-50, -50, 50, 50);
+  std::vector<QPointF> p(points.size());
+  std::vector<bool> valid(points.size());
+  for (std::size_t k = 0; k < points.size(); ++k) {
+    valid[k] = std::isfinite(points[k].x) && std::isfinite(points[k].y);
+    if (valid[k]) p[k] = widgetFromMap(points[k]);
+  }
+  auto connected = [&](std::size_t k) {  // is there a line from k-1 to k?
+    if (!valid[k] || !valid[k - 1]) return false;
+    return !(timed && overlay.split_gap_s > 0 && overlay.t_s[k] - overlay.t_s[k - 1] > overlay.split_gap_s);
+  };
+  if (overlay.line_style != Qt::NoPen && points.size() > 1) {
+    // Runs of connected points become one polyline (one colour unless coloured).
+    for (int pass = overlay.casing ? 0 : 1; pass < 2; ++pass) {
+      QPen pen = pass == 0 ? QPen(QColor(0, 0, 0, 150), overlay.width_px + 2.5)
+                           : QPen(overlay.color, overlay.width_px);
+      pen.setStyle(pass == 0 ? Qt::SolidLine : overlay.line_style);
+      pen.setCapStyle(Qt::RoundCap);
+      pen.setJoinStyle(Qt::RoundJoin);
+      if (pass == 1 && coloured) {
+        for (std::size_t k = 1; k < points.size(); ++k) {
+          if (!connected(k)) continue;
+          pen.setColor(overlay.point_colors[k]);
+          painter.setPen(pen);
+          painter.drawLine(p[k - 1], p[k]);
+        }
+        continue;
+      }
+      painter.setPen(pen);
+      QPolygonF line;
+      for (std::size_t k = 0; k < points.size(); ++k) {
+        if (k > 0 && !connected(k) && !line.isEmpty()) {
+          painter.drawPolyline(line);
+          line.clear();
+        }
+        if (valid[k]) line << p[k];
+      }
+      if (line.size() > 1) painter.drawPolyline(line);
+    }
+  }
+  if (overlay.marker == Marker::None) return;
+  const double r = 0.5 * overlay.marker_px;
+  for (std::size_t k = 0; k < points.size(); ++k) {
+    if (!valid[k] || !visible.contains(p[k])) continue;
+    const QColor colour = coloured ? overlay.point_colors[k] : overlay.color;
+    switch (overlay.marker) {
+      case Marker::Dot:
+        painter.setPen(QPen(QColor(0, 0, 0, 180), 1.2));
+        painter.setBrush(colour);
+        painter.drawEllipse(p[k], r, r);
+        break;
+      case Marker::Ring:
+        painter.setBrush(Qt::NoBrush);
+        painter.setPen(QPen(QColor(0, 0, 0, 180), 3.5));
+        painter.drawEllipse(p[k], r, r);
+        painter.setPen(QPen(colour, 2));
+        painter.drawEllipse(p[k], r, r);
+        break;
+      case Marker::Cross:
+        for (int pass = 0; pass < 2; ++pass) {
+          painter.setPen(pass == 0 ? QPen(QColor(0, 0, 0, 180), 4) : QPen(colour, 2));
+          painter.drawLine(p[k] + QPointF(-r, -r), p[k] + QPointF(r, r));
+          painter.drawLine(p[k] + QPointF(-r, r), p[k] + QPointF(r, -r));
+        }
+        break;
+      case Marker::None:
+        break;
+    }
+  }
+  painter.setBrush(Qt::NoBrush);
+}
+
+void MapView::drawCamera(QPainter& painter) const {
+  if (!camera_ || camera_in_view_.empty()) return;
+  const QPointF centre = widgetFromMap(camera_in_view_.front());
+  if (camera_in_view_.size() >= 4) {
+    QPolygonF footprint;
+    for (std::size_t k = 1; k < camera_in_view_.size(); ++k) footprint << widgetFromMap(camera_in_view_[k]);
+    painter.setPen(QPen(QColor(255, 255, 255, 230), 2, Qt::DashLine));
+    painter.setBrush(QColor(255, 255, 255, 40));
+    painter.drawPolygon(footprint);
+  }
+  // A heading arrow (triangle) at the position; a circle when the heading is unknown.
+  painter.setPen(QPen(Qt::black, 1.5));
+  painter.setBrush(QColor(255, 64, 200));
+  if (std::isfinite(camera_->yaw_deg)) {
+    QTransform rotation;
+    rotation.translate(centre.x(), centre.y());
+    rotation.rotate(camera_->yaw_deg);  // widget y points down: clockwise = positive
+    QPolygonF arrow;
+    arrow << QPointF(0, -12) << QPointF(8, 9) << QPointF(0, 4) << QPointF(-8, 9);
+    painter.drawPolygon(rotation.map(arrow));
+  } else {
+    painter.drawEllipse(centre, 7, 7);
+  }
+  painter.setBrush(Qt::NoBrush);
+}
+
 void MapView::paintEvent(QPaintEvent*) {
   QPainter painter(this);
   painter.fillRect(rect(), QColor(38, 42, 48));
@@ -261,19 +437,14 @@ void MapView::paintEvent(QPaintEvent*) {
   }
   painter.resetTransform();
 
-  // Track overlays (a dark casing under a coloured line keeps them legible on imagery).
+  // Overlays in z order, then the camera at the current time.
   painter.setRenderHint(QPainter::Antialiasing);
-  for (std::size_t i = 0; i < overlays_.size() && i < overlay_points_in_view_.size(); ++i) {
-    QPolygonF line;
-    for (const geo::MapPoint& p : overlay_points_in_view_[i]) {
-      if (std::isfinite(p.x) && std::isfinite(p.y)) line << widgetFromMap(p);
-    }
-    if (line.isEmpty()) continue;
-    painter.setPen(QPen(QColor(0, 0, 0, 160), 5, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
-    painter.drawPolyline(line);
-    painter.setPen(QPen(overlays_[i].color, 3, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
-    painter.drawPolyline(line);
-  }
+  std::vector<std::size_t> order(std::min(overlays_.size(), overlay_points_in_view_.size()));
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [this](std::size_t a, std::size_t b) { return overlays_[a].z < overlays_[b].z; });
+  for (std::size_t i : order) drawOverlay(painter, overlays_[i], overlay_points_in_view_[i]);
+  drawCamera(painter);
 
   // Scale bar, bottom left.
   const double metres_per_px = metresPerPixel();
@@ -311,6 +482,7 @@ void MapView::mousePressEvent(QMouseEvent* event) {
   if (event->button() == Qt::LeftButton) {
     dragging_ = true;
     last_drag_pos_ = event->position();
+    press_pos_ = event->position();
     setCursor(Qt::ClosedHandCursor);
   }
   QWidget::mousePressEvent(event);
@@ -330,6 +502,11 @@ void MapView::mouseReleaseEvent(QMouseEvent* event) {
   if (event->button() == Qt::LeftButton && dragging_) {
     dragging_ = false;
     setCursor(Qt::OpenHandCursor);
+    const QPointF moved = event->position() - press_pos_;
+    if (moved.manhattanLength() <= 4.0) {  // a click, not a drag
+      if (const std::optional<double> t_s = timeNearWidgetPoint(event->position(), 12.0))
+        Q_EMIT timeClicked(*t_s);
+    }
   }
   QWidget::mouseReleaseEvent(event);
 }

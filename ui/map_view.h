@@ -29,6 +29,7 @@
 
 template <typename T>
 class QFutureWatcher;
+class QPainter;
 
 namespace skytrace::ui {
 
@@ -70,16 +71,52 @@ class MapView : public QWidget {
   // Shows all layers.
   void zoomToFit();
 
-  // A polyline drawn above the basemaps (e.g. a logged GNSS track), WGS84 degrees.
-  // Replaces an overlay of the same name. Drawn once a basemap defines the view CRS.
+  // A polyline and/or point markers drawn above the basemaps (a track, registration
+  // fixes, highlighted segments), WGS84 degrees. Replaces an overlay of the same name.
+  // Drawn once a basemap defines the view CRS, in increasing `z`.
+  enum class Marker { None, Dot, Ring, Cross };
   struct TrackOverlay {
     QString name;
     std::vector<geo::GeoPoint> points;
     QColor color;
+    // Optional, parallel to `points`: the colour of the line ending at / marker of each
+    // point (e.g. by uncertainty); empty = `color` everywhere.
+    std::vector<QColor> point_colors;
+    // Optional, parallel to `points`: their video times; makes them clickable
+    // (timeClicked). Empty = not clickable.
+    std::vector<double> t_s;
+    Qt::PenStyle line_style = Qt::SolidLine;  // Qt::NoPen: markers only
+    double width_px = 3.0;
+    bool casing = true;  // a dark outline under the line keeps it legible on imagery
+    Marker marker = Marker::None;
+    double marker_px = 7.0;
+    int z = 0;
+    // Drawn as separate polylines where consecutive points are further apart in t_s than
+    // this (gaps in a track); <= 0: never split.
+    double split_gap_s = 0.0;
   };
   void setTrackOverlay(const TrackOverlay& overlay);
+  void removeTrackOverlay(const QString& name);
+  void removeTrackOverlaysWithPrefix(const QString& prefix);
   void clearTrackOverlays();
   const std::vector<TrackOverlay>& trackOverlays() const { return overlays_; }
+
+  // The camera at the current time: its ground position, heading (deg, clockwise from
+  // north; NaN = unknown) and ground footprint polygon (may be empty). nullopt hides it.
+  struct CameraMarker {
+    geo::GeoPoint position;
+    double yaw_deg = 0.0;
+    std::vector<geo::GeoPoint> footprint;
+  };
+  void setCameraMarker(const std::optional<CameraMarker>& marker);
+  const std::optional<CameraMarker>& cameraMarker() const { return camera_; }
+  // Centres the view on a point when it left the inner 80 % of the widget.
+  void keepInView(const geo::GeoPoint& point);
+
+  // Widget position of a WGS84 point; nullopt without a view.
+  std::optional<QPointF> widgetFromGeo(const geo::GeoPoint& point) const;
+  // The clickable overlay point nearest to `p_in_widget` within `radius_px`: its time.
+  std::optional<double> timeNearWidgetPoint(const QPointF& p_in_widget, double radius_px) const;
 
   // True when what is drawn was read for the current view and no read is pending.
   bool isIdle() const;
@@ -92,6 +129,8 @@ class MapView : public QWidget {
   void idle();
   // A read failed (one message per failed read, naming the file).
   void loadFailed(const QString& message);
+  // A click (press and release without dragging) near a clickable overlay point.
+  void timeClicked(double t_s);
 
  protected:
   void paintEvent(QPaintEvent* event) override;
@@ -111,10 +150,16 @@ class MapView : public QWidget {
   geo::MapRect layersBounds() const;
 
   void projectOverlays();  // overlays_ -> overlay_points_in_view_ (view CRS)
+  void projectCamera();    // camera_ -> camera_in_view_
+  void drawOverlay(QPainter& painter, const TrackOverlay& overlay,
+                   const std::vector<geo::MapPoint>& points) const;
+  void drawCamera(QPainter& painter) const;
 
   std::vector<MapLayer> layers_;
   std::vector<TrackOverlay> overlays_;
   std::vector<std::vector<geo::MapPoint>> overlay_points_in_view_;  // parallel to overlays_
+  std::optional<CameraMarker> camera_;
+  std::vector<geo::MapPoint> camera_in_view_;  // position, then the footprint
   std::vector<MapLayerImage> images_;
   geo::MapPoint centre_;
   double units_per_px_ = 1.0;
@@ -133,6 +178,7 @@ class MapView : public QWidget {
 
   bool dragging_ = false;
   QPointF last_drag_pos_;
+  QPointF press_pos_;
 };
 
 }  // namespace skytrace::ui

@@ -1,8 +1,10 @@
 // skytrace: GUI entry point.
-//   skytrace [--basemap FILE]... [--video PATH] [--telemetry LOG] [--lang en|de] [--screenshot FILE.png]
+//   skytrace [--project P.skytrace] [--results DIR] [--basemap FILE]... [--video PATH]
+//            [--telemetry LOG] [--frame N] [--lang en|de] [--screenshot FILE.png] [FILE...]
+// Positional files are opened by kind (project, results folder, video, basemap, log).
 // --screenshot renders the window to PNG once everything named on the command line has
-// loaded (the map view reports idle), then quits: exit code 0, or 1 with a message on
-// stderr when loading or writing failed. That mode opens no modal dialog.
+// loaded (results read, map tiles and video frame shown), then quits: exit code 0, or 1
+// with a message on stderr when loading or writing failed. That mode opens no modal dialog.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QLibraryInfo>
@@ -14,6 +16,8 @@
 
 #include "ui/main_window.h"
 #include "ui/map_view.h"
+#include "ui/open_flight_dialog.h"
+#include "ui/time_model.h"
 
 namespace {
 
@@ -33,27 +37,33 @@ void printError(const QString& message) {
   QTextStream(stderr) << "skytrace: " << message << "\n";
 }
 
-// Takes the screenshot when the map has finished loading; exits the event loop.
+// Takes the screenshot when everything has loaded (polled: results, map tiles, video
+// frame); exits the event loop.
 class ScreenshotJob : public QObject {
  public:
-  ScreenshotJob(skytrace::ui::MainWindow* window, QString path)
-      : window_(window), path_(std::move(path)) {
+  ScreenshotJob(skytrace::ui::MainWindow* window, QString path, int frame)
+      : window_(window), path_(std::move(path)), frame_(frame) {
     connect(window_, &skytrace::ui::MainWindow::errorReported, this, [this](const QString&) {
       failed_ = true;
       QCoreApplication::exit(1);  // the window already printed the message to stderr
     });
-    connect(window_->mapView(), &skytrace::ui::MapView::idle, this, &ScreenshotJob::takeWhenIdle,
-            Qt::QueuedConnection);
+    connect(&poll_, &QTimer::timeout, this, &ScreenshotJob::takeWhenLoaded);
+    poll_.start(100);
     QTimer::singleShot(kScreenshotTimeoutMs, this, [] {
       printError(QCoreApplication::translate("skytrace", "timed out waiting for the map to load"));
       QCoreApplication::exit(1);
     });
-    QTimer::singleShot(0, this, &ScreenshotJob::takeWhenIdle);
   }
 
  private:
-  void takeWhenIdle() {
-    if (failed_ || done_ || !window_->mapView()->isIdle()) return;
+  void takeWhenLoaded() {
+    if (failed_ || done_ || window_->isLoading()) return;
+    if (frame_ >= 0 && !frame_set_) {  // after the results set the timeline
+      frame_set_ = true;
+      window_->timeModel()->setCurrentFrame(frame_);
+      return;
+    }
+    if (++quiet_polls_ < 3) return;  // loaded for 300 ms: nothing more is coming
     done_ = true;
     const QPixmap pixmap = window_->grab();
     if (!pixmap.save(path_, "PNG")) {
@@ -66,8 +76,12 @@ class ScreenshotJob : public QObject {
 
   skytrace::ui::MainWindow* window_;
   QString path_;
+  int frame_;
+  QTimer poll_;
   bool failed_ = false;
   bool done_ = false;
+  bool frame_set_ = false;
+  int quiet_polls_ = 0;
 };
 
 // A headless machine (CI, docs builds) has no display: --screenshot then renders with
@@ -122,6 +136,18 @@ int main(int argc, char** argv) {
       QCoreApplication::translate("skytrace",
                                   "Open a flight log (DJI SRT, PX4 ULog, GPX, CSV) and show its GNSS track."),
       QStringLiteral("LOG"));
+  const QCommandLineOption project_option(
+      QStringLiteral("project"),
+      QCoreApplication::translate("skytrace", "Open a Skytrace project (.skytrace) and its results."),
+      QStringLiteral("P"));
+  const QCommandLineOption results_option(
+      QStringLiteral("results"),
+      QCoreApplication::translate("skytrace", "Show a results folder written by skytrace-cli process."),
+      QStringLiteral("DIR"));
+  const QCommandLineOption frame_option(
+      QStringLiteral("frame"),
+      QCoreApplication::translate("skytrace", "Start at this video frame."),
+      QStringLiteral("N"));
   const QCommandLineOption lang_option(
       QStringLiteral("lang"),
       QCoreApplication::translate("skytrace", "User interface language: en or de."),
@@ -131,12 +157,24 @@ int main(int argc, char** argv) {
       QCoreApplication::translate(
           "skytrace", "Render the window to a PNG file after loading, then quit (no dialogs)."),
       QStringLiteral("FILE.png"));
-  parser.addOptions({basemap_option, video_option, telemetry_option, lang_option, screenshot_option});
+  parser.addOptions({project_option, results_option, basemap_option, video_option, telemetry_option,
+                     frame_option, lang_option, screenshot_option});
+  parser.addPositionalArgument(
+      QStringLiteral("files"),
+      QCoreApplication::translate("skytrace", "Projects, results folders, videos, basemaps or logs to open."),
+      QStringLiteral("[FILE...]"));
   parser.process(app);
-  if (!parser.positionalArguments().isEmpty()) {
-    printError(QCoreApplication::translate("skytrace", "unexpected argument %1 (see --help)")
-                   .arg(parser.positionalArguments().first()));
+  bool frame_ok = true;
+  const int start_frame = parser.isSet(frame_option) ? parser.value(frame_option).toInt(&frame_ok) : -1;
+  if (!frame_ok || (parser.isSet(frame_option) && start_frame < 0)) {
+    printError(QCoreApplication::translate("skytrace", "--frame needs a frame number >= 0"));
     return 2;
+  }
+  for (const QString& path : parser.positionalArguments()) {
+    if (skytrace::ui::classifyInputPath(path) == skytrace::ui::InputKind::Unknown) {
+      printError(QCoreApplication::translate("skytrace", "unexpected argument %1 (see --help)").arg(path));
+      return 2;
+    }
   }
 
   const QString screenshot = parser.value(screenshot_option);
@@ -149,12 +187,34 @@ int main(int argc, char** argv) {
   window.show();
 
   bool loaded = true;
+  if (parser.isSet(project_option)) loaded = window.openProject(parser.value(project_option)) && loaded;
+  for (const QString& path : parser.positionalArguments()) {
+    using skytrace::ui::InputKind;
+    switch (skytrace::ui::classifyInputPath(path)) {
+      case InputKind::Project: loaded = window.openProject(path) && loaded; break;
+      case InputKind::ResultsFolder: loaded = window.openResults(path) && loaded; break;
+      case InputKind::Video:
+      case InputKind::ImageFolder: loaded = window.openVideo(path) && loaded; break;
+      case InputKind::Basemap: loaded = window.openBasemap(path) && loaded; break;
+      case InputKind::Telemetry: loaded = window.openTelemetry(path) && loaded; break;
+      case InputKind::CameraFile:
+      case InputKind::Unknown: break;
+    }
+  }
   for (const QString& path : parser.values(basemap_option)) loaded = window.openBasemap(path) && loaded;
   if (parser.isSet(video_option)) loaded = window.openVideo(parser.value(video_option)) && loaded;
   if (parser.isSet(telemetry_option))
     loaded = window.openTelemetry(parser.value(telemetry_option)) && loaded;
-  if (!batch) return app.exec();
+  if (parser.isSet(results_option)) loaded = window.openResults(parser.value(results_option)) && loaded;
+  if (!batch) {
+    if (start_frame >= 0) {
+      QObject::connect(&window, &skytrace::ui::MainWindow::resultsLoaded, &window,
+                       [&window, start_frame] { window.timeModel()->setCurrentFrame(start_frame); });
+      window.timeModel()->setCurrentFrame(start_frame);
+    }
+    return app.exec();
+  }
   if (!loaded) return 1;  // the window printed why
-  ScreenshotJob job(&window, screenshot);
+  ScreenshotJob job(&window, screenshot, start_frame);
   return app.exec();
 }

@@ -210,6 +210,8 @@ class TestMainWindow : public QObject {
     ui::MainWindow window(batchOptions());
     window.show();
     QVERIFY(window.openVideo(QString::fromStdString(path)));
+    // Decoded on the frame loader's thread, never on the GUI thread: it arrives shortly.
+    QTRY_VERIFY_WITH_TIMEOUT(!window.videoPanel()->frame().isNull(), 10000);
     const QImage frame = window.videoPanel()->frame();
     QCOMPARE(frame.size(), QSize(320, 240));
     const QColor left = frame.pixelColor(40, 120);
@@ -289,7 +291,7 @@ class TestMainWindow : public QObject {
     QCoreApplication::installTranslator(&german);
     QCoreApplication::processEvents();  // delivers QEvent::LanguageChange
     QCOMPARE(window.fileMenu()->title(), QString("&Datei"));
-    QCOMPARE(window.findChild<QDockWidget*>("plotDock")->windowTitle(), QString("Flugbahn"));
+    QCOMPARE(window.findChild<QDockWidget*>("plotDock")->windowTitle(), QString("Diagramme"));
     QCoreApplication::removeTranslator(&german);
     QCoreApplication::processEvents();
     QCOMPARE(window.fileMenu()->title(), QString("&File"));

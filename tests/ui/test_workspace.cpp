@@ -1,0 +1,450 @@
+// The analyst's workspace end to end, offscreen, on a synthetic processed flight
+// (tests/ui/synthetic_flight.h): a project opens and shows its results without
+// recomputing (map overlays, plots, video frame, timeline with the log's UTC time);
+// a click on the map seeks the timeline and the video; exports through the menus write
+// files that read back; live processing (a fake runner) reaches the plots in batches of
+// at most one per 40 ms, and pause/cancel work; the timeline plays, steps and jumps.
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QImage>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QThread>
+#include <QtTest>
+
+#include <atomic>
+
+#include "core/engine/run_control.h"
+#include "core/geo/track_io.h"
+#include "core/util/error.h"
+#include "tests/test_support.h"
+#include "tests/ui/synthetic_flight.h"
+#include "ui/flight_results.h"
+#include "ui/latency_plot.h"
+#include "ui/main_window.h"
+#include "ui/map_view.h"
+#include "ui/open_flight_dialog.h"
+#include "ui/plots_panel.h"
+#include "ui/processing_controller.h"
+#include "ui/results_model.h"
+#include "ui/time_model.h"
+#include "ui/time_plot.h"
+#include "ui/timeline_widget.h"
+#include "ui/trajectory_plot.h"
+#include "ui/video_panel.h"
+
+using namespace skytrace;
+
+namespace {
+
+constexpr int kLoadTimeoutMs = 20000;
+
+ui::MainWindowOptions batchOptions() {
+  ui::MainWindowOptions options;
+  options.interactive = false;
+  options.persist_settings = false;
+  return options;
+}
+
+const ui::MapView::TrackOverlay* overlayNamed(const ui::MapView* map, const QString& name) {
+  for (const auto& overlay : map->trackOverlays())
+    if (overlay.name == name) return &overlay;
+  return nullptr;
+}
+
+// Feeds `frames` synthetic frames, fixes and latency samples as fast as it can, or with
+// `delay_ms` per frame (then it honours pause/cancel at every frame).
+class FakeRunner final : public ui::ProcessingRunner {
+ public:
+  FakeRunner(const geo::Track& truth, int delay_ms) : truth_(truth), delay_ms_(delay_ms) {}
+  std::string name() const override { return "fake feeder"; }
+  void run(const io::Project&, ui::ProcessingSink& sink) override {
+    const auto n = static_cast<std::int64_t>(truth_.poses.size());
+    for (std::int64_t i = 0; i < n; ++i) {
+      sink.control().checkpoint();
+      ui::LiveFrameUpdate update;
+      update.frame = i;
+      update.t_s = truth_.poses[i].t_s;
+      update.has_pose = update.has_odometry = true;
+      update.online = update.odometry = truth_.poses[i];
+      update.keypoints_px = {QPointF(10, 10), QPointF(50, 60)};
+      update.matches_from_px = {QPointF(12, 11)};
+      sink.frameProcessed(update);
+      if (i % 10 == 0) {
+        ui::RegistrationFixRecord fix;
+        fix.frame = i;
+        fix.t_s = update.t_s;
+        fix.lat_deg = truth_.poses[i].lat_deg;
+        fix.lon_deg = truth_.poses[i].lon_deg;
+        fix.accepted = true;
+        fix.inliers = 100;
+        fix.mode = "prior";
+        sink.fixComputed(fix);
+      }
+      engine::LatencySample sample;
+      sample.frame = i;
+      sample.stage = engine::Stage::Extract;
+      sample.duration_ms = 10.0 + i % 3;
+      sink.latencyRecorder()->push(sample);
+      sink.progress(i + 1, n, "visual odometry");
+      frames_done.store(i + 1);
+      if (delay_ms_ > 0) QThread::msleep(delay_ms_);
+    }
+  }
+  std::atomic<std::int64_t> frames_done{0};
+
+ private:
+  geo::Track truth_;
+  int delay_ms_;
+};
+
+// A copy of the video in its own folder: the run's default results folder (beside the
+// video) must not be the synthetic flight's, which the window would show at the end.
+QString copyOfVideo(const QString& video, const QTemporaryDir& dir) {
+  const QString copy = dir.filePath("live.mp4");
+  QFile::copy(video, copy);
+  return copy;
+}
+
+}  // namespace
+
+class TestWorkspace : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("SkytraceTests"));
+    QCoreApplication::setApplicationName(QStringLiteral("test_workspace"));
+    QVERIFY(dir_.isValid());
+    flight_ = test::writeSyntheticFlight(dir_.path());
+  }
+
+  void resultsFolderReadsBack() {
+    const ui::FlightResults r = ui::readResultsFolder(flight_.results.toStdString());
+    QCOMPARE(int(r.track.poses.size()), flight_.frames);
+    QCOMPARE(int(r.odometry.poses.size()), flight_.frames);
+    QCOMPARE(int(r.gnss.poses.size()), flight_.frames);
+    QCOMPARE(int(r.fixes.size()), flight_.accepted_fixes + flight_.rejected_fixes);
+    QCOMPARE(r.fixes[2].reason, std::string("too_few_inliers"));
+    QVERIFY(!r.fixes[2].accepted && r.fixes[1].accepted);
+    QCOMPARE(int(r.discrepancy.size()), flight_.frames);
+    QCOMPARE(int(r.flagged_segments.size()), 1);
+    QCOMPARE(r.flagged_segments[0].start_s, 3.0);
+    QCOMPARE(int(r.latency.size()), 4 * flight_.frames);
+    QCOMPARE(r.latency[1].stage, engine::Stage::Extract);
+    QCOMPARE(r.latency[5].duration_ms, 21.0);  // frame 1, extract
+    QCOMPARE(int(r.latency[1].device), -1);
+    QVERIFY(r.completed);
+    QCOMPARE(r.feature_model, std::string("sift"));
+    QCOMPARE(r.ground_alt_m, 0.0);
+    QVERIFY2(r.warnings.empty(), r.warnings.empty() ? "" : r.warnings.front().c_str());
+    QCOMPARE(ui::poseIndexAt(r.track, 2.04), 20);
+    QVERIFY(test::errorMessageOf<IoError>([&] { ui::readResultsFolder(dir_.path().toStdString() + "/none"); })
+                .contains("not a results folder"));
+  }
+
+  void projectOpensWithResultsShown() {
+    ui::MainWindow window(batchOptions());
+    window.resize(1280, 800);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QSignalSpy loaded(&window, &ui::MainWindow::resultsLoaded);
+    QSignalSpy trajectory_data(window.plotsPanel()->trajectoryPlot(), &ui::TrajectoryPlot::dataUpdated);
+    QSignalSpy latency_data(window.plotsPanel()->latencyPlot(), &ui::TimePlot::dataUpdated);
+    QSignalSpy errors(&window, &ui::MainWindow::errorReported);
+    QVERIFY(window.openProject(flight_.project));
+    QVERIFY(loaded.wait(kLoadTimeoutMs));
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isLoading(), kLoadTimeoutMs);
+    QCOMPARE(errors.count(), 0);
+
+    // Map: every layer in its own style, the camera with its footprint.
+    const ui::MapView* map = window.mapView();
+    QCOMPARE(map->basemapCount(), 1);
+    QCOMPARE(int(overlayNamed(map, "result:visual")->points.size()), flight_.frames);
+    QCOMPARE(int(overlayNamed(map, "result:odometry")->points.size()), flight_.frames);
+    QCOMPARE(overlayNamed(map, "result:odometry")->line_style, Qt::DashLine);
+    QCOMPARE(int(overlayNamed(map, "result:gnss")->points.size()), flight_.frames);
+    QCOMPARE(int(overlayNamed(map, "result:fixes-accepted")->points.size()), flight_.accepted_fixes);
+    QCOMPARE(int(overlayNamed(map, "result:fixes-rejected")->points.size()), flight_.rejected_fixes);
+    QCOMPARE(int(overlayNamed(map, "result:flagged0")->points.size()), 11);  // frames 30..40
+    QVERIFY(map->cameraMarker().has_value());
+    QCOMPARE(int(map->cameraMarker()->footprint.size()), 4);
+    QVERIFY(std::abs(map->cameraMarker()->position.lat_deg - flight_.visual.poses[0].lat_deg) < 1e-8);
+
+    // Plots got the data.
+    QVERIFY(trajectory_data.count() >= 1);
+    QCOMPARE(trajectory_data.last().first().toInt(), 3 * flight_.frames);
+    QCOMPARE(window.plotsPanel()->trajectoryPlot()->pointCount(ui::TrajectoryPlot::Visual), flight_.frames);
+    QVERIFY(latency_data.count() >= 1);
+    QCOMPARE(window.plotsPanel()->latencyPlot()->barCount(), flight_.frames);
+    QVERIFY(window.plotsPanel()->latencyPlot()->readoutText().contains("p99"));
+    QCOMPARE(window.plotsPanel()->discrepancyPlot()->shadedSpanCount(), 1);
+    QCOMPARE(window.plotsPanel()->altitudePlot()->pointCount(0), flight_.frames);
+
+    // Video and timeline: frame 0 decoded in the background, the log's UTC time shown.
+    QTRY_VERIFY_WITH_TIMEOUT(!window.videoPanel()->frame().isNull(), kLoadTimeoutMs);
+    QCOMPARE(window.videoPanel()->frame().size(), QSize(160, 120));
+    QVERIFY(window.videoPanel()->caption().contains("frame 0 of 60"));
+    QVERIFY2(window.videoPanel()->badge().contains("global"), qPrintable(window.videoPanel()->badge()));
+    QCOMPARE(window.timeModel()->frameCount(), flight_.frames);
+    QCOMPARE(window.timeline()->timeLabel()->text(), QString("2024-06-01 10:00:00.000 UTC"));
+  }
+
+  void clickOnMapSeeksTimelineAndVideo() {
+    ui::MainWindow window(batchOptions());
+    window.resize(1280, 800);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QSignalSpy loaded(&window, &ui::MainWindow::resultsLoaded);
+    QVERIFY(window.openProject(flight_.project));
+    QVERIFY(loaded.wait(kLoadTimeoutMs));
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isLoading(), kLoadTimeoutMs);
+
+    const int target = 47;  // not a fix frame, far from the other tracks' nearest points
+    const geo::TrackPose& pose = flight_.visual.poses[target];
+    const std::optional<QPointF> p = window.mapView()->widgetFromGeo({pose.lat_deg, pose.lon_deg, 0.0});
+    QVERIFY(p.has_value());
+    QVERIFY(window.mapView()->rect().contains(p->toPoint()));
+    QTest::mouseClick(window.mapView(), Qt::LeftButton, {}, p->toPoint());
+    QCOMPARE(window.timeModel()->currentFrame(), target);
+    QTRY_VERIFY_WITH_TIMEOUT(window.videoPanel()->caption().contains("frame 47 of 60"), kLoadTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(std::abs(window.mapView()->cameraMarker()->position.lat_deg - pose.lat_deg) < 1e-8, 2000);
+    QTRY_COMPARE_WITH_TIMEOUT(window.plotsPanel()->altitudePlot()->cursorTime(), target / flight_.fps, 2000);
+    // A drag is not a click: the time stays.
+    QTest::mousePress(window.mapView(), Qt::LeftButton, {}, QPoint(100, 100));
+    QTest::mouseMove(window.mapView(), QPoint(160, 140));
+    QTest::mouseRelease(window.mapView(), Qt::LeftButton, {}, QPoint(160, 140));
+    QCOMPARE(window.timeModel()->currentFrame(), target);
+  }
+
+  void exportsThroughTheMenusWriteValidFiles() {
+    ui::MainWindow window(batchOptions());
+    window.resize(1280, 800);
+    window.show();
+    QSignalSpy loaded(&window, &ui::MainWindow::resultsLoaded);
+    QVERIFY(window.openProject(flight_.project));
+    QVERIFY(loaded.wait(kLoadTimeoutMs));
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isLoading(), kLoadTimeoutMs);
+    QTemporaryDir out;
+    QString next_path;
+    QStringList captions;
+    window.setFileChooser([&](const QString& purpose, const QString& caption, const QString&) {
+      captions << purpose + ":" + caption;
+      return next_path;
+    });
+    QSignalSpy errors(&window, &ui::MainWindow::errorReported);
+
+    for (const char* suffix : {"gpx", "geojson", "kml", "gpkg", "csv"}) {
+      next_path = out.filePath(QString("track.%1").arg(suffix));
+      window.action("exportTrack")->trigger();
+      const geo::Track back = geo::readTrack(next_path.toStdString());
+      QCOMPARE(int(back.poses.size()), flight_.frames);
+      QVERIFY(std::abs(back.poses[33].lat_deg - flight_.visual.poses[33].lat_deg) < 1e-7);
+      QVERIFY(std::abs(back.poses[33].lon_deg - flight_.visual.poses[33].lon_deg) < 1e-7);
+    }
+    QVERIFY(captions.first().startsWith("save:"));
+
+    next_path = out.filePath("report.json");
+    window.action("exportReport")->trigger();
+    QFile report(next_path);
+    QVERIFY(report.open(QIODevice::ReadOnly));
+    QVERIFY(QJsonDocument::fromJson(report.readAll()).object().value("completed").toBool());
+
+    next_path = out.filePath("latency.csv");
+    window.action("exportLatency")->trigger();
+    QFile latency(next_path);
+    QVERIFY(latency.open(QIODevice::ReadOnly | QIODevice::Text));
+    QCOMPARE(latency.readLine().trimmed(), QByteArray("frame,stage,start_ms,duration_ms,device,device_bytes_in_use"));
+    int rows = 0;
+    while (!latency.readLine().isEmpty()) ++rows;
+    QCOMPARE(rows, 4 * flight_.frames);
+
+    next_path = out.filePath("map.png");
+    window.action("exportMapImage")->trigger();
+    QCOMPARE(QImage(next_path).size(), window.mapView()->size());
+    window.plotsPanel()->tabs()->setCurrentIndex(5);  // latency
+    next_path = out.filePath("latency.pdf");
+    window.action("exportPlotImage")->trigger();
+    QFile pdf(next_path);
+    QVERIFY(pdf.open(QIODevice::ReadOnly));
+    QVERIFY(pdf.read(5) == "%PDF-");
+    next_path = out.filePath("plot.png");
+    window.action("exportPlotImage")->trigger();
+    QVERIFY(!QImage(next_path).isNull());
+    QCOMPARE(errors.count(), 0);
+
+    next_path = out.filePath("track.xyz");  // unknown format: a clear error, nothing written
+    window.action("exportTrack")->trigger();
+    QCOMPARE(errors.count(), 1);
+    QVERIFY(errors.last().first().toString().contains("unknown track format"));
+    next_path.clear();  // cancelled dialog: nothing happens
+    window.action("exportTrack")->trigger();
+    QCOMPARE(errors.count(), 1);
+  }
+
+  void projectSavesAndReopens() {
+    QTemporaryDir out;
+    const QString path = out.filePath("copy.skytrace");
+    {
+      ui::MainWindow window(batchOptions());
+      QVERIFY(window.openProject(flight_.project));
+      window.setFileChooser([&](const QString&, const QString&, const QString&) { return out.filePath("copy"); });
+      window.action("saveProjectAs")->trigger();  // ".skytrace" is appended
+      QVERIFY(QFile::exists(path));
+    }
+    const io::Project project = io::readProjectFile(path.toStdString());
+    QCOMPARE(QString::fromStdString(project.video_path), flight_.video);
+    QCOMPARE(QString::fromStdString(project.results_dir), flight_.results);
+    QCOMPARE(project.camera.source, io::CameraSource::HorizontalFov);
+  }
+
+  void liveProcessingIsBatchedAndReachesThePlots() {
+    QTemporaryDir run_dir;
+    ui::MainWindow window(batchOptions());
+    window.resize(1280, 800);
+    window.show();
+    QVERIFY(window.openBasemap(flight_.basemap));
+    QVERIFY(window.openVideo(copyOfVideo(flight_.video, run_dir)));
+    QSignalSpy trajectory_data(window.plotsPanel()->trajectoryPlot(), &ui::TrajectoryPlot::dataUpdated);
+    QSignalSpy finished(window.processing(), &ui::ProcessingController::finished);
+    QSignalSpy failed(window.processing(), &ui::ProcessingController::failed);
+
+    // 3000 frames as fast as the feeder can push them.
+    geo::Track long_track = flight_.visual;
+    long_track.poses.clear();
+    for (int k = 0; k < 50; ++k)
+      for (geo::TrackPose p : flight_.visual.poses) {
+        p.frame = static_cast<std::int64_t>(long_track.poses.size());
+        p.t_s = p.frame / flight_.fps;
+        long_track.poses.push_back(p);
+      }
+    const int changes_before = window.resultsModel()->changeCount();
+    const int syncs_before = window.viewSyncCount();
+    QElapsedTimer clock;
+    clock.start();
+    QVERIFY(window.startProcessing(std::make_unique<FakeRunner>(long_track, 0)));
+    QVERIFY(finished.wait(kLoadTimeoutMs));
+    QTest::qWait(100);  // the last coalesced update
+    const qint64 elapsed_ms = clock.elapsed();
+    QCOMPARE(failed.count(), 0);
+    QCOMPARE(finished.first().at(0).toBool(), true);
+    const ui::FlightResults& r = window.resultsModel()->results();
+    QCOMPARE(int(r.online.poses.size()), 3000);
+    QCOMPARE(int(r.fixes.size()), 300);
+    QCOMPARE(int(r.latency.size()), 3000);  // every sample, through the 40 ms publisher
+    // At most one model change and one view sync per 40 ms (+2 for the edges).
+    const int changes = window.resultsModel()->changeCount() - changes_before;
+    const int syncs = window.viewSyncCount() - syncs_before;
+    const int bound = static_cast<int>(elapsed_ms / 40) + 2;
+    QVERIFY2(changes <= bound && syncs <= bound,
+             qPrintable(QString("%1 changes, %2 syncs in %3 ms").arg(changes).arg(syncs).arg(elapsed_ms)));
+    QVERIFY(trajectory_data.count() >= 1 && trajectory_data.count() <= bound);
+    QCOMPARE(window.plotsPanel()->trajectoryPlot()->pointCount(ui::TrajectoryPlot::Visual), 3000);
+    QCOMPARE(window.plotsPanel()->latencyPlot()->barCount(), 3000);
+    QCOMPARE(int(overlayNamed(window.mapView(), "result:visual")->points.size()), 3000);
+  }
+
+  void pauseAndCancelStopTheRun() {
+    QTemporaryDir run_dir;
+    ui::MainWindow window(batchOptions());
+    QVERIFY(window.openBasemap(flight_.basemap));
+    QVERIFY(window.openVideo(copyOfVideo(flight_.video, run_dir)));
+    QSignalSpy finished(window.processing(), &ui::ProcessingController::finished);
+    QSignalSpy progress(window.processing(), &ui::ProcessingController::progressChanged);
+    auto runner = std::make_unique<FakeRunner>(flight_.visual, 20);
+    FakeRunner* feeder = runner.get();
+    QVERIFY(window.startProcessing(std::move(runner)));
+    QTRY_VERIFY_WITH_TIMEOUT(feeder->frames_done.load() >= 5, 5000);
+    window.action("pauseProcessing")->trigger();
+    QVERIFY(window.processing()->isPaused());
+    QTest::qWait(100);
+    const std::int64_t at_pause = feeder->frames_done.load();
+    QTest::qWait(300);
+    QVERIFY(feeder->frames_done.load() <= at_pause + 1);  // at most the frame in progress
+    QVERIFY(progress.count() >= 1);
+    QVERIFY(progress.last().at(0).toDouble() > 0.0);
+    window.action("cancelProcessing")->trigger();
+    QVERIFY(finished.wait(5000));
+    QCOMPARE(finished.first().at(0).toBool(), false);  // cancelled
+    QVERIFY(feeder->frames_done.load() < flight_.frames);
+    // What was computed stays shown.
+    QVERIFY(!window.resultsModel()->results().online.poses.empty());
+    QVERIFY(!window.processing()->isRunning());
+  }
+
+  void timelinePlaysStepsAndJumps() {
+    ui::TimeModel model;
+    ui::TimelineWidget timeline(&model);
+    model.setTimeline(600, 30.0, 1717236000.0);
+    QCOMPARE(timeline.slider()->maximum(), 599);
+    model.stepForward();
+    model.stepForward();
+    QCOMPARE(model.currentFrame(), 2);
+    model.stepBackward();
+    QCOMPARE(model.currentFrame(), 1);
+    timeline.timeEdit()->setText("0:02.5");
+    QMetaObject::invokeMethod(timeline.timeEdit(), "editingFinished");
+    QCOMPARE(model.currentFrame(), 75);
+    QCOMPARE(timeline.timeLabel()->text(), QString("2024-06-01 10:00:02.500 UTC"));
+    timeline.slider()->setValue(300);
+    QCOMPARE(model.currentFrame(), 300);
+
+    QSignalSpy frames(&model, &ui::TimeModel::currentFrameChanged);
+    timeline.speedBox()->setCurrentIndex(timeline.speedBox()->count() - 1);  // 16x
+    QCOMPARE(model.speed(), 16.0);
+    model.play();
+    QTest::qWait(400);
+    model.pause();
+    // 0.4 s at 16x = 6.4 s = 192 frames (timer slack allowed), in <= 25 steps per second.
+    const int advanced = model.currentFrame() - 300;
+    QVERIFY2(advanced > 120 && advanced < 300, qPrintable(QString::number(advanced)));
+    QVERIFY2(frames.count() <= 13, qPrintable(QString::number(frames.count())));
+    model.setSpeed(0.1);
+    QCOMPARE(model.speed(), 0.25);
+    double t_s = 0;
+    QVERIFY(ui::parseTimeText("1:02:03.5", &t_s));
+    QCOMPARE(t_s, 3723.5);
+    QVERIFY(!ui::parseTimeText("abc", &t_s));
+  }
+
+  void openFlightDialogSortsFilesAndExplainsMissingWeights() {
+    QTemporaryDir models;
+    qputenv("SKYTRACE_MODEL_DIR", models.path().toUtf8());
+    ui::OpenFlightDialog dialog;
+    QVERIFY(!dialog.validationMessage().isEmpty());  // no video, no basemap
+    const QStringList unplaced = dialog.addPaths(
+        {flight_.video, flight_.basemap, flight_.results + "/track.csv", flight_.results + "/camera.json",
+         flight_.results, dir_.filePath("notes.txt")});
+    QCOMPARE(unplaced, QStringList{dir_.filePath("notes.txt")});
+    const io::Project project = dialog.project();
+    QCOMPARE(QString::fromStdString(project.video_path), flight_.video);
+    QCOMPARE(int(project.basemap_paths.size()), 1);
+    QCOMPARE(QString::fromStdString(project.telemetry_path), flight_.results + "/track.csv");
+    QCOMPARE(project.camera.source, io::CameraSource::File);
+    QCOMPARE(QString::fromStdString(project.results_dir), flight_.results);
+    QVERIFY2(dialog.validationMessage().isEmpty(), qPrintable(dialog.validationMessage()));
+
+    QVERIFY(ui::OpenFlightDialog::weightsNoteFor("sift").isEmpty());
+    const QString note = ui::OpenFlightDialog::weightsNoteFor("aliked-n16rot");
+    QVERIFY2(note.contains("aliked-n16rot.pth") && note.contains("SIFT"), qPrintable(note));
+    QFile weights(models.filePath("aliked-n16rot.pth"));
+    QVERIFY(weights.open(QIODevice::WriteOnly));
+    weights.close();
+    QVERIFY(ui::OpenFlightDialog::weightsNoteFor("aliked-n16rot").isEmpty());
+    qunsetenv("SKYTRACE_MODEL_DIR");
+  }
+
+ private:
+  QTemporaryDir dir_;
+  test::SyntheticFlight flight_;
+};
+
+QTEST_MAIN(TestWorkspace)
+#include "test_workspace.moc"

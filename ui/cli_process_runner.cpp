@@ -1,0 +1,106 @@
+#include "ui/cli_process_runner.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QStandardPaths>
+
+#include <csignal>
+#include <sys/types.h>
+
+#include "core/util/error.h"
+
+namespace skytrace::ui {
+namespace {
+constexpr int kPollMs = 100;
+constexpr int kPercentScale = 1000;  // progress() counts in 1/1000 when the CLI gives percent
+}  // namespace
+
+bool parseCliProgressLine(const QString& line, QString* stage, int* percent) {
+  static const QRegularExpression pattern(QStringLiteral("^\\s*(.*\\S)\\s+(\\d{1,3})%\\s*$"));
+  const QRegularExpressionMatch match = pattern.match(line);
+  if (!match.hasMatch()) return false;
+  *stage = match.captured(1);
+  *percent = match.captured(2).toInt();
+  return *percent <= 100;
+}
+
+CliProcessRunner::CliProcessRunner(QString executable) : executable_(std::move(executable)) {}
+
+QString CliProcessRunner::findExecutable() {
+  const QString app_dir = QCoreApplication::applicationDirPath();
+  for (const QString& candidate : {app_dir + QStringLiteral("/skytrace-cli"),
+                                   app_dir + QStringLiteral("/../cli/skytrace-cli"),
+                                   app_dir + QStringLiteral("/../app/cli/skytrace-cli")}) {
+    const QFileInfo info(candidate);
+    if (info.isFile() && info.isExecutable()) return info.canonicalFilePath();
+  }
+  return QStandardPaths::findExecutable(QStringLiteral("skytrace-cli"));
+}
+
+QStringList CliProcessRunner::argumentsFor(const io::Project& project) {
+  QStringList args{QStringLiteral("process"), QStringLiteral("--video"),
+                   QString::fromStdString(project.video_path)};
+  for (const std::string& basemap : project.basemap_paths)
+    args << QStringLiteral("--basemap") << QString::fromStdString(basemap);
+  if (!project.telemetry_path.empty())
+    args << QStringLiteral("--telemetry") << QString::fromStdString(project.telemetry_path);
+  if (project.camera.source == io::CameraSource::File)
+    args << QStringLiteral("--camera") << QString::fromStdString(project.camera.file_path);
+  args << QStringLiteral("--device") << QString::fromStdString(project.device);
+  args << QStringLiteral("--out") << QString::fromStdString(project.results_dir);
+  return args;
+}
+
+void CliProcessRunner::run(const io::Project& project, ProcessingSink& sink) {
+  const QString executable = executable_.isEmpty() ? findExecutable() : executable_;
+  if (executable.isEmpty())
+    throw IoError("skytrace-cli was not found next to skytrace or on PATH: it runs the processing");
+  QProcess process;
+  process.setProgram(executable);
+  process.setArguments(argumentsFor(project));
+  process.start();
+  if (!process.waitForStarted(10000))
+    throw IoError(executable.toStdString() + " could not be started: " + process.errorString().toStdString());
+
+  QString pending;   // stderr text not yet split into lines
+  QString last_lines;  // the end of stderr, for the error message
+  bool stopped = false, interrupted = false;
+  while (process.state() != QProcess::NotRunning) {
+    process.waitForFinished(kPollMs);
+    pending += QString::fromLocal8Bit(process.readAllStandardError());
+    process.readAllStandardOutput();  // not needed; keep the pipe drained
+    const QStringList lines = pending.split(QRegularExpression(QStringLiteral("[\\r\\n]")));
+    for (int i = 0; i + 1 < lines.size(); ++i) {
+      QString stage;
+      int percent = 0;
+      if (parseCliProgressLine(lines[i], &stage, &percent))
+        sink.progress(percent * (kPercentScale / 100), kPercentScale, stage.toStdString());
+      else if (!lines[i].trimmed().isEmpty())
+        last_lines = (last_lines + QLatin1Char('\n') + lines[i]).right(2000);
+    }
+    pending = lines.back();
+
+    const auto pid = static_cast<pid_t>(process.processId());
+    const bool paused = sink.control().isPaused() && !sink.control().isCancelled();
+    if (pid > 0 && paused != stopped) {
+      ::kill(pid, paused ? SIGSTOP : SIGCONT);
+      stopped = paused;
+    }
+    if (pid > 0 && sink.control().isCancelled() && !interrupted) {
+      if (stopped) ::kill(pid, SIGCONT);
+      ::kill(pid, SIGINT);  // the CLI writes the partial results and exits 130
+      interrupted = stopped = false;
+      interrupted = true;
+    }
+  }
+  last_lines += QLatin1Char('\n') + pending;
+  if (interrupted) throw Cancelled();
+  if (process.exitStatus() != QProcess::NormalExit || process.exitCode() != 0)
+    throw Error("skytrace-cli process failed (exit code " + std::to_string(process.exitCode()) + "): " +
+                last_lines.trimmed().toStdString());
+}
+
+}  // namespace skytrace::ui

@@ -1,0 +1,89 @@
+// FlightResults: everything the views show about one processed (or processing) flight,
+// and the reader of a `skytrace-cli process` results folder (docs/process_output.md).
+// Plain values (copyable, no Qt objects): read on a worker thread, handed to the GUI.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/engine/latency_recorder.h"
+#include "core/geo/track.h"
+
+namespace skytrace::ui {
+
+// One basemap registration attempt (a row of fixes.csv).
+struct RegistrationFixRecord {
+  std::int64_t frame = -1;
+  double t_s = 0.0;
+  double lat_deg = 0.0, lon_deg = 0.0;
+  double alt_m = std::numeric_limits<double>::quiet_NaN();
+  double yaw_deg = std::numeric_limits<double>::quiet_NaN();
+  double sigma_m = std::numeric_limits<double>::quiet_NaN();
+  int inliers = 0;
+  double inlier_ratio = 0.0;
+  bool accepted = false;
+  std::string reason;  // why it was rejected; empty when accepted
+  std::string mode;    // "prior" or "global"
+  bool hasPosition() const { return lat_deg != 0.0 || lon_deg != 0.0; }
+};
+
+// Visual-vs-GNSS horizontal distance at one frame (a row of discrepancy.csv).
+struct DiscrepancyRecord {
+  std::int64_t frame = -1;
+  double t_s = 0.0;
+  double distance_m = 0.0;
+  double sigma_m = std::numeric_limits<double>::quiet_NaN();
+  bool flagged = false;
+};
+
+// A flagged stretch of GNSS discrepancy (report.json discrepancy.segments).
+struct FlaggedSegment {
+  double start_s = 0.0, end_s = 0.0;
+  std::int64_t start_frame = -1, end_frame = -1;
+  double max_m = 0.0;
+};
+
+struct FlightResults {
+  std::string folder;     // where it was read from; empty for live results
+  geo::Track track;       // fused visual track (smoothed, or the online one while live)
+  geo::Track odometry;    // raw visual odometry
+  geo::Track online;      // causal estimate
+  geo::Track gnss;        // logged GNSS (empty without telemetry)
+  std::vector<RegistrationFixRecord> fixes;
+  std::vector<DiscrepancyRecord> discrepancy;
+  std::vector<FlaggedSegment> flagged_segments;
+  std::vector<engine::LatencySample> latency;
+  std::string report_json;  // report.json as written (empty when absent)
+  bool completed = false;
+  std::string device;
+  std::string feature_model;
+  std::string fallback_reason;
+  // Ground height (ellipsoidal metres) under the flight, for camera footprints; NaN when
+  // unknown (report.json "ground_alt_m", else flight.json's ENU origin beside the video).
+  double ground_alt_m = std::numeric_limits<double>::quiet_NaN();
+  std::vector<std::string> warnings;  // optional files missing or unreadable
+
+  bool empty() const { return track.poses.empty() && odometry.poses.empty() && online.poses.empty(); }
+  // The track the views follow: the fused one, else the online one, else odometry.
+  const geo::Track& primaryTrack() const;
+};
+
+// True when `folder` looks like a results folder (holds track.csv or report.json).
+bool isResultsFolder(const std::string& folder);
+
+// Reads a results folder. Throws IoError when the folder has neither track.csv nor
+// report.json, FormatError naming the file when one of them is malformed; a missing or
+// malformed optional file (odometry, online, gnss, fixes, discrepancy, latency) only
+// adds a warning.
+FlightResults readResultsFolder(const std::string& folder);
+
+// Index of the pose nearest in time to t_s (binary search on t_s; poses in time order);
+// -1 for an empty track.
+int poseIndexAt(const geo::Track& track, double t_s);
+
+// The engine's stage for a name written by engine::stageName; false when unknown.
+bool stageFromName(const std::string& name, engine::Stage* stage);
+
+}  // namespace skytrace::ui

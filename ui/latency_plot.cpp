@@ -1,0 +1,152 @@
+#include "ui/latency_plot.h"
+
+#include <QEvent>
+#include <QLabel>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <array>
+#include <map>
+
+#include "ui/qcustomplot_include.h"
+
+namespace skytrace::ui {
+namespace {
+
+const QColor kStageColours[engine::kStageCount] = {
+    QColor(150, 150, 150), QColor(110, 170, 220), QColor(230, 90, 60),  QColor(240, 170, 40),
+    QColor(120, 190, 90),  QColor(150, 110, 200), QColor(200, 90, 160), QColor(70, 190, 190)};
+
+double nearestRank(std::vector<double> values, double q) {
+  if (values.empty()) return 0.0;
+  std::sort(values.begin(), values.end());
+  const std::size_t rank = static_cast<std::size_t>(std::ceil(q * values.size()));
+  return values[std::clamp<std::size_t>(rank, 1, values.size()) - 1];
+}
+
+}  // namespace
+
+LatencyPlot::LatencyPlot(QWidget* parent) : TimePlot(parent) {
+  readout_ = new QLabel(this);
+  readout_->setWordWrap(true);
+  readout_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  static_cast<QVBoxLayout*>(layout())->insertWidget(0, readout_);
+  QCPBars* below = nullptr;
+  for (int i = 0; i < engine::kStageCount; ++i) {
+    auto* bars = new QCPBars(plot_->xAxis, plot_->yAxis);
+    bars->setPen(Qt::NoPen);
+    bars->setBrush(kStageColours[i]);
+    bars->setName(QString::fromLatin1(engine::stageName(static_cast<engine::Stage>(i))));
+    bars->setStackingGap(0);
+    if (below) bars->moveAbove(below);
+    below = bars;
+    bars_.push_back(bars);
+  }
+  retranslateUi();
+}
+
+void LatencyPlot::setSamples(const std::vector<engine::LatencySample>& samples, double fps) {
+  // Per frame and stage: the summed duration (a stage may run more than once per frame).
+  std::map<std::int64_t, std::array<double, engine::kStageCount>> by_frame;
+  for (const engine::LatencySample& s : samples) {
+    if (s.frame < 0) continue;
+    auto [it, inserted] = by_frame.try_emplace(s.frame);
+    if (inserted) it->second.fill(0.0);
+    it->second[static_cast<int>(s.stage)] += s.duration_ms;
+  }
+  const double width_s = fps > 0 ? 1.0 / fps : 0.1;
+  std::vector<double> totals;
+  totals.reserve(by_frame.size());
+  for (int stage = 0; stage < engine::kStageCount; ++stage) {
+    QVector<double> keys, values;
+    keys.reserve(static_cast<int>(by_frame.size()));
+    values.reserve(static_cast<int>(by_frame.size()));
+    for (const auto& [frame, durations] : by_frame) {
+      keys << frame * width_s;
+      values << durations[stage];
+    }
+    bars_[stage]->setWidth(width_s);
+    bars_[stage]->setData(keys, values, true);
+    bars_[stage]->setVisible(std::any_of(values.begin(), values.end(), [](double v) { return v > 0; }));
+  }
+  for (const auto& [frame, durations] : by_frame) {
+    double total = 0.0;
+    for (double d : durations) total += d;
+    totals.push_back(total);
+  }
+  frames_ = static_cast<int>(by_frame.size());
+  frame_p50_ms_ = nearestRank(totals, 0.50);
+  frame_p99_ms_ = nearestRank(totals, 0.99);
+  stats_ = engine::computeStageStatistics(samples);
+  const double max_total = totals.empty() ? 1.0 : *std::max_element(totals.begin(), totals.end());
+  plot_->yAxis->setRange(0.0, std::max(1.0, 1.1 * max_total));
+  if (!by_frame.empty()) plot_->xAxis->setRange(0.0, std::max(1.0, (by_frame.rbegin()->first + 1) * width_s));
+  retranslateUi();
+  Q_EMIT dataUpdated(frames_);
+}
+
+int LatencyPlot::barCount() const { return frames_; }
+
+QString LatencyPlot::readoutText() const { return readout_->text(); }
+
+void LatencyPlot::retranslateUi() {
+  setAxisTitles(tr("Video time [s]"), tr("Latency per frame [ms]"));
+  if (frames_ == 0) {
+    readout_->setText(tr("No latency samples yet."));
+    return;
+  }
+  QStringList parts;
+  parts << tr("Frame: p50 %1 ms, p99 %2 ms (%3 frames)")
+               .arg(frame_p50_ms_, 0, 'f', 1)
+               .arg(frame_p99_ms_, 0, 'f', 1)
+               .arg(frames_);
+  for (const engine::StageStatistics& s : stats_)
+    parts << tr("%1: p50 %2 / p99 %3 ms")
+                 .arg(QString::fromLatin1(engine::stageName(s.stage)))
+                 .arg(s.p50_ms, 0, 'f', 1)
+                 .arg(s.p99_ms, 0, 'f', 1);
+  readout_->setText(parts.join(QStringLiteral(" · ")));
+}
+
+void LatencyPlot::changeEvent(QEvent* event) {
+  if (event->type() == QEvent::LanguageChange) retranslateUi();
+  TimePlot::changeEvent(event);
+}
+
+GpuMemoryPlot::GpuMemoryPlot(QWidget* parent) : TimePlot(parent) {
+  addSeries(QColor(120, 190, 90), Qt::SolidLine, 1.5);
+  retranslateUi();
+}
+
+void GpuMemoryPlot::setSamples(const std::vector<engine::LatencySample>& samples, double fps) {
+  std::map<std::int64_t, double> mib_by_frame;
+  for (const engine::LatencySample& s : samples) {
+    if (s.frame < 0 || s.device_bytes_in_use < 0) continue;
+    double& mib = mib_by_frame[s.frame];
+    mib = std::max(mib, s.device_bytes_in_use / (1024.0 * 1024.0));
+  }
+  QVector<double> t_s, mib;
+  for (const auto& [frame, value] : mib_by_frame) {
+    t_s << frame / (fps > 0 ? fps : 10.0);
+    mib << value;
+  }
+  has_data_ = !mib.isEmpty();
+  setSeriesData(0, t_s, mib);
+  rescale(0.0);
+  if (has_data_) plot_->xAxis->setRange(0.0, t_s.back() + 1.0);
+  retranslateUi();
+  commitData();
+}
+
+void GpuMemoryPlot::retranslateUi() {
+  setAxisTitles(tr("Video time [s]"), tr("GPU memory in use [MiB]"));
+  setSeriesName(0, has_data_ ? tr("GPU memory") : tr("GPU memory (no GPU samples: CPU run)"));
+}
+
+void GpuMemoryPlot::changeEvent(QEvent* event) {
+  if (event->type() == QEvent::LanguageChange) retranslateUi();
+  TimePlot::changeEvent(event);
+}
+
+}  // namespace skytrace::ui

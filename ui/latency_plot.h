@@ -1,0 +1,57 @@
+// LatencyPlot: per-frame pipeline latency, one stacked bar per frame (stages in engine
+// order, one colour each) over video time, with a p50/p99 readout per stage and for the
+// whole frame. Live: setSamples is called with the growing history (at most every 40 ms).
+// Thread: GUI thread only.
+#pragma once
+
+#include <vector>
+
+#include "core/engine/latency_recorder.h"
+#include "ui/time_plot.h"
+
+class QCPBars;
+class QLabel;
+
+namespace skytrace::ui {
+
+class LatencyPlot : public TimePlot {
+  Q_OBJECT
+
+ public:
+  explicit LatencyPlot(QWidget* parent = nullptr);
+
+  // All samples so far; frame i is drawn at t = i / fps.
+  void setSamples(const std::vector<engine::LatencySample>& samples, double fps);
+  int barCount() const;  // frames with at least one sample
+  QString readoutText() const;
+
+ protected:
+  void changeEvent(QEvent* event) override;
+
+ private:
+  void retranslateUi();
+
+  std::vector<QCPBars*> bars_;  // one per engine::Stage, stacked in order
+  QLabel* readout_ = nullptr;
+  std::vector<engine::StageStatistics> stats_;
+  double frame_p50_ms_ = 0.0, frame_p99_ms_ = 0.0;
+  int frames_ = 0;
+};
+
+// GPU memory in use (MiB) per frame, from the latency samples' device_bytes_in_use.
+class GpuMemoryPlot : public TimePlot {
+  Q_OBJECT
+
+ public:
+  explicit GpuMemoryPlot(QWidget* parent = nullptr);
+  void setSamples(const std::vector<engine::LatencySample>& samples, double fps);
+
+ protected:
+  void changeEvent(QEvent* event) override;
+
+ private:
+  void retranslateUi();
+  bool has_data_ = false;
+};
+
+}  // namespace skytrace::ui

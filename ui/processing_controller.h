@@ -1,0 +1,118 @@
+// ProcessingController: runs one processing job (a ProcessingRunner) on its own thread
+// and brings its output to the GUI: per-frame results and registration fixes as queued
+// signals, latency samples through an engine::LatencyRecorder drained every 40 ms by an
+// engine::LatencyPublisher, and progress/ETA sampled every 100 ms from atomics (a fast
+// pipeline cannot flood the event loop). Pause and cancel go through engine::RunControl.
+// Errors are reported once per run (failed), and whatever was computed stays shown.
+//
+// Thread: the controller lives on the GUI thread; the runner runs on the controller's
+// worker thread and must only touch what ProcessingSink gives it.
+#pragma once
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QThread>
+#include <QTimer>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "core/engine/latency_publisher.h"
+#include "core/engine/latency_recorder.h"
+#include "core/engine/run_control.h"
+#include "core/io/project_file.h"
+#include "ui/results_model.h"
+
+namespace skytrace::ui {
+
+// What a runner may call from the worker thread (all thread-safe).
+class ProcessingSink {
+ public:
+  virtual ~ProcessingSink() = default;
+  virtual void frameProcessed(const LiveFrameUpdate& update) = 0;
+  virtual void fixComputed(const RegistrationFixRecord& fix) = 0;
+  // frames_done of frames_total (total may be an estimate; 0 when unknown).
+  virtual void progress(std::int64_t frames_done, std::int64_t frames_total, const std::string& stage) = 0;
+  virtual engine::LatencyRecorder* latencyRecorder() = 0;
+  virtual engine::RunControl& control() = 0;
+  virtual void warning(const std::string& message) = 0;
+};
+
+// One way to process a project (in-process engine, `skytrace-cli process`, a test feeder).
+class ProcessingRunner {
+ public:
+  virtual ~ProcessingRunner() = default;
+  // Short description for the status bar ("skytrace-cli process", "engine").
+  virtual std::string name() const = 0;
+  // Processes `project` and writes its results folder (project.results_dir). Runs on the
+  // worker thread; calls control().checkpoint() regularly. Throws skytrace::Cancelled when
+  // cancelled (after writing the partial results, as docs/process_output.md says) and
+  // skytrace::Error on failure.
+  virtual void run(const io::Project& project, ProcessingSink& sink) = 0;
+};
+
+class ProcessingController : public QObject {
+  Q_OBJECT
+
+ public:
+  ProcessingController(ResultsModel* results, QObject* parent = nullptr);
+  // Cancels a running job and waits for it (bounded by the runner's cancel latency).
+  ~ProcessingController() override;
+
+  // Starts `runner` on `project`. Returns false (and emits failed) when a job runs.
+  bool start(const io::Project& project, std::unique_ptr<ProcessingRunner> runner);
+  bool isRunning() const { return running_; }
+  bool isPaused() const { return control_.isPaused(); }
+  double fraction() const;
+  // Seconds left, from the rate so far; negative while unknown.
+  double etaS() const;
+  const engine::LatencyPublisher& latencyPublisher() const { return *publisher_; }
+
+ Q_SIGNALS:
+  void started();
+  // Sampled every 100 ms while running.
+  void progressChanged(double fraction, double eta_s, const QString& stage);
+  void pausedChanged(bool paused);
+  // The run ended: completed (all frames) or cancelled; results_dir holds its files.
+  void finished(bool completed, const QString& results_dir);
+  // The run failed (once per run); results computed so far stay in the model.
+  void failed(const QString& message);
+
+  // Internal (worker -> GUI, queued).
+  void workerFrame(const skytrace::ui::LiveFrameUpdate& update);
+  void workerFix(const skytrace::ui::RegistrationFixRecord& fix);
+  void workerWarning(const QString& message);
+  void workerDone(int outcome, const QString& message);
+
+ public Q_SLOTS:
+  void setPaused(bool paused);
+  void togglePause() { setPaused(!isPaused()); }
+  void cancel();
+
+ private:
+  class Sink;
+  void onWorkerDone(int outcome, const QString& message);
+  void sampleProgress();
+
+  ResultsModel* results_;
+  engine::RunControl control_;
+  std::unique_ptr<engine::LatencyRecorder> recorder_;
+  engine::LatencyPublisher* publisher_ = nullptr;
+  std::unique_ptr<Sink> sink_;
+  QThread* thread_ = nullptr;
+  bool running_ = false;
+  io::Project project_;
+  std::atomic<std::int64_t> frames_done_{0};
+  std::atomic<std::int64_t> frames_total_{0};
+  std::shared_ptr<std::string> stage_;  // guarded by stage_mutex_
+  std::unique_ptr<std::mutex> stage_mutex_;
+  QElapsedTimer clock_;
+  qint64 paused_ms_ = 0;
+  QElapsedTimer pause_clock_;
+  QTimer progress_timer_;
+};
+
+}  // namespace skytrace::ui

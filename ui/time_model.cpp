@@ -1,0 +1,99 @@
+#include "ui/time_model.h"
+
+#include <QDateTime>
+
+#include <algorithm>
+#include <cmath>
+
+namespace skytrace::ui {
+namespace {
+constexpr int kTickMs = 40;
+}
+
+const double TimeModel::kSpeeds[] = {0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0};
+const int TimeModel::kSpeedCount = 7;
+
+TimeModel::TimeModel(QObject* parent) : QObject(parent) {
+  timer_.setInterval(kTickMs);
+  timer_.setTimerType(Qt::PreciseTimer);
+  connect(&timer_, &QTimer::timeout, this, &TimeModel::tick);
+}
+
+void TimeModel::setTimeline(int frame_count, double fps, double start_unix_s) {
+  pause();
+  frame_count_ = std::max(0, frame_count);
+  fps_ = fps > 0.0 && std::isfinite(fps) ? fps : 30.0;
+  start_unix_s_ = start_unix_s;
+  frame_ = 0;
+  Q_EMIT timelineChanged();
+  Q_EMIT currentFrameChanged(frame_, currentTimeS());
+}
+
+void TimeModel::setFrameCount(int frame_count) {
+  if (frame_count == frame_count_) return;
+  frame_count_ = std::max(0, frame_count);
+  Q_EMIT timelineChanged();
+  if (frame_ >= frame_count_ && frame_count_ > 0) setCurrentFrame(frame_count_ - 1);
+}
+
+int TimeModel::frameAtTime(double t_s) const {
+  if (frame_count_ <= 0 || !std::isfinite(t_s)) return 0;
+  return std::clamp(static_cast<int>(std::lround(t_s * fps_)), 0, frame_count_ - 1);
+}
+
+void TimeModel::setCurrentFrame(int frame) {
+  const int clamped = frame_count_ > 0 ? std::clamp(frame, 0, frame_count_ - 1) : 0;
+  if (clamped == frame_) return;
+  frame_ = clamped;
+  if (isPlaying()) {  // a seek while playing continues from the new place
+    play_origin_t_s_ = currentTimeS();
+    play_clock_.restart();
+  }
+  Q_EMIT currentFrameChanged(frame_, currentTimeS());
+}
+
+void TimeModel::play() {
+  if (isPlaying() || frame_count_ <= 1) return;
+  if (frame_ >= frame_count_ - 1) setCurrentFrame(0);  // replay from the start
+  play_origin_t_s_ = currentTimeS();
+  play_clock_.start();
+  timer_.start();
+  Q_EMIT playingChanged(true);
+}
+
+void TimeModel::pause() {
+  if (!isPlaying()) return;
+  timer_.stop();
+  Q_EMIT playingChanged(false);
+}
+
+void TimeModel::setSpeed(double speed) {
+  const double clamped = std::clamp(speed, 0.25, 16.0);
+  if (clamped == speed_) return;
+  if (isPlaying()) {
+    play_origin_t_s_ = play_origin_t_s_ + play_clock_.elapsed() / 1000.0 * speed_;
+    play_clock_.restart();
+  }
+  speed_ = clamped;
+  Q_EMIT speedChanged(speed_);
+}
+
+void TimeModel::tick() {
+  const double t_s = play_origin_t_s_ + play_clock_.elapsed() / 1000.0 * speed_;
+  const int frame = std::min(static_cast<int>(std::floor(t_s * fps_ + 1e-9)), frame_count_ - 1);
+  if (frame != frame_) {
+    frame_ = frame;
+    Q_EMIT currentFrameChanged(frame_, currentTimeS());
+  }
+  if (frame_ >= frame_count_ - 1) pause();
+}
+
+QString TimeModel::logTimeText(double t_s) const {
+  if (!std::isfinite(start_unix_s_))
+    return tr("t = %1 s").arg(t_s, 0, 'f', 3);
+  const qint64 ms = static_cast<qint64>(std::llround((start_unix_s_ + t_s) * 1000.0));
+  return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")) +
+         QStringLiteral(" UTC");
+}
+
+}  // namespace skytrace::ui
