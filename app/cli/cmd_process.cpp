@@ -12,6 +12,8 @@
 #include <csignal>
 #include <map>
 
+#include <unistd.h>
+
 #include "app/cli/cli_command.h"
 #include "app/cli/cli_support.h"
 #include "core/io/telemetry/telemetry_reader.h"
@@ -45,7 +47,13 @@ class ProgressBar {
  public:
   bool update(double fraction, int total_frames) {
     const auto now = std::chrono::steady_clock::now();
-    if (now - last_ < std::chrono::milliseconds(250) && fraction < 1.0) return !g_interrupted.load();
+    // A terminal gets a redrawn bar 4x per second; a log file a line per 5 %.
+    if (interactive_) {
+      if (now - last_ < std::chrono::milliseconds(250) && fraction < 1.0) return !g_interrupted.load();
+    } else {
+      if (fraction < last_fraction_ + 0.05 && fraction < 1.0) return !g_interrupted.load();
+      last_fraction_ = fraction;
+    }
     last_ = now;
     const double elapsed = std::chrono::duration<double>(now - start_).count();
     const int frame = int(std::lround(fraction * total_frames));
@@ -54,10 +62,11 @@ class ProgressBar {
     const int width = 30;
     const int filled = int(fraction * width);
     QTextStream err(stderr);
-    err << "\r[" << QString(filled, '#') << QString(width - filled, '.') << "] "
+    err << (interactive_ ? "\r[" : "[") << QString(filled, '#') << QString(width - filled, '.') << "] "
         << QString::number(100.0 * fraction, 'f', 0) << "% frame " << frame << "/" << total_frames
         << ", " << QString::number(fps, 'f', 1) << " fps, ETA "
-        << QString("%1:%2").arg(int(eta) / 60).arg(int(eta) % 60, 2, 10, QChar('0')) << "   ";
+        << QString("%1:%2").arg(int(eta) / 60).arg(int(eta) % 60, 2, 10, QChar('0'))
+        << (interactive_ ? "   " : "\n");
     err.flush();
     return !g_interrupted.load();
   }
@@ -65,6 +74,8 @@ class ProgressBar {
  private:
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_{};
+  double last_fraction_ = -1.0;
+  bool interactive_ = isatty(fileno(stderr)) != 0;
 };
 
 std::vector<nav::StageSummary> summarize(const std::vector<nav::StageTiming>& timings) {
@@ -100,8 +111,8 @@ int runProcess(const QStringList& args) {
       {"camera", "Camera JSON (default: camera.json beside the video, else --hfov-deg).", "FILE"},
       {"hfov-deg", "Horizontal field of view when there is no camera file (default 70).", "DEG"},
       {"device", "cpu, cuda or cuda:N (default cpu).", "DEVICE", "cpu"},
-      {"model", "Feature model: sift (default), orb, aliked-n16rot, ... (falls back to sift "
-                "when weights are missing).", "NAME", "sift"},
+      {"model", "Feature model: aliked-n16rot (default; falls back to orb when its weights are "
+                "not found), orb, sift, aliked-t16, ...", "NAME", "aliked-n16rot"},
       {"weights", "Weights file of --model.", "FILE"},
       {"out", "Results folder (default out/process).", "DIR", "out/process"},
       {"ground-alt-m", "Ellipsoidal height of the ground (default: from the log, else unknown).", "M"},

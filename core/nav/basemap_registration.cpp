@@ -454,10 +454,10 @@ BasemapRegistrar::BasemapRegistrar(const std::vector<std::string>& basemap_paths
     s.basemaps.push_back(std::move(b));
   }
   vision::ExtractorOptions frame_options = options.features;
-  s.frame_extractor = vision::createFeatureExtractorOrFallback(frame_options, "sift");
+  s.frame_extractor = vision::createFeatureExtractorOrFallback(frame_options, "orb");
   vision::ExtractorOptions map_options = options.features;
   map_options.max_keypoints = std::max(options.features.max_keypoints, 2 * options.features.max_keypoints);
-  s.map_extractor = vision::createFeatureExtractorOrFallback(map_options, "sift");
+  s.map_extractor = vision::createFeatureExtractorOrFallback(map_options, "orb");
   vision::MatchOptions match_options;
   match_options.max_ratio = 0.9f;
   s.matcher = vision::createMatcher("mnn", match_options);

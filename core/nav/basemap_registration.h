@@ -32,7 +32,7 @@
 namespace skytrace::nav {
 
 struct RegistrationOptions {
-  vision::ExtractorOptions features;  // model "sift" by default (no weights needed)
+  vision::ExtractorOptions features;  // a learned model falls back to "orb" without weights
   double search_sigma_factor = 3.0;   // window = footprint + factor * prior sigma
   double min_search_margin_m = 15.0;
   double max_prior_sigma_m = 150.0;   // above this the prior is ignored: global mode

@@ -108,7 +108,7 @@ NavigationSession::NavigationSession(NavigationInputs inputs, NavigationOptions 
   State& s = *state_;
   s.inputs = std::move(inputs);
   s.options = options;
-  auto extractor = vision::createFeatureExtractorOrFallback(options.vo_features, "sift",
+  auto extractor = vision::createFeatureExtractorOrFallback(options.vo_features, "orb",
                                                             &s.fallback_reason);
   auto matcher = vision::createMatcher(options.vo_matcher);
   s.vo = std::make_unique<VisualOdometry>(s.inputs.camera, std::move(extractor), std::move(matcher),

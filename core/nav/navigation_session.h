@@ -29,10 +29,10 @@
 namespace skytrace::nav {
 
 struct NavigationOptions {
-  vision::ExtractorOptions vo_features;      // default "sift" at 1024 keypoints
+  vision::ExtractorOptions vo_features;      // model falls back to "orb" without weights
   std::string vo_matcher = "mnn";
   VisualOdometryOptions vo;
-  RegistrationOptions registration;          // registration.features: default "sift" 2048
+  RegistrationOptions registration;          // features fall back to "orb" without weights
   FusionOptions fusion;
   DiscrepancyOptions discrepancy;
   // A registration request every `register_every_n_keyframes`-th keyframe and at least
