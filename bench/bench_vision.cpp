@@ -303,6 +303,16 @@ nlohmann::json benchRetrieval(const std::string& model, const Args& args, const 
   }
   nlohmann::json rows = nlohmann::json::array();
   at::Tensor reference;
+  // On CUDA also the CPU float32 result for the same crop and weights: the GPU build must
+  // agree with the CPU build in float32 (tokens within the parity tolerance 2e-5).
+  at::Tensor cpu_cls, cpu_descriptor;
+  if (device.is_cuda()) {
+    const dinov2::Dinov2Model cpu_net(config, weights, at::kCPU);
+    const dinov2::Dinov2Output out =
+        cpu_net.forward(dinov2::ImageNetNormalization(at::kCPU)(crop.to(at::kCPU)));
+    cpu_cls = out.cls_token;
+    cpu_descriptor = dinov2::poolDescriptor(out.cls_token, out.patch_tokens, "cls+gem", 3.0);
+  }
   for (const Variant& variant : variants) {
     const dinov2::ImageNetNormalization normalize(device);
     dinov2::Dinov2Model net(config, weights, device, variant.dtype);
@@ -324,12 +334,18 @@ nlohmann::json benchRetrieval(const std::string& model, const Args& args, const 
     }
     if (!reference.defined()) reference = descriptor;
     const double deviation = (descriptor - reference).abs().max().item<double>();
+    const at::Tensor cls = net.forward(normalize(crop)).cls_token.to(at::kCPU, at::kFloat);
     const double min_cosine = (descriptor * reference).sum(1).min().item<double>();
     nlohmann::json row = {{"model", model}, {"size", size}, {"batch", args.retrieval_batch},
                           {"variant", variant.name}, {"weights", published ? path : "random"},
                           {"step_ms", stats(step_ms)}, {"cpu_ms", stats(cpu_ms)},
                           {"descriptor_max_abs_dev_vs_float32", deviation},
                           {"descriptor_min_cosine_vs_float32", min_cosine}};
+    if (cpu_cls.defined()) {
+      row["cls_token_max_abs_dev_vs_cpu_float32"] = (cls - cpu_cls).abs().max().item<double>();
+      row["descriptor_max_abs_dev_vs_cpu_float32"] =
+          (descriptor - cpu_descriptor).abs().max().item<double>();
+    }
     std::cout << model << " " << size << "x" << size << " batch " << args.retrieval_batch << " "
               << variant.name << ": " << row["step_ms"]["median"].get<double>() << " ms (p99 "
               << row["step_ms"]["p99"].get<double>() << "; process CPU "
