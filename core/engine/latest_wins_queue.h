@@ -72,6 +72,11 @@ class LatestWinsQueue {
     pushed_ = 0;
   }
 
+  bool isClosed() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return closed_;
+  }
+
   std::size_t size() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return items_.size();

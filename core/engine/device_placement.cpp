@@ -1,0 +1,32 @@
+#include "core/engine/device_placement.h"
+
+namespace skytrace::engine {
+
+DevicePlacement resolveDevicePlacement(const std::string& device, const std::string& vo_device,
+                                       const std::string& sat_device, int cuda_device_count) {
+  DevicePlacement placement;
+  vision::DeviceSpec common;
+  if (!device.empty()) {
+    common = vision::parseDevice(device);
+  } else if (cuda_device_count > 0) {
+    common = vision::parseDevice("cuda:0");
+  }
+  placement.vo = vo_device.empty() ? common : vision::parseDevice(vo_device);
+  if (!sat_device.empty()) {
+    placement.satellite = vision::parseDevice(sat_device);
+    placement.reason = "satellite device given (--sat-device)";
+  } else if (placement.vo.cuda && placement.vo.index == 0 && cuda_device_count >= 2 &&
+             device.empty()) {
+    placement.satellite = vision::parseDevice("cuda:1");
+    placement.reason = "two GPUs: satellite stage on cuda:1";
+  } else {
+    placement.satellite = placement.vo;
+    placement.reason = device.empty() && vo_device.empty()
+                           ? (cuda_device_count > 0 ? "default: one GPU for both stages"
+                                                    : "default: no GPU, CPU for both stages")
+                           : "both stages on the VO device";
+  }
+  return placement;
+}
+
+}  // namespace skytrace::engine

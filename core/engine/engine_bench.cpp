@@ -1,0 +1,436 @@
+#include "core/engine/engine_bench.h"
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <c10/core/InferenceMode.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/engine/device_placement.h"
+#include "core/engine/engine_frame_impl.h"
+#include "core/engine/gpu_streams.h"
+#include "core/engine/gpu_streams_impl.h"
+#include "core/engine/latency_recorder.h"
+#include "core/engine/pipeline.h"
+#include "core/engine/sequential_run.h"
+#include "core/engine/synthetic_frame_source.h"
+#include "core/util/error.h"
+#include "core/vision/torch_runtime.h"
+
+namespace skytrace::engine {
+
+using nlohmann::json;
+
+void EngineBenchOptions::check() const {
+  if (video_path.empty()) {
+    SyntheticFrameOptions synthetic;
+    synthetic.width_px = width_px;
+    synthetic.height_px = height_px;
+    synthetic.frame_count = frames;
+    synthetic.check();
+  }
+  if (frames < 2) throw InvalidArgument("--frames must be >= 2");
+  if (warmup_frames < 0 || warmup_frames >= frames)
+    throw InvalidArgument("--warmup must be in [0, frames)");
+  if (modes.empty()) throw InvalidArgument("--modes: no mode given");
+  for (const std::string& mode : modes)
+    if (mode != "sequential" && mode != "vo_only" && mode != "overlapped" && mode != "multi_gpu")
+      throw InvalidArgument("unknown bench mode '" + mode +
+                            "' (sequential, vo_only, overlapped, multi_gpu)");
+  if (tiles < 1) throw InvalidArgument("--tiles must be >= 1");
+  if (ring_slots < 2) throw InvalidArgument("--ring-slots must be >= 2");
+  if (transfer_mib < 0 || transfer_repeats < 1)
+    throw InvalidArgument("--transfer-mib must be >= 0 and repeats >= 1");
+  payload.check();
+}
+
+namespace {
+
+std::vector<std::string> splitList(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream stream(text);
+  std::string part;
+  while (std::getline(stream, part, ','))
+    if (!part.empty()) parts.push_back(part);
+  return parts;
+}
+
+int toInt(const std::string& option, const std::string& value) {
+  try {
+    std::size_t used = 0;
+    const int result = std::stoi(value, &used);
+    if (used == value.size()) return result;
+  } catch (const std::exception&) {
+  }
+  throw InvalidArgument("option " + option + " expects an integer, got '" + value + "'");
+}
+
+}  // namespace
+
+std::string engineBenchUsage() {
+  return "  --synthetic WxH       synthetic frames of this size (default 640x480)\n"
+         "  --video PATH          a rendered flight instead (main build only)\n"
+         "  --frames N            frames per mode (default 200)\n"
+         "  --warmup N            frames left out of the statistics (default 10)\n"
+         "  --modes a,b           sequential,vo_only,overlapped,multi_gpu (default: all)\n"
+         "  --device D            cpu, cuda, cuda:N for both stages\n"
+         "  --vo-device D / --sat-device D   per stage (two GPUs: satellite on cuda:1)\n"
+         "  --vo-model M          aliked-t16|n16|n16rot|n32, orb, sift (default aliked-n16rot)\n"
+         "  --vo-keypoints N      (default 1024)\n"
+         "  --sat-model M         (default aliked-n16rot)\n"
+         "  --sat-keypoints N     (default 2048)\n"
+         "  --weights-dir DIR     ALIKED weights (default: SKYTRACE_MODEL_DIR)\n"
+         "  --keyframe-interval N every N-th frame goes to the satellite stage (default 1)\n"
+         "  --candidates N        tiles fine-matched per keyframe (default 1)\n"
+         "  --tiles N             basemap-like tiles (default 8)\n"
+         "  --ring-slots N        frame ring depth (default 4)\n"
+         "  --transfer-mib N      H2D copy size for the pinned/pageable test, 0 = skip (default 64)\n"
+         "  --threads N           LibTorch intra-op threads\n";
+}
+
+EngineBenchOptions parseEngineBenchArguments(const std::vector<std::string>& args) {
+  EngineBenchOptions options;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& key = args[i];
+    if (i + 1 >= args.size()) throw InvalidArgument("option " + key + " needs a value");
+    const std::string value = args[++i];
+    if (key == "--synthetic") {
+      const auto x = value.find('x');
+      if (x == std::string::npos) throw InvalidArgument("--synthetic expects WxH, got '" + value + "'");
+      options.width_px = toInt(key, value.substr(0, x));
+      options.height_px = toInt(key, value.substr(x + 1));
+    } else if (key == "--video") {
+      options.video_path = value;
+    } else if (key == "--frames") {
+      options.frames = toInt(key, value);
+    } else if (key == "--warmup") {
+      options.warmup_frames = toInt(key, value);
+    } else if (key == "--modes") {
+      options.modes = splitList(value);
+    } else if (key == "--device") {
+      options.device = value;
+    } else if (key == "--vo-device") {
+      options.vo_device = value;
+    } else if (key == "--sat-device") {
+      options.sat_device = value;
+    } else if (key == "--vo-model") {
+      options.payload.vo_model = value;
+    } else if (key == "--vo-keypoints") {
+      options.payload.vo_keypoints = toInt(key, value);
+    } else if (key == "--sat-model") {
+      options.payload.satellite_model = value;
+    } else if (key == "--sat-keypoints") {
+      options.payload.satellite_keypoints = toInt(key, value);
+    } else if (key == "--weights-dir") {
+      options.payload.weights_dir = value;
+    } else if (key == "--keyframe-interval") {
+      options.payload.keyframe_interval = toInt(key, value);
+    } else if (key == "--candidates") {
+      options.payload.retrieval_candidates = toInt(key, value);
+    } else if (key == "--tiles") {
+      options.tiles = toInt(key, value);
+    } else if (key == "--ring-slots") {
+      options.ring_slots = toInt(key, value);
+    } else if (key == "--transfer-mib") {
+      options.transfer_mib = toInt(key, value);
+    } else if (key == "--threads") {
+      options.threads = toInt(key, value);
+    } else {
+      throw InvalidArgument("unknown bench option " + key);
+    }
+  }
+  options.check();
+  return options;
+}
+
+namespace {
+
+double percentile(std::vector<double> values, double fraction) {
+  if (values.empty()) return std::nan("");
+  std::sort(values.begin(), values.end());
+  const auto n = values.size();
+  const auto rank = static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(n)));
+  return values[std::min(n - 1, rank == 0 ? 0 : rank - 1)];
+}
+
+json distribution(const std::vector<double>& values) {
+  if (values.empty()) return json{{"count", 0}};
+  double sum = 0.0;
+  for (double v : values) sum += v;
+  return json{{"count", values.size()},
+              {"mean_ms", sum / static_cast<double>(values.size())},
+              {"p50_ms", percentile(values, 0.50)},
+              {"p99_ms", percentile(values, 0.99)},
+              {"max_ms", *std::max_element(values.begin(), values.end())}};
+}
+
+template <typename T>
+std::vector<T> afterWarmup(const std::vector<T>& values, std::size_t warmup) {
+  if (values.size() <= warmup) return {};
+  return std::vector<T>(values.begin() + static_cast<std::ptrdiff_t>(warmup), values.end());
+}
+
+// Frames per second between the end of warm-up and the last frame.
+double throughputFps(const std::vector<double>& frame_done_ms, std::size_t warmup) {
+  if (frame_done_ms.size() < warmup + 2) return std::nan("");
+  const std::size_t first = warmup == 0 ? 0 : warmup - 1;
+  const double span_ms = frame_done_ms.back() - frame_done_ms[first];
+  const double frames = static_cast<double>(frame_done_ms.size() - 1 - first);
+  return span_ms > 0.0 ? frames * 1000.0 / span_ms : std::nan("");
+}
+
+json modeJson(const RunReport& report, const std::vector<LatencySample>& samples,
+              const VisionPayloadStats& stats, std::size_t warmup) {
+  json stages = json::object();
+  for (int s = 0; s < kStageCount; ++s) {
+    std::vector<double> durations;
+    for (const LatencySample& sample : samples)
+      if (static_cast<int>(sample.stage) == s && sample.frame >= static_cast<std::int64_t>(warmup))
+        durations.push_back(sample.duration_ms);
+    if (!durations.empty()) stages[stageName(static_cast<Stage>(s))] = distribution(durations);
+  }
+  const auto safeDiv = [](std::int64_t a, std::int64_t b) {
+    return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0;
+  };
+  std::int64_t max_bytes_in_use = -1;
+  for (const LatencySample& sample : samples)
+    max_bytes_in_use = std::max(max_bytes_in_use, sample.device_bytes_in_use);
+  return json{
+      {"mode", report.mode},
+      {"vo_device", report.vo_device},
+      {"satellite_device", report.satellite_device},
+      {"completed", report.completed},
+      {"error", report.error},
+      {"frames", report.frames},
+      {"measured_frames", report.frames > static_cast<std::int64_t>(warmup)
+                              ? report.frames - static_cast<std::int64_t>(warmup) : 0},
+      {"wall_s", report.wall_s},
+      {"fps", throughputFps(report.frame_done_ms, warmup)},
+      {"stages", stages},
+      {"vo_frame", distribution(afterWarmup(report.vo_frame_ms, warmup))},
+      {"satellite_keyframe", distribution(report.satellite_ms)},
+      {"keyframes", {{"requested", report.keyframes_requested},
+                     {"processed", report.keyframes_processed},
+                     {"dropped", report.keyframes_dropped}}},
+      {"fixes", {{"applied", report.fixes_applied},
+                 {"late", report.fixes_late},
+                 {"out_of_order", report.fixes_out_of_order},
+                 {"lost_at_end", report.fixes_lost_at_end},
+                 {"accepted", stats.fixes_accepted},
+                 {"mean_inliers", safeDiv(stats.fix_inliers, stats.keyframes)}}},
+      {"vo_pairs", {{"count", stats.vo_pairs},
+                    {"mean_matches", safeDiv(stats.vo_matches, stats.vo_pairs)},
+                    {"mean_inliers", safeDiv(stats.vo_inliers, stats.vo_pairs)}}},
+      {"device_bytes", {{"peak_vo", report.peak_vo_device_bytes},
+                        {"peak_satellite", report.peak_satellite_device_bytes},
+                        {"max_in_use_sampled", max_bytes_in_use}}},
+  };
+}
+
+// H2D bandwidth, pinned vs pageable, `mib` per copy, timed with events on one stream.
+json measureTransfers(const vision::DeviceSpec& device, int mib, int repeats) {
+  if (!device.cuda) return json{{"skipped", "CPU device: no host-to-device copies"}};
+  if (mib == 0) return json{{"skipped", "--transfer-mib 0"}};
+  c10::InferenceMode guard;
+  const std::int64_t bytes = static_cast<std::int64_t>(mib) << 20;
+  const DeviceStream stream = DeviceStream::create(device, StreamPriority::Normal);
+  StreamGuard stream_guard(stream);
+  at::Tensor target = at::empty({bytes}, at::TensorOptions().dtype(at::kByte).device(atDevice(device)));
+  json result{{"bytes_per_copy", bytes}, {"repeats", repeats}};
+  for (const bool pinned : {true, false}) {
+    at::Tensor host = allocateHostBuffer({bytes}, at::kByte, device, pinned);
+    host.fill_(1);
+    target.copy_(host, /*non_blocking=*/true);  // warm-up
+    stream.synchronize();
+    DeviceEvent start, end;
+    start.record(stream);
+    for (int r = 0; r < repeats; ++r) target.copy_(host, /*non_blocking=*/true);
+    end.record(stream);
+    end.synchronize();
+    const double ms = start.elapsedMsUntil(end);
+    const double gb_s = static_cast<double>(bytes) * repeats / (ms * 1e-3) / 1e9;
+    result[pinned ? "pinned_gb_s" : "pageable_gb_s"] = gb_s;
+  }
+  return result;
+}
+
+std::string isoTimeNow() {
+  const std::time_t now = std::time(nullptr);
+  char buffer[32];
+  std::strftime(buffer, sizeof(buffer), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return buffer;
+}
+
+}  // namespace
+
+json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& open_video,
+                    const std::function<void(const std::string&)>& log) {
+  options.check();
+  const auto say = [&](const std::string& line) {
+    if (log) log(line);
+  };
+  if (options.threads > 0) at::set_num_threads(options.threads);
+  const int cuda_count = vision::cudaDeviceCount();
+  const DevicePlacement placement =
+      resolveDevicePlacement(options.device, options.vo_device, options.sat_device, cuda_count);
+  vision::requireDeviceAvailable(placement.vo);
+  vision::requireDeviceAvailable(placement.satellite);
+
+  // The workload: a source factory and the satellite stage's tiles.
+  std::function<std::unique_ptr<FrameSource>()> make_source;
+  auto tiles = std::make_shared<std::vector<HostImage>>();
+  std::string workload;
+  if (options.video_path.empty()) {
+    SyntheticFrameOptions synthetic;
+    synthetic.width_px = options.width_px;
+    synthetic.height_px = options.height_px;
+    synthetic.frame_count = options.frames;
+    make_source = [synthetic] { return std::make_unique<SyntheticFrameSource>(synthetic); };
+    const SyntheticFrameSource ground(synthetic);
+    for (int t = 0; t < options.tiles; ++t)
+      tiles->push_back(ground.groundTile(t * options.frames / options.tiles, options.width_px,
+                                         options.height_px));
+    workload = ground.info().description;
+  } else {
+    if (!open_video) throw InvalidArgument("--video is not supported by this build (use --synthetic WxH)");
+    make_source = [&open_video, path = options.video_path] { return open_video(path); };
+    // Tiles: frames spread over the benchmarked part of the video.
+    std::unique_ptr<FrameSource> source = make_source();
+    const FrameSourceInfo info = source->info();
+    const std::int64_t span = info.frame_count > 0 ? std::min(info.frame_count, options.frames) : options.frames;
+    HostImage frame;
+    frame.width_px = info.width_px;
+    frame.height_px = info.height_px;
+    frame.bgr.resize(static_cast<std::size_t>(info.width_px) * info.height_px * 3);
+    std::int64_t index = -1;
+    double t_s = 0.0;
+    for (std::int64_t read = 0; read < span && static_cast<int>(tiles->size()) < options.tiles; ++read) {
+      if (!source->read(&index, &t_s, frame.bgr.data(), static_cast<std::size_t>(info.width_px) * 3)) break;
+      if (read % std::max<std::int64_t>(1, span / options.tiles) == 0) tiles->push_back(frame);
+    }
+    workload = info.description;
+  }
+
+  json report{{"tool", "skytrace engine bench"},
+              {"date_utc", isoTimeNow()},
+              {"torch", vision::torchRuntimeSummary()},
+              {"engine_cuda_build", engineBuiltWithCuda()},
+              {"cuda_devices", cuda_count},
+              {"workload", {{"source", workload},
+                            {"frames", options.frames},
+                            {"warmup_frames", options.warmup_frames},
+                            {"vo_model", options.payload.vo_model},
+                            {"vo_keypoints", options.payload.vo_keypoints},
+                            {"satellite_model", options.payload.satellite_model},
+                            {"satellite_keypoints", options.payload.satellite_keypoints},
+                            {"keyframe_interval", options.payload.keyframe_interval},
+                            {"retrieval", "mean local descriptor over " + std::to_string(tiles->size()) +
+                                              " tiles (no DINOv2 in the engine bench)"},
+                            {"retrieval_candidates", options.payload.retrieval_candidates}}},
+              {"placement", {{"vo", placement.vo.toString()},
+                             {"satellite", placement.satellite.toString()},
+                             {"reason", placement.reason}}}};
+
+  const std::size_t warmup = static_cast<std::size_t>(options.warmup_frames);
+  json modes = json::array();
+  for (const std::string& mode : options.modes) {
+    DevicePlacement mode_placement = placement;
+    if (mode == "multi_gpu") {
+      if (cuda_count < 2) {
+        modes.push_back(json{{"mode", mode}, {"skipped", "needs two CUDA devices, found " + std::to_string(cuda_count)}});
+        say("bench: multi_gpu skipped (" + std::to_string(cuda_count) + " CUDA devices)");
+        continue;
+      }
+      mode_placement.vo = vision::parseDevice("cuda:0");
+      mode_placement.satellite = vision::parseDevice("cuda:1");
+    } else if (mode == "overlapped" && options.sat_device.empty()) {
+      mode_placement.satellite = mode_placement.vo;  // one GPU: the design's single-device case
+    }
+    say("bench: mode " + mode + " (VO " + mode_placement.vo.toString() +
+        (mode == "vo_only" ? "" : ", satellite " + mode_placement.satellite.toString()) + ")");
+    auto stats = std::make_shared<VisionStatsSink>();
+    PayloadFactories payloads = makeVisionPayloads(options.payload, tiles, stats);
+    if (mode == "vo_only") payloads.satellite = nullptr;
+    LatencyRecorder recorder(1 << 18);
+    std::vector<LatencySample> samples;
+    RunReport run;
+    try {
+      if (mode == "sequential") {
+        std::unique_ptr<FrameSource> source = make_source();
+        SequentialOptions sequential;
+        sequential.device = mode_placement.vo;
+        sequential.max_frames = options.frames;
+        run = runSequential(sequential, *source, payloads, &recorder);
+      } else {
+        PipelineOptions pipeline_options;
+        pipeline_options.placement = mode_placement;
+        pipeline_options.ring_slots = options.ring_slots;
+        pipeline_options.max_frames = options.frames;
+        pipeline_options.mode_name = mode;
+        Pipeline pipeline(pipeline_options, make_source, payloads, &recorder);
+        pipeline.start();
+        while (!pipeline.wait(100)) recorder.drain(&samples);
+        run = pipeline.report();
+      }
+    } catch (const std::exception& e) {
+      run.mode = mode;
+      run.error = e.what();
+    }
+    recorder.drain(&samples);
+    json entry = modeJson(run, samples, stats->snapshot(), warmup);
+    say("bench: " + mode + ": " + std::to_string(run.frames) + " frames, " +
+        (entry["fps"].is_number() ? std::to_string(entry["fps"].get<double>()) : std::string("n/a")) +
+        " fps" + (run.error.empty() ? "" : ", error: " + run.error));
+    modes.push_back(std::move(entry));
+  }
+  report["modes"] = modes;
+  say("bench: host-to-device transfers on " + placement.vo.toString());
+  report["h2d"] = measureTransfers(placement.vo, options.transfer_mib, options.transfer_repeats);
+
+  // Ratios the targets are stated in.
+  const auto find = [&](const std::string& name) -> const json* {
+    for (const json& m : modes)
+      if (m.value("mode", "") == name && !m.contains("skipped")) return &m;
+    return nullptr;
+  };
+  const auto number = [](const json* m, const std::vector<std::string>& path) -> double {
+    if (!m) return std::nan("");
+    const json* node = m;
+    for (const std::string& key : path) {
+      if (!node->is_object() || !node->contains(key)) return std::nan("");
+      node = &(*node)[key];
+    }
+    return node->is_number() ? node->get<double>() : std::nan("");
+  };
+  const json* sequential = find("sequential");
+  const json* vo_only = find("vo_only");
+  const json* overlapped = find("overlapped");
+  const json* multi = find("multi_gpu");
+  json summary;
+  const auto ratio = [](double a, double b) { return (std::isfinite(a) && std::isfinite(b) && b > 0) ? json(a / b) : json(nullptr); };
+  summary["overlapped_fps_over_sequential"] = ratio(number(overlapped, {"fps"}), number(sequential, {"fps"}));
+  summary["multi_gpu_fps_over_overlapped"] = ratio(number(multi, {"fps"}), number(overlapped, {"fps"}));
+  summary["vo_p99_loaded_over_alone"] =
+      ratio(number(overlapped, {"vo_frame", "p99_ms"}), number(vo_only, {"vo_frame", "p99_ms"}));
+  // The slowest stage of the frame-rate-bound chain: decode, upload, VO (the satellite
+  // stage is latest-wins and does not bound the frame rate).
+  const double slowest_ms = std::max({number(overlapped, {"stages", "decode", "p50_ms"}),
+                                      number(overlapped, {"stages", "upload", "p50_ms"}),
+                                      number(overlapped, {"vo_frame", "p50_ms"})});
+  summary["overlapped_slowest_stage_p50_ms"] = std::isfinite(slowest_ms) ? json(slowest_ms) : json(nullptr);
+  summary["overlapped_fps_over_slowest_stage_bound"] =
+      ratio(number(overlapped, {"fps"}), std::isfinite(slowest_ms) ? 1000.0 / slowest_ms : std::nan(""));
+  summary["satellite_keyframe_p50_ms"] = number(overlapped, {"satellite_keyframe", "p50_ms"});
+  summary["vo_frame_p50_ms_alone"] = number(vo_only, {"vo_frame", "p50_ms"});
+  if (!std::isfinite(summary["satellite_keyframe_p50_ms"].get<double>())) summary["satellite_keyframe_p50_ms"] = nullptr;
+  if (!std::isfinite(summary["vo_frame_p50_ms_alone"].get<double>())) summary["vo_frame_p50_ms_alone"] = nullptr;
+  report["summary"] = summary;
+  return report;
+}
+
+}  // namespace skytrace::engine

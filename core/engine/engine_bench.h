@@ -1,0 +1,61 @@
+// The engine benchmark behind `skytrace-cli bench` and `skytrace-bench-engine` (the
+// GPU-only build): one workload (a video, or synthetic frames of a given size) run in
+// several modes within one process, written as JSON:
+//   sequential  one thread, one stream, pageable copies, every keyframe registered
+//               before the next frame (the baseline);
+//   vo_only     the overlapped engine without the satellite stage (VO latency alone);
+//   overlapped  the engine: decode thread + pinned ring + copy stream, VO worker on a
+//               high-priority stream, satellite QThread (same GPU, or --sat-device);
+//   multi_gpu   as overlapped with the satellite stage on cuda:1 (two GPUs only).
+// Per mode: per-stage count/mean/p50/p99/max, VO ms per frame, satellite ms per
+// keyframe, end-to-end fps after warm-up, keyframes requested/processed/dropped, fixes,
+// peak device memory; plus H2D GB/s pinned vs pageable, and a summary of ratios.
+// Thread: the calling thread (which needs no Qt event loop); runs Pipelines inside.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/engine/frame_source.h"
+#include "core/engine/vision_payloads.h"
+
+namespace skytrace::engine {
+
+struct EngineBenchOptions {
+  std::string video_path;          // empty: synthetic frames
+  int width_px = 640;              // synthetic frame size
+  int height_px = 480;
+  std::int64_t frames = 200;       // frames per mode (for a video: at most this many)
+  int warmup_frames = 10;          // excluded from statistics and fps
+  VisionPayloadOptions payload;
+  std::string device, vo_device, sat_device;  // as DevicePlacement (empty: automatic)
+  std::vector<std::string> modes = {"sequential", "vo_only", "overlapped", "multi_gpu"};
+  int tiles = 8;                   // basemap-like tiles for the satellite stage
+  int ring_slots = 4;
+  int transfer_mib = 64;           // H2D measurement: copy size and repetitions
+  int transfer_repeats = 20;
+  int threads = 0;                 // LibTorch intra-op threads (0: leave as configured)
+
+  void check() const;  // throws InvalidArgument
+};
+
+// Parses the benchmark's options ("--frames 100", "--synthetic 640x480", ...; see
+// engineBenchUsage()). Throws InvalidArgument naming the bad option.
+EngineBenchOptions parseEngineBenchArguments(const std::vector<std::string>& args);
+std::string engineBenchUsage();
+
+// Opens a video file as a FrameSource (the main build passes one over core/io; the
+// GPU-only build has none and accepts synthetic frames only).
+using VideoSourceOpener = std::function<std::unique_ptr<FrameSource>(const std::string& path)>;
+
+// Runs every requested mode and returns the report (see the file comment). Progress
+// lines go to `log` (may be empty). Throws skytrace::Error when the workload cannot be
+// set up (missing weights, unreadable video); a mode that fails is reported in its entry.
+nlohmann::json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& open_video,
+                              const std::function<void(const std::string&)>& log);
+
+}  // namespace skytrace::engine

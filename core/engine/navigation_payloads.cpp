@@ -1,0 +1,212 @@
+#include "core/engine/navigation_payloads.h"
+
+#include <ATen/ATen.h>
+
+#include <opencv2/core.hpp>
+
+#include "core/engine/engine_frame_impl.h"
+#include "core/engine/pipeline.h"
+#include "core/engine/video_frame_source.h"
+#include "core/nav/basemap_registration.h"
+#include "core/util/error.h"
+
+namespace skytrace::engine {
+
+void NavigationRunOutput::setResult(nav::NavigationResult result) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  result_ = std::move(result);
+}
+
+std::optional<nav::NavigationResult> NavigationRunOutput::result() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return result_;
+}
+
+void NavigationRunOutput::setModel(std::string model, std::string fallback_reason) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  vo_model_ = std::move(model);
+  fallback_reason_ = std::move(fallback_reason);
+}
+
+std::string NavigationRunOutput::voModel() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return vo_model_;
+}
+
+std::string NavigationRunOutput::fallbackReason() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return fallback_reason_;
+}
+
+namespace {
+
+struct NavigationKeyframeRequest final : KeyframeRequest {
+  nav::RegistrationRequest request;
+};
+
+struct NavigationFix final : SatelliteFix {
+  nav::RegistrationFix fix;
+};
+
+class NavigationVoPayload final : public VoPayload {
+ public:
+  NavigationVoPayload(const nav::NavigationInputs& inputs, const nav::NavigationOptions& options,
+                      std::int64_t frames_total, std::shared_ptr<NavigationRunOutput> output)
+      : session_(inputs, options), frames_total_(frames_total), output_(std::move(output)) {
+    output_->setModel(session_.voModelName(), session_.fallbackReason());
+  }
+
+  std::string name() const override { return "navigation (" + session_.voModelName() + ")"; }
+
+  std::shared_ptr<KeyframeRequest> processFrame(const EngineFrame& frame, StageClock& clock) override {
+    // The session works on host images: a view of the CPU ring slot, or a download.
+    const at::Tensor host = frame.pixels->bgr.device().is_cpu() ? frame.pixels->bgr
+                                                                : frame.pixels->bgr.to(at::kCPU);
+    const cv::Mat image(frame.height_px, frame.width_px, CV_8UC3, host.data_ptr<std::uint8_t>());
+    const double start_ms = clock.nowMs();
+    const nav::FrameResult result = session_.processFrame(frame.index, frame.t_s, image);
+    double at_ms = start_ms;
+    for (const auto& [stage, ms] : {std::pair{Stage::Extract, result.odometry.extract_ms},
+                                    std::pair{Stage::Match, result.odometry.match_ms},
+                                    std::pair{Stage::Pose, result.odometry.pose_ms},
+                                    std::pair{Stage::Fusion, result.fusion_ms}}) {
+      clock.addMeasured(stage, at_ms, ms);
+      at_ms += ms;
+    }
+    ++processed_;
+    std::optional<nav::RegistrationRequest> request = session_.takeRegistrationRequest();
+    if (!request) return nullptr;
+    auto keyframe = std::make_shared<NavigationKeyframeRequest>();
+    keyframe->frame = request->frame;
+    keyframe->t_s = request->t_s;
+    keyframe->request = std::move(*request);  // its image is a deep copy (session contract)
+    return keyframe;
+  }
+
+  void applyFix(const SatelliteFix& fix) override {
+    const auto* navigation_fix = dynamic_cast<const NavigationFix*>(&fix);
+    if (!navigation_fix) throw InvalidArgument("navigation VO payload got a fix of another payload");
+    session_.addFix(navigation_fix->fix);
+  }
+
+  void finish(bool completed) override {
+    output_->setResult(session_.finish(completed, std::max(frames_total_, processed_)));
+  }
+
+ private:
+  nav::NavigationSession session_;
+  std::int64_t frames_total_;
+  std::int64_t processed_ = 0;
+  std::shared_ptr<NavigationRunOutput> output_;
+};
+
+class NavigationSatellitePayload final : public SatellitePayload {
+ public:
+  NavigationSatellitePayload(const nav::NavigationInputs& inputs, const nav::RegistrationOptions& options)
+      : registrar_(inputs.basemap_paths, inputs.enu, inputs.ground_up_m, inputs.camera, options) {}
+
+  std::string name() const override { return "basemap registration"; }
+
+  std::shared_ptr<SatelliteFix> process(const KeyframeRequest& request, StageClock& clock) override {
+    const auto* keyframe = dynamic_cast<const NavigationKeyframeRequest*>(&request);
+    if (!keyframe) throw InvalidArgument("registration payload got a request of another payload");
+    const double start_ms = clock.nowMs();
+    auto fix = std::make_shared<NavigationFix>();
+    fix->fix = registrar_.registerFrame(keyframe->request);
+    fix->frame = fix->fix.frame;
+    fix->accepted = fix->fix.accepted;
+    if (fix->fix.global_mode) clock.addMeasured(Stage::Retrieval, start_ms, fix->fix.retrieval_ms);
+    clock.addMeasured(Stage::FineMatch, start_ms + fix->fix.retrieval_ms, fix->fix.fine_match_ms);
+    return fix;
+  }
+
+ private:
+  nav::BasemapRegistrar registrar_;
+};
+
+}  // namespace
+
+PayloadFactories makeNavigationPayloads(const nav::NavigationInputs& inputs,
+                                        const nav::NavigationOptions& options,
+                                        std::int64_t frames_total,
+                                        std::shared_ptr<NavigationRunOutput> output) {
+  options.check();
+  if (!output) throw InvalidArgument("makeNavigationPayloads: no output object");
+  PayloadFactories factories;
+  factories.vo = [inputs, options, frames_total, output](const vision::DeviceSpec& device) {
+    nav::NavigationOptions on_device = options;
+    on_device.vo_features.device = device;
+    return std::make_unique<NavigationVoPayload>(inputs, on_device, frames_total, output);
+  };
+  if (options.registration_enabled && !inputs.basemap_paths.empty()) {
+    factories.satellite = [inputs, registration = options.registration](const vision::DeviceSpec& device) {
+      nav::RegistrationOptions on_device = registration;
+      on_device.features.device = device;
+      return std::make_unique<NavigationSatellitePayload>(inputs, on_device);
+    };
+  }
+  return factories;
+}
+
+NavigationEngineRun runNavigationEngine(const std::string& video_path, nav::NavigationInputs inputs,
+                                        const nav::NavigationOptions& options,
+                                        const DevicePlacement& placement,
+                                        const ProgressCallback& progress) {
+  std::int64_t frames_total = 0;
+  {
+    const VideoFrameSource probe(video_path);  // fails early on an unreadable video
+    const FrameSourceInfo& info = probe.info();
+    if (info.width_px != inputs.camera.width_px || info.height_px != inputs.camera.height_px)
+      throw InvalidArgument(video_path + ": frames are " + std::to_string(info.width_px) + "x" +
+                            std::to_string(info.height_px) + " but the camera model is " +
+                            std::to_string(inputs.camera.width_px) + "x" +
+                            std::to_string(inputs.camera.height_px));
+    frames_total = info.frame_count;
+  }
+  auto output = std::make_shared<NavigationRunOutput>();
+  LatencyRecorder recorder(1 << 16);
+  PipelineOptions pipeline_options;
+  pipeline_options.placement = placement;
+  pipeline_options.mode_name = "overlapped";
+  Pipeline pipeline(pipeline_options, [video_path] { return std::make_unique<VideoFrameSource>(video_path); },
+                    makeNavigationPayloads(inputs, options, frames_total, output), &recorder);
+  NavigationEngineRun run;
+  pipeline.start();
+  bool cancelled_by_caller = false;
+  while (!pipeline.wait(100)) {
+    recorder.drain(&run.samples);
+    std::int64_t done = 0;
+    for (const LatencySample& sample : run.samples) done = std::max(done, sample.frame + 1);
+    const double fraction = frames_total > 0 ? std::min(1.0, double(done) / double(frames_total)) : 0.0;
+    if (!cancelled_by_caller && !reportProgress(progress, fraction, "navigating")) {
+      cancelled_by_caller = true;
+      pipeline.cancel();
+    }
+  }
+  recorder.drain(&run.samples);
+  run.report = pipeline.report();
+  if (!run.report.error.empty()) throw Error(run.report.error);
+  std::optional<nav::NavigationResult> result = output->result();
+  if (!result) throw Error("navigation run ended without a result");
+  run.result = std::move(*result);
+  run.vo_model = output->voModel();
+  run.fallback_reason = output->fallbackReason();
+  return run;
+}
+
+std::vector<nav::StageSummary> stageSummaries(const std::vector<LatencySample>& samples) {
+  std::vector<nav::StageSummary> summaries;
+  for (const StageStatistics& s : computeStageStatistics(samples)) {
+    nav::StageSummary summary;
+    summary.stage = stageName(s.stage);
+    summary.count = s.count;
+    summary.mean_ms = s.mean_ms;
+    summary.p50_ms = s.p50_ms;
+    summary.p99_ms = s.p99_ms;
+    summary.max_ms = s.max_ms;
+    summaries.push_back(summary);
+  }
+  return summaries;
+}
+
+}  // namespace skytrace::engine

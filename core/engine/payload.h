@@ -1,0 +1,67 @@
+// The two payloads the engine runs, as small interfaces, so that the same workers run
+// the real navigation (core/engine/navigation_payloads.h: NavigationSession and
+// BasemapRegistrar) and the vision-only benchmark workload (vision_payloads.h).
+//   VO payload:        frame -> result (kept by the payload) + optional keyframe request;
+//                      fixes come back later, in any order, and are applied on the VO
+//                      thread.
+//   Satellite payload: keyframe request -> fix (or none).
+// Requests and fixes are payload-defined subclasses of the two message bases; a payload
+// pair agrees on them (a mismatch is an InvalidArgument from the payload).
+// No torch types. Threads as stated per method; each payload is created by its factory
+// on the thread that then uses it (GPU state is per thread).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "core/engine/engine_frame.h"
+#include "core/engine/stage_clock.h"
+
+namespace skytrace::engine {
+
+struct KeyframeRequest {
+  virtual ~KeyframeRequest() = default;
+  std::int64_t frame = -1;
+  double t_s = 0.0;
+};
+
+struct SatelliteFix {
+  virtual ~SatelliteFix() = default;
+  std::int64_t frame = -1;  // the keyframe this fix belongs to
+  bool accepted = false;
+};
+
+class VoPayload {
+ public:
+  virtual ~VoPayload() = default;
+  virtual std::string name() const = 0;
+  // VO thread. `frame` is valid during the call only (copy what a request keeps). Mark
+  // stages on `clock` (its stream is the thread's current stream); the engine waits for
+  // the stream after the call. Returns a keyframe request or null. Throws skytrace::Error.
+  virtual std::shared_ptr<KeyframeRequest> processFrame(const EngineFrame& frame,
+                                                        StageClock& clock) = 0;
+  // VO thread, between frames: a fix for an earlier keyframe (late, in any order).
+  virtual void applyFix(const SatelliteFix& fix) = 0;
+  // VO thread, once at the end of a run (completed = false: cancelled or failed).
+  virtual void finish(bool completed) {}
+};
+
+class SatellitePayload {
+ public:
+  virtual ~SatellitePayload() = default;
+  virtual std::string name() const = 0;
+  // Satellite thread. Returns the fix (or null when the payload has none to give).
+  virtual std::shared_ptr<SatelliteFix> process(const KeyframeRequest& request,
+                                                StageClock& clock) = 0;
+};
+
+// Factories called on the worker threads with the device that worker runs on.
+struct PayloadFactories {
+  std::function<std::unique_ptr<VoPayload>(const vision::DeviceSpec&)> vo;
+  // Empty: no satellite stage.
+  std::function<std::unique_ptr<SatellitePayload>(const vision::DeviceSpec&)> satellite;
+};
+
+}  // namespace skytrace::engine

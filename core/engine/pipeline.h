@@ -1,0 +1,84 @@
+// The overlapped engine (DESIGN.md "Data flow"): a decode thread feeds a pinned frame
+// ring (FrameFeed), the VO worker (foreground, high-priority stream) processes every
+// frame and never waits for the satellite stage, keyframe requests go through a
+// bounded latest-wins queue (drops counted) to the satellite worker (a QObject on its
+// own QThread, normal-priority stream or a second GPU), and fixes come back to the VO
+// thread, which applies them between frames in whatever order they arrive.
+//
+// Run control: start() -> [setPaused] -> finished (or cancel()); start() again after
+// the run ended restarts from the first frame with fresh payloads. Errors: the first
+// error of a run (from any thread) cancels it and is reported once (failed(), and in
+// report().error). Shutdown is bounded: wait(ms) returns false on timeout, threads are
+// never terminated; the destructor cancels and waits for the current step to end.
+// Thread: every public method is called from the controlling thread (the one that
+// created the Pipeline: GUI or CLI). Signals arrive queued in that thread.
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+#include <functional>
+#include <memory>
+
+#include "core/engine/device_placement.h"
+#include "core/engine/frame_source.h"
+#include "core/engine/latency_recorder.h"
+#include "core/engine/payload.h"
+#include "core/engine/run_report.h"
+
+namespace skytrace::engine {
+
+struct PipelineOptions {
+  DevicePlacement placement;         // VO and satellite devices
+  int ring_slots = 4;                // frame ring depth (>= 2)
+  bool pinned_host_memory = true;    // CUDA: page-locked ring (false only for comparisons)
+  std::size_t keyframe_queue_capacity = 1;  // latest wins beyond this
+  std::int64_t max_frames = -1;      // -1: the whole source
+  // At the end of the video, how long VO waits for the satellite stage's outstanding
+  // fixes before finishing without them (counted as fixes_lost_at_end).
+  int final_fix_timeout_ms = 30000;
+  std::string mode_name = "overlapped";  // label in the RunReport
+
+  void check() const;  // throws InvalidArgument
+};
+
+class Pipeline : public QObject {
+  Q_OBJECT
+
+ public:
+  using SourceFactory = std::function<std::unique_ptr<FrameSource>()>;
+
+  // `recorder` (may be null) receives every stage sample; it must outlive the Pipeline.
+  Pipeline(PipelineOptions options, SourceFactory source, PayloadFactories payloads,
+           LatencyRecorder* recorder, QObject* parent = nullptr);
+  ~Pipeline() override;
+
+  // Starts a run. Throws InvalidArgument if one is still running.
+  void start();
+  void setPaused(bool paused);
+  void cancel();
+  bool isRunning() const;
+  // Waits up to `timeout_ms` for the run's threads to end; true when they all did.
+  bool wait(int timeout_ms);
+  // The last run's report (complete once wait() returned true).
+  RunReport report() const;
+
+ Q_SIGNALS:
+  // The run's first error (at most once per run).
+  void failed(const QString& message);
+  // The run ended (completed, cancelled or failed); emitted from the VO thread.
+  void finished();
+
+ private:
+  struct Run;
+  void runVo(Run* run);
+  void releaseFinishedRun();
+
+  PipelineOptions options_;
+  SourceFactory source_;
+  PayloadFactories payloads_;
+  LatencyRecorder* recorder_;
+  std::unique_ptr<Run> run_;
+};
+
+}  // namespace skytrace::engine

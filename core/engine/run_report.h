@@ -1,0 +1,35 @@
+// What one engine run did: counts, per-frame latencies and the first error. Filled by
+// Pipeline (overlapped) and runSequential; read by the benchmark and the CLI.
+// Thread: a value type.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace skytrace::engine {
+
+struct RunReport {
+  std::string mode;                    // "sequential", "overlapped", ...
+  std::string vo_device, satellite_device;
+  bool completed = false;              // every frame processed, all outstanding fixes in
+  bool cancelled = false;
+  std::string error;                   // the run's (first) error, empty when none
+  std::int64_t frames = 0;             // frames processed by VO
+  std::int64_t keyframes_requested = 0;
+  std::int64_t keyframes_dropped = 0;  // evicted from the latest-wins queue
+  std::int64_t keyframes_processed = 0;
+  std::int64_t fixes_applied = 0;
+  std::int64_t fixes_late = 0;         // applied after VO had moved past their frame
+  std::int64_t fixes_out_of_order = 0; // for a frame older than a fix applied before
+  std::int64_t fixes_lost_at_end = 0;  // still outstanding when the final wait timed out
+  double wall_s = 0.0;
+  std::vector<double> frame_done_ms;   // recorder clock, when VO finished each frame
+  std::vector<double> vo_frame_ms;     // VO latency per frame (device time on GPU)
+  std::vector<double> satellite_ms;    // satellite latency per processed keyframe
+  std::vector<std::int64_t> applied_fix_frames;  // in the order fixes were applied
+  std::int64_t peak_vo_device_bytes = -1;
+  std::int64_t peak_satellite_device_bytes = -1;
+};
+
+}  // namespace skytrace::engine

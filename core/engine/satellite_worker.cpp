@@ -1,0 +1,57 @@
+#include "core/engine/satellite_worker.h"
+
+#include <QThread>
+
+#include <c10/core/InferenceMode.h>
+
+#include <chrono>
+#include <exception>
+
+#include "core/engine/gpu_streams.h"
+#include "core/engine/stage_clock.h"
+#include "core/util/error.h"
+
+namespace skytrace::engine {
+
+SatelliteWorker::SatelliteWorker(SatelliteChannel channel) : channel_(std::move(channel)) {}
+
+void SatelliteWorker::run() {
+  try {
+    c10::InferenceMode inference_guard;
+    const DeviceStream stream = DeviceStream::create(channel_.device, StreamPriority::Normal);
+    StreamGuard stream_guard(stream);
+    StageClock clock(channel_.recorder, stream);
+    std::unique_ptr<SatellitePayload> payload = channel_.factory(channel_.device);
+    while (true) {
+      channel_.control->checkpoint();
+      std::optional<std::shared_ptr<KeyframeRequest>> request =
+          channel_.requests->popFor(std::chrono::milliseconds(50));
+      if (!request) {
+        if (channel_.requests->isClosed() && channel_.requests->size() == 0) break;
+        continue;
+      }
+      clock.beginFrame((*request)->frame);
+      std::shared_ptr<SatelliteFix> fix = payload->process(**request, clock);
+      latencies_ms_.push_back(clock.finishFrame());
+      if (fix) channel_.fixes->push(std::move(fix));
+    }
+  } catch (const Cancelled&) {
+    // cancelled: nothing to report
+  } catch (const std::exception& e) {
+    reported_error_ = channel_.errors->report(std::string("satellite stage: ") + e.what());
+    channel_.control->requestCancel();
+  } catch (...) {
+    reported_error_ = channel_.errors->report("satellite stage: unknown exception");
+    channel_.control->requestCancel();
+  }
+  try {
+    peak_device_bytes_ = engine::peakDeviceBytes(channel_.device);
+  } catch (...) {
+    peak_device_bytes_ = -1;  // the device itself was unusable (already reported)
+  }
+  done_.store(true, std::memory_order_release);
+  Q_EMIT done();
+  if (QThread* thread = QThread::currentThread()) thread->quit();
+}
+
+}  // namespace skytrace::engine

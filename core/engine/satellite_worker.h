@@ -1,0 +1,62 @@
+// The satellite stage's worker: a QObject moved to its own QThread (QGroundControl
+// style). run() is connected to QThread::started, so it executes on that thread: it
+// creates its stream (normal priority, below VO's high-priority stream) and its payload
+// there, then takes keyframe requests from the latest-wins queue until the queue is
+// closed and empty or the run is cancelled, and posts every fix to the VO side's inbox.
+// Errors go to the run's ErrorLatch (and cancel the run); the thread then quits.
+// Thread: constructed on the controlling thread, then used only on its QThread; its
+// results (latencies) are read after the thread has finished.
+#pragma once
+
+#include <QObject>
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "core/engine/latency_recorder.h"
+#include "core/engine/latest_wins_queue.h"
+#include "core/engine/payload.h"
+#include "core/engine/run_control.h"
+#include "core/engine/worker_support.h"
+
+namespace skytrace::engine {
+
+struct SatelliteChannel {
+  LatestWinsQueue<std::shared_ptr<KeyframeRequest>>* requests = nullptr;
+  FixInbox* fixes = nullptr;
+  RunControl* control = nullptr;
+  ErrorLatch* errors = nullptr;
+  LatencyRecorder* recorder = nullptr;  // may be null
+  vision::DeviceSpec device;
+  std::function<std::unique_ptr<SatellitePayload>(const vision::DeviceSpec&)> factory;
+};
+
+class SatelliteWorker : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit SatelliteWorker(SatelliteChannel channel);
+
+  bool isDone() const { return done_.load(std::memory_order_acquire); }
+  // Valid once isDone(): per processed keyframe, ms; peak device memory.
+  const std::vector<double>& latenciesMs() const { return latencies_ms_; }
+  std::int64_t peakDeviceBytes() const { return peak_device_bytes_; }
+  // Set when the worker's first error came from its error latch report (tests).
+  bool reportedError() const { return reported_error_; }
+
+ public Q_SLOTS:
+  void run();
+
+ Q_SIGNALS:
+  void done();
+
+ private:
+  SatelliteChannel channel_;
+  std::vector<double> latencies_ms_;
+  std::int64_t peak_device_bytes_ = -1;
+  bool reported_error_ = false;
+  std::atomic<bool> done_{false};
+};
+
+}  // namespace skytrace::engine

@@ -1,0 +1,29 @@
+// The baseline the overlapped engine is measured against: everything on the calling
+// thread and one stream of the VO device, frames decoded into a plain (pageable) host
+// buffer and copied to the device synchronously, every keyframe registered at once and
+// its fix applied before the next frame. Same payloads, same stages, same report.
+// Thread: the calling thread; `control` (may be null) pauses/cancels between frames.
+#pragma once
+
+#include <memory>
+
+#include "core/engine/frame_source.h"
+#include "core/engine/latency_recorder.h"
+#include "core/engine/payload.h"
+#include "core/engine/run_control.h"
+#include "core/engine/run_report.h"
+
+namespace skytrace::engine {
+
+struct SequentialOptions {
+  vision::DeviceSpec device;
+  std::int64_t max_frames = -1;  // -1: the whole source
+  std::string mode_name = "sequential";
+};
+
+// Throws Cancelled when `control` cancels; other errors propagate (skytrace::Error).
+RunReport runSequential(const SequentialOptions& options, FrameSource& source,
+                        const PayloadFactories& payloads, LatencyRecorder* recorder,
+                        const RunControl* control = nullptr);
+
+}  // namespace skytrace::engine

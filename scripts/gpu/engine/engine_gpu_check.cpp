@@ -1,0 +1,126 @@
+// skytrace-engine-gpu-check (ctest label gpu, the CUDA machine; a plain program since
+// Qt Test is not there): the engine's device paths do what the CPU tests check.
+//   1. FrameFeed on the GPU (pinned ring of 2 slots, copy stream, events): every frame's
+//      device pixels equal the source's, although slots are reused while the consumer
+//      works on its own stream and holds each frame for a while.
+//   2. The overlapped Pipeline with the vision payloads (ALIKED, when its weights are in
+//      SKYTRACE_MODEL_DIR) runs 30 frames to completion with real VO inliers and
+//      accepted satellite fixes.
+// Device: $SKYTRACE_GPU_CHECK_DEVICE (default cuda:0; "cpu" runs the same checks on the
+// CPU twin). Exit status 0 = all passed.
+#include <QCoreApplication>
+
+#include <ATen/ATen.h>
+#include <c10/core/InferenceMode.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "core/engine/device_placement.h"
+#include "core/engine/engine_frame_impl.h"
+#include "core/engine/frame_feed.h"
+#include "core/engine/pipeline.h"
+#include "core/engine/synthetic_frame_source.h"
+#include "core/engine/vision_payloads.h"
+#include "core/vision/torch_runtime.h"
+
+using namespace skytrace;
+using namespace skytrace::engine;
+
+namespace {
+
+int failures = 0;
+
+void check(bool ok, const std::string& what) {
+  std::cout << (ok ? "PASS " : "FAIL ") << what << std::endl;
+  if (!ok) ++failures;
+}
+
+void checkFeed(const vision::DeviceSpec& device) {
+  SyntheticFrameOptions frames;
+  frames.width_px = 320;
+  frames.height_px = 240;
+  frames.frame_count = 40;
+  const SyntheticFrameSource reference(frames);
+  FrameFeedOptions options;
+  options.device = device;
+  options.ring_slots = 2;
+  c10::InferenceMode guard;
+  const DeviceStream consumer = DeviceStream::create(device, StreamPriority::High);
+  StreamGuard stream_guard(consumer);
+  FrameFeed feed(std::make_unique<SyntheticFrameSource>(frames), options, nullptr, nullptr);
+  feed.start();
+  std::vector<std::uint8_t> expected(320 * 240 * 3);
+  int good = 0, total = 0;
+  while (auto item = feed.next(consumer)) {
+    const at::Tensor& pixels = item->frame.pixels->bgr;
+    // Some work on the consumer's stream that reads the slot, then the check.
+    at::Tensor work = rgbFloatImage(pixels);
+    for (int i = 0; i < 20; ++i) work = work * 1.0001f + 0.0f;
+    const at::Tensor host = pixels.to(at::kCPU);
+    reference.render(item->frame.index, expected.data(), 320 * 3);
+    good += std::memcmp(host.data_ptr<std::uint8_t>(), expected.data(), expected.size()) == 0;
+    ++total;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    feed.release(*item, consumer);
+  }
+  check(total == 40 && good == total,
+        "frame feed on " + device.toString() + ": " + std::to_string(good) + "/" +
+            std::to_string(total) + " frames with the source's pixels (ring of 2, pinned, async copies)");
+}
+
+void checkPipeline(const vision::DeviceSpec& device) {
+  const char* model_dir = std::getenv("SKYTRACE_MODEL_DIR");
+  if (!model_dir || !std::ifstream(std::string(model_dir) + "/aliked-n16rot.pth")) {
+    std::cout << "SKIP pipeline check: no aliked-n16rot.pth in SKYTRACE_MODEL_DIR" << std::endl;
+    return;
+  }
+  SyntheticFrameOptions frames;
+  frames.frame_count = 30;
+  auto tiles = std::make_shared<std::vector<HostImage>>();
+  const SyntheticFrameSource ground(frames);
+  for (int t = 0; t < 4; ++t) tiles->push_back(ground.groundTile(t * 8, 640, 480));
+  VisionPayloadOptions payload;
+  payload.weights_dir = model_dir;
+  payload.keyframe_interval = 3;
+  auto stats = std::make_shared<VisionStatsSink>();
+  PipelineOptions options;
+  options.placement.vo = device;
+  options.placement.satellite = device;
+  Pipeline pipeline(options, [frames] { return std::make_unique<SyntheticFrameSource>(frames); },
+                    makeVisionPayloads(payload, tiles, stats), nullptr);
+  pipeline.start();
+  const bool ended = pipeline.wait(240000);
+  const RunReport report = pipeline.report();
+  const VisionPayloadStats s = stats->snapshot();
+  const double mean_inliers = s.vo_pairs ? double(s.vo_inliers) / double(s.vo_pairs) : 0.0;
+  check(ended && report.completed && report.frames == 30,
+        "pipeline on " + device.toString() + " completed 30 frames" +
+            (report.error.empty() ? "" : " (error: " + report.error + ")"));
+  check(mean_inliers > 100.0, "VO mean inliers per pair " + std::to_string(mean_inliers) + " > 100");
+  check(s.fixes_accepted > 0 && report.fixes_applied == report.keyframes_processed,
+        "satellite fixes accepted " + std::to_string(s.fixes_accepted) + " of " +
+            std::to_string(s.keyframes) + ", applied " + std::to_string(report.fixes_applied));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  QCoreApplication app(argc, argv);
+  vision::configureTorchRuntime();
+  const char* env = std::getenv("SKYTRACE_GPU_CHECK_DEVICE");
+  const vision::DeviceSpec device = vision::parseDevice(env ? env : "cuda:0");
+  try {
+    vision::requireDeviceAvailable(device);
+    checkFeed(device);
+    checkPipeline(device);
+  } catch (const std::exception& e) {
+    check(false, std::string("exception: ") + e.what());
+  }
+  std::cout << (failures == 0 ? "ALL PASSED" : std::to_string(failures) + " FAILED") << std::endl;
+  return failures == 0 ? 0 : 1;
+}

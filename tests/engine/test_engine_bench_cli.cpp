@@ -1,0 +1,114 @@
+// `skytrace-cli bench` end to end on the CPU with small synthetic frames and ORB: the
+// JSON has every mode (multi_gpu skipped without two GPUs) with every stage the mode
+// runs, the work was real (VO inliers, accepted fixes), and the PNG is written; --plot
+// redraws it. Speed is not asserted (a shared 2-core machine).
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+QString cli() { return qEnvironmentVariable("SKYTRACE_BUILD_DIR") + "/app/cli/skytrace-cli"; }
+
+int runCli(const QStringList& args, QByteArray* output) {
+  QProcess process;
+  process.setProcessChannelMode(QProcess::MergedChannels);
+  process.start(cli(), args);
+  if (!process.waitForFinished(110000)) {
+    process.kill();
+    return -1;
+  }
+  *output = process.readAll();
+  return process.exitCode();
+}
+
+bool isPng(const QString& path) {
+  QFile file(path);
+  return file.open(QIODevice::ReadOnly) && file.read(8) == QByteArray("\x89PNG\r\n\x1a\n", 8);
+}
+}  // namespace
+
+class TestEngineBenchCli : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void initTestCase() {
+    if (!QFile::exists(cli())) QSKIP("skytrace-cli not built (SKYTRACE_BUILD_DIR)");
+  }
+
+  void writesEveryModeAndStage() {
+    QTemporaryDir dir;
+    const QString json_path = dir.filePath("bench.json");
+    QByteArray output;
+    const int code = runCli({"bench", "--synthetic", "240x180", "--frames", "14", "--warmup", "2",
+                             "--vo-model", "orb", "--vo-keypoints", "400", "--sat-model", "orb",
+                             "--sat-keypoints", "600", "--tiles", "3", "--keyframe-interval", "2",
+                             "--device", "cpu", "--out", json_path},
+                            &output);
+    QVERIFY2(code == 0, output.constData());
+    QFile file(json_path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QJsonObject report = QJsonDocument::fromJson(file.readAll()).object();
+    const QJsonArray modes = report["modes"].toArray();
+    QCOMPARE(modes.size(), 4);
+    QStringList names;
+    for (const auto& value : modes) {
+      const QJsonObject mode = value.toObject();
+      const QString name = mode["mode"].toString();
+      names << name;
+      if (name == "multi_gpu") {
+        QVERIFY2(mode.contains("skipped"), "one CPU machine cannot run multi_gpu");
+        continue;
+      }
+      QVERIFY2(mode["completed"].toBool(), qPrintable(name + ": " + mode["error"].toString()));
+      QCOMPARE(mode["frames"].toInt(), 14);
+      QVERIFY(mode["fps"].toDouble() > 0.0);
+      const QJsonObject stages = mode["stages"].toObject();
+      QStringList expected = {"decode", "extract", "match", "pose"};
+      if (name != "vo_only") expected << "retrieval" << "fine_match" << "fusion";
+      for (const QString& stage : expected) {
+        QVERIFY2(stages.contains(stage), qPrintable(name + " lacks stage " + stage));
+        const QJsonObject s = stages[stage].toObject();
+        QVERIFY(s["count"].toInt() > 0);
+        QVERIFY(s["p99_ms"].toDouble() >= s["p50_ms"].toDouble());
+      }
+      QVERIFY2(!stages.contains("upload"), "no copies on the CPU");
+      QVERIFY(mode["vo_frame"].toObject()["p50_ms"].toDouble() > 0.0);
+      QVERIFY2(mode["vo_pairs"].toObject()["mean_inliers"].toDouble() > 20.0,
+               "consecutive synthetic frames overlap: VO must find inliers");
+      if (name == "vo_only") {
+        QCOMPARE(mode["keyframes"].toObject()["requested"].toInt(), 0);
+      } else {
+        const QJsonObject keyframes = mode["keyframes"].toObject();
+        QCOMPARE(keyframes["requested"].toInt(), 7);
+        QCOMPARE(keyframes["processed"].toInt() + keyframes["dropped"].toInt(), 7);
+        QVERIFY2(mode["fixes"].toObject()["accepted"].toInt() > 0,
+                 "keyframes overlap their ground tiles: some fixes must be accepted");
+      }
+    }
+    QCOMPARE(names, QStringList({"sequential", "vo_only", "overlapped", "multi_gpu"}));
+    QVERIFY(report["h2d"].toObject().contains("skipped"));
+    const QJsonObject summary = report["summary"].toObject();
+    QVERIFY(summary["overlapped_fps_over_sequential"].toDouble() > 0.0);
+    QVERIFY(summary["vo_p99_loaded_over_alone"].toDouble() > 0.0);
+    QVERIFY(isPng(dir.filePath("bench.png")));
+
+    // --plot redraws a JSON (e.g. one from the GPU machine).
+    const QString png = dir.filePath("again.png");
+    QVERIFY2(runCli({"bench", "--plot", json_path, "--png", png}, &output) == 0, output.constData());
+    QVERIFY(isPng(png));
+  }
+
+  void badOptionsAreUsageErrors() {
+    QByteArray output;
+    QCOMPARE(runCli({"bench", "--modes", "fastest"}, &output), 2);
+    QVERIFY2(output.contains("unknown bench mode 'fastest'"), output.constData());
+    QCOMPARE(runCli({"bench", "--synthetic", "640by480"}, &output), 2);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestEngineBenchCli)
+#include "test_engine_bench_cli.moc"

@@ -1,0 +1,375 @@
+// The overlapped engine and the sequential baseline with small fake payloads (no
+// models): frame order, latest-wins drops, late fixes, pause, cancel/restart cycles,
+// bounded shutdown, one error per run, and the device placement rule.
+#include <QSignalSpy>
+#include <QtTest>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+#include "core/engine/device_placement.h"
+#include "core/engine/latency_recorder.h"
+#include "core/engine/pipeline.h"
+#include "core/engine/sequential_run.h"
+#include "core/engine/synthetic_frame_source.h"
+#include "core/util/error.h"
+
+using namespace skytrace;
+using namespace skytrace::engine;
+using namespace std::chrono_literals;
+
+namespace {
+
+// What the fake payloads saw, shared with the test (thread-safe).
+struct Trace {
+  std::size_t voFrameCount() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return vo_frames.size();
+  }
+  std::mutex mutex;
+  std::vector<std::int64_t> vo_frames;          // processFrame order
+  std::vector<std::int64_t> satellite_frames;   // process order
+  std::vector<std::pair<std::int64_t, std::int64_t>> fixes;  // (fix frame, VO frame when applied)
+  int finish_calls = 0;
+  bool finish_completed = false;
+  std::atomic<int> vo_payloads_alive{0};
+  std::atomic<int> satellite_payloads_alive{0};
+  std::atomic<int> satellite_steps_started{0};
+};
+
+struct FakeBehaviour {
+  int keyframe_every = 1;
+  std::chrono::milliseconds vo_step{0};
+  std::chrono::milliseconds satellite_step{0};
+  std::int64_t vo_throw_at = -1;    // frame where processFrame throws
+  bool satellite_throws = false;
+};
+
+class FakeVo final : public VoPayload {
+ public:
+  FakeVo(std::shared_ptr<Trace> trace, FakeBehaviour behaviour) : trace_(std::move(trace)), b_(behaviour) {
+    ++trace_->vo_payloads_alive;
+  }
+  ~FakeVo() override { --trace_->vo_payloads_alive; }
+  std::string name() const override { return "fake VO"; }
+  std::shared_ptr<KeyframeRequest> processFrame(const EngineFrame& frame, StageClock& clock) override {
+    StageClock::Scope scope(clock, Stage::Extract);
+    if (frame.index == b_.vo_throw_at) throw FormatError("fake VO: frame " + std::to_string(frame.index) + " is unreadable");
+    std::this_thread::sleep_for(b_.vo_step);
+    {
+      std::lock_guard<std::mutex> lock(trace_->mutex);
+      trace_->vo_frames.push_back(frame.index);
+    }
+    current_ = frame.index;
+    if (frame.index % b_.keyframe_every != 0) return nullptr;
+    auto request = std::make_shared<KeyframeRequest>();
+    request->frame = frame.index;
+    return request;
+  }
+  void applyFix(const SatelliteFix& fix) override {
+    std::lock_guard<std::mutex> lock(trace_->mutex);
+    trace_->fixes.emplace_back(fix.frame, current_);
+  }
+  void finish(bool completed) override {
+    std::lock_guard<std::mutex> lock(trace_->mutex);
+    ++trace_->finish_calls;
+    trace_->finish_completed = completed;
+  }
+
+ private:
+  std::shared_ptr<Trace> trace_;
+  FakeBehaviour b_;
+  std::int64_t current_ = -1;
+};
+
+class FakeSatellite final : public SatellitePayload {
+ public:
+  FakeSatellite(std::shared_ptr<Trace> trace, FakeBehaviour behaviour) : trace_(std::move(trace)), b_(behaviour) {
+    ++trace_->satellite_payloads_alive;
+  }
+  ~FakeSatellite() override { --trace_->satellite_payloads_alive; }
+  std::string name() const override { return "fake satellite"; }
+  std::shared_ptr<SatelliteFix> process(const KeyframeRequest& request, StageClock& clock) override {
+    StageClock::Scope scope(clock, Stage::FineMatch);
+    ++trace_->satellite_steps_started;
+    if (b_.satellite_throws) throw GeoreferenceError("fake satellite: basemap has no georeference");
+    std::this_thread::sleep_for(b_.satellite_step);
+    {
+      std::lock_guard<std::mutex> lock(trace_->mutex);
+      trace_->satellite_frames.push_back(request.frame);
+    }
+    auto fix = std::make_shared<SatelliteFix>();
+    fix->frame = request.frame;
+    fix->accepted = true;
+    return fix;
+  }
+
+ private:
+  std::shared_ptr<Trace> trace_;
+  FakeBehaviour b_;
+};
+
+PayloadFactories fakePayloads(const std::shared_ptr<Trace>& trace, FakeBehaviour behaviour,
+                              bool with_satellite = true) {
+  PayloadFactories factories;
+  factories.vo = [trace, behaviour](const vision::DeviceSpec&) { return std::make_unique<FakeVo>(trace, behaviour); };
+  if (with_satellite)
+    factories.satellite = [trace, behaviour](const vision::DeviceSpec&) {
+      return std::make_unique<FakeSatellite>(trace, behaviour);
+    };
+  return factories;
+}
+
+Pipeline::SourceFactory smallFrames(std::int64_t count) {
+  return [count] {
+    SyntheticFrameOptions options;
+    options.width_px = 64;
+    options.height_px = 48;
+    options.frame_count = count;
+    return std::make_unique<SyntheticFrameSource>(options);
+  };
+}
+
+bool isIncreasing(const std::vector<std::int64_t>& v) {
+  for (std::size_t i = 1; i < v.size(); ++i)
+    if (v[i] <= v[i - 1]) return false;
+  return true;
+}
+
+}  // namespace
+
+class TestEnginePipeline : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void processesEveryFrameInOrderAndAppliesEveryFix() {
+    auto trace = std::make_shared<Trace>();
+    FakeBehaviour behaviour;
+    behaviour.keyframe_every = 5;
+    LatencyRecorder recorder;
+    PipelineOptions options;
+    options.keyframe_queue_capacity = 8;  // room for every request: nothing may be dropped
+    Pipeline pipeline(options, smallFrames(40), fakePayloads(trace, behaviour), &recorder);
+    QSignalSpy finished(&pipeline, &Pipeline::finished);
+    pipeline.start();
+    QVERIFY(pipeline.wait(20000));
+    const RunReport report = pipeline.report();
+    QVERIFY2(report.completed, report.error.c_str());
+    QCOMPARE(report.frames, std::int64_t(40));
+    QCOMPARE(trace->vo_frames.size(), std::size_t(40));
+    for (std::size_t i = 0; i < trace->vo_frames.size(); ++i) QCOMPARE(trace->vo_frames[i], std::int64_t(i));
+    QCOMPARE(report.keyframes_requested, std::int64_t(8));
+    QCOMPARE(report.keyframes_dropped, std::int64_t(0));
+    QCOMPARE(report.keyframes_processed, std::int64_t(8));
+    QCOMPARE(report.fixes_applied, std::int64_t(8));  // the last ones after the video ended
+    QCOMPARE(report.fixes_lost_at_end, std::int64_t(0));
+    QCOMPARE(trace->finish_calls, 1);
+    QVERIFY(trace->finish_completed);
+    QCOMPARE(trace->vo_payloads_alive.load(), 0);  // destroyed on their threads
+    QTRY_COMPARE(finished.count(), 1);
+    // Every frame has a decode and an extract sample; each keyframe a fine-match one.
+    std::vector<LatencySample> samples;
+    recorder.drain(&samples);
+    int decode = 0, extract = 0, fine = 0, fusion = 0;
+    for (const auto& s : samples) {
+      decode += s.stage == Stage::Decode;
+      extract += s.stage == Stage::Extract;
+      fine += s.stage == Stage::FineMatch;
+      fusion += s.stage == Stage::Fusion;
+    }
+    QCOMPARE(decode, 40);
+    QCOMPARE(extract, 40);
+    QCOMPARE(fine, 8);
+    QCOMPARE(fusion, 8);
+  }
+
+  void slowSatelliteDropsOldRequestsAndFixesArriveLate() {
+    auto trace = std::make_shared<Trace>();
+    FakeBehaviour behaviour;
+    behaviour.keyframe_every = 1;
+    behaviour.vo_step = 1ms;
+    behaviour.satellite_step = 40ms;
+    PipelineOptions options;
+    options.keyframe_queue_capacity = 1;
+    Pipeline pipeline(options, smallFrames(60), fakePayloads(trace, behaviour), nullptr);
+    pipeline.start();
+    QVERIFY(pipeline.wait(20000));
+    const RunReport report = pipeline.report();
+    QVERIFY2(report.completed, report.error.c_str());
+    QCOMPARE(report.frames, std::int64_t(60));
+    QCOMPARE(report.keyframes_requested, std::int64_t(60));
+    QVERIFY2(report.keyframes_dropped > 10, "a 40 ms satellite stage behind a 1 ms VO must drop");
+    // Every request is either dropped or processed; the processed ones are the newest
+    // at the time, so they increase.
+    QCOMPARE(report.keyframes_processed + report.keyframes_dropped, report.keyframes_requested);
+    QVERIFY(isIncreasing(trace->satellite_frames));
+    QCOMPARE(report.fixes_applied, report.keyframes_processed);
+    QVERIFY2(report.fixes_late > 0, "VO never waits: fixes must come in for frames it has passed");
+    for (const auto& [fix_frame, vo_frame] : trace->fixes) QVERIFY(fix_frame <= vo_frame);
+    QVERIFY(!report.satellite_ms.empty());
+  }
+
+  void voAloneWithoutSatelliteStage() {
+    auto trace = std::make_shared<Trace>();
+    Pipeline pipeline(PipelineOptions{}, smallFrames(12), fakePayloads(trace, {}, false), nullptr);
+    pipeline.start();
+    QVERIFY(pipeline.wait(20000));
+    const RunReport report = pipeline.report();
+    QVERIFY(report.completed);
+    QCOMPARE(report.keyframes_requested, std::int64_t(0));
+    QCOMPARE(report.vo_frame_ms.size(), std::size_t(12));
+  }
+
+  void pauseHoldsTheRunAndResumeFinishesIt() {
+    auto trace = std::make_shared<Trace>();
+    FakeBehaviour behaviour;
+    behaviour.vo_step = 5ms;
+    Pipeline pipeline(PipelineOptions{}, smallFrames(200), fakePayloads(trace, behaviour), nullptr);
+    pipeline.start();
+    QTRY_VERIFY_WITH_TIMEOUT(trace->voFrameCount() > 3, 10000);
+    pipeline.setPaused(true);
+    std::this_thread::sleep_for(100ms);  // let the current frame end
+    std::size_t paused_at = 0;
+    {
+      std::lock_guard<std::mutex> lock(trace->mutex);
+      paused_at = trace->vo_frames.size();
+    }
+    std::this_thread::sleep_for(200ms);
+    {
+      std::lock_guard<std::mutex> lock(trace->mutex);
+      QCOMPARE(trace->vo_frames.size(), paused_at);
+    }
+    QVERIFY(pipeline.isRunning());
+    pipeline.setPaused(false);
+    QVERIFY(pipeline.wait(30000));
+    QVERIFY(pipeline.report().completed);
+    QCOMPARE(pipeline.report().frames, std::int64_t(200));
+  }
+
+  void cancelAndRestartManyTimesWithoutLeakOrDeadlock() {
+    auto trace = std::make_shared<Trace>();
+    FakeBehaviour behaviour;
+    behaviour.keyframe_every = 2;
+    behaviour.satellite_step = 1ms;
+    Pipeline pipeline(PipelineOptions{}, smallFrames(1000), fakePayloads(trace, behaviour), nullptr);
+    const auto started = std::chrono::steady_clock::now();
+    for (int cycle = 0; cycle < 200; ++cycle) {
+      pipeline.start();
+      if (cycle % 3 == 1) std::this_thread::sleep_for(1ms);
+      pipeline.cancel();
+      QVERIFY2(pipeline.wait(5000), qPrintable(QString("cycle %1 did not end within 5 s").arg(cycle)));
+      const RunReport report = pipeline.report();
+      QVERIFY(!report.completed);
+      QVERIFY(report.error.empty());
+      QCOMPARE(trace->vo_payloads_alive.load(), 0);
+      QCOMPARE(trace->satellite_payloads_alive.load(), 0);
+    }
+    // And a restart after all that still runs to the end.
+    pipeline.start();
+    QVERIFY(pipeline.wait(60000));
+    QVERIFY(pipeline.report().completed);
+    QCOMPARE(pipeline.report().frames, std::int64_t(1000));
+    qInfo("200 start/cancel cycles + 1 full run: %.1f s",
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  }
+
+  void shutdownIsBoundedAndNeverTerminates() {
+    auto trace = std::make_shared<Trace>();
+    FakeBehaviour behaviour;
+    behaviour.satellite_step = 1500ms;  // a step that ignores cancel
+    Pipeline pipeline(PipelineOptions{}, smallFrames(100), fakePayloads(trace, behaviour), nullptr);
+    pipeline.start();
+    QTRY_VERIFY_WITH_TIMEOUT(trace->satellite_steps_started.load() > 0, 10000);  // inside its long step
+    pipeline.cancel();
+    const auto before = std::chrono::steady_clock::now();
+    const bool ended_quickly = pipeline.wait(200);
+    const double waited_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - before).count();
+    QVERIFY2(!ended_quickly, "the satellite step is still running");
+    QVERIFY2(waited_ms < 1000.0, "wait() must respect its bound");
+    QVERIFY(pipeline.wait(5000));  // ends once the step returns
+    QVERIFY(pipeline.report().cancelled);
+  }
+
+  void oneErrorPerRunFromVo() {
+    auto trace = std::make_shared<Trace>();
+    FakeBehaviour behaviour;
+    behaviour.vo_throw_at = 7;
+    Pipeline pipeline(PipelineOptions{}, smallFrames(50), fakePayloads(trace, behaviour), nullptr);
+    QSignalSpy failed(&pipeline, &Pipeline::failed);
+    pipeline.start();
+    QVERIFY(pipeline.wait(20000));
+    const RunReport report = pipeline.report();
+    QVERIFY(!report.completed);
+    QVERIFY(!report.cancelled);
+    QVERIFY2(report.error.find("frame 7 is unreadable") != std::string::npos, report.error.c_str());
+    QCOMPARE(report.frames, std::int64_t(7));
+    QTRY_COMPARE(failed.count(), 1);
+    QCOMPARE(trace->finish_calls, 1);
+    QVERIFY(!trace->finish_completed);
+  }
+
+  void oneErrorPerRunFromSatelliteEvenWhenEveryRequestFails() {
+    auto trace = std::make_shared<Trace>();
+    FakeBehaviour behaviour;
+    behaviour.satellite_throws = true;
+    behaviour.vo_step = 1ms;
+    Pipeline pipeline(PipelineOptions{}, smallFrames(100), fakePayloads(trace, behaviour), nullptr);
+    QSignalSpy failed(&pipeline, &Pipeline::failed);
+    for (int run = 0; run < 2; ++run) {  // once per run, again after a restart
+      pipeline.start();
+      QVERIFY(pipeline.wait(20000));
+      const RunReport report = pipeline.report();
+      QVERIFY(!report.completed);
+      QVERIFY2(report.error.rfind("satellite stage: fake satellite: basemap has no georeference", 0) == 0,
+               report.error.c_str());
+      QVERIFY(report.frames < 100);  // the error stopped the run
+      QTRY_COMPARE(failed.count(), run + 1);
+    }
+    QTest::qWait(100);
+    QCOMPARE(failed.count(), 2);
+  }
+
+  void sequentialRegistersEveryKeyframeBeforeTheNextFrame() {
+    auto trace = std::make_shared<Trace>();
+    FakeBehaviour behaviour;
+    behaviour.keyframe_every = 3;
+    SyntheticFrameOptions frames;
+    frames.width_px = 64;
+    frames.height_px = 48;
+    frames.frame_count = 30;
+    SyntheticFrameSource source(frames);
+    LatencyRecorder recorder;
+    const RunReport report = runSequential(SequentialOptions{}, source, fakePayloads(trace, behaviour), &recorder);
+    QVERIFY(report.completed);
+    QCOMPARE(report.frames, std::int64_t(30));
+    QCOMPARE(report.keyframes_requested, std::int64_t(10));
+    QCOMPARE(report.fixes_applied, std::int64_t(10));
+    QCOMPARE(report.fixes_late, std::int64_t(0));  // applied before the next frame
+    for (const auto& [fix_frame, vo_frame] : trace->fixes) QCOMPARE(fix_frame, vo_frame);
+  }
+
+  void devicePlacementRule() {
+    DevicePlacement p = resolveDevicePlacement("", "", "", 0);
+    QVERIFY(!p.vo.cuda && !p.satellite.cuda);
+    p = resolveDevicePlacement("", "", "", 1);
+    QCOMPARE(p.vo.toString(), std::string("cuda:0"));
+    QCOMPARE(p.satellite.toString(), std::string("cuda:0"));
+    p = resolveDevicePlacement("", "", "", 2);  // two GPUs: satellite on the second
+    QCOMPARE(p.vo.toString(), std::string("cuda:0"));
+    QCOMPARE(p.satellite.toString(), std::string("cuda:1"));
+    QVERIFY(p.splitAcrossDevices());
+    p = resolveDevicePlacement("cuda:0", "", "", 2);  // --device is for everything
+    QCOMPARE(p.satellite.toString(), std::string("cuda:0"));
+    p = resolveDevicePlacement("cpu", "", "cuda:1", 2);
+    QCOMPARE(p.vo.toString(), std::string("cpu"));
+    QCOMPARE(p.satellite.toString(), std::string("cuda:1"));
+    p = resolveDevicePlacement("", "cuda:1", "", 2);
+    QCOMPARE(p.satellite.toString(), std::string("cuda:1"));  // follows VO when not cuda:0
+    QVERIFY_THROWS_EXCEPTION(InvalidArgument, resolveDevicePlacement("gpu0", "", "", 0));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestEnginePipeline)
+#include "test_engine_pipeline.moc"
