@@ -1,5 +1,6 @@
 // LiteSAM's coarse transformer: AG_RoPE_EncoderLayer x 8 (self/cross alternating).
 #include <cmath>
+#include <vector>
 
 #include "core/util/error.h"
 #include "core/vision/litesam_modules_impl.h"
@@ -43,7 +44,10 @@ namespace {
 
 // rotate_half: pairs (x_2t, x_2t+1) -> (-x_2t+1, x_2t).
 at::Tensor rotateHalf(const at::Tensor& x) {
-  const at::Tensor pairs = x.unflatten(-1, {-1, 2});
+  std::vector<int64_t> shape = x.sizes().vec();
+  shape.back() /= 2;
+  shape.push_back(2);
+  const at::Tensor pairs = x.reshape(shape);
   return at::stack({-pairs.select(-1, 1), pairs.select(-1, 0)}, -1).flatten(-2);
 }
 

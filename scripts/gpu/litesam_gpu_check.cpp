@@ -1,0 +1,123 @@
+// LiteSAM on the GPU against the original implementation's reference outputs
+// (fixtures/parity/litesam: random float16-rounded weights, a 480x480 orthophoto pair,
+// CPU float32 reference of boyagesmile/LiteSAM 8b49e8d), at the fixture README's
+// tolerances: the same check as tests/vision/test_litesam_parity.cpp, without Qt Test (the
+// device machine has no Qt). Runs the multi-branch and the fused (reparameterised)
+// MobileOne. Also reports the deviation of the device result from this build's CPU result.
+//
+// Fixture folder: $SKYTRACE_PARITY_DIR/litesam (build_and_bench.sh sets it), else
+// <argv[1]>/litesam (ctest passes <repo>/build-gpu-deps/fixtures/parity: copy
+// ../shared/fixtures/parity/litesam into that ignored folder for a device run).
+// Device: $SKYTRACE_GPU_CHECK_DEVICE (default cuda:0 when available, else cpu).
+// Exit status: 0 all checks pass, 1 a check failed, 2 error, 77 fixture missing (skip).
+#include <ATen/ATen.h>
+#include <c10/core/InferenceMode.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "core/vision/checkpoint_impl.h"
+#include "core/vision/litesam_model_impl.h"
+#include "core/vision/torch_runtime.h"
+
+using namespace skytrace::vision;
+
+namespace {
+
+int failures = 0;
+
+double maxAbsDiff(const at::Tensor& a, const at::Tensor& b) {
+  if (a.sizes() != b.sizes()) return 1e30;
+  if (a.numel() == 0) return 0.0;
+  return (a.to(at::kCPU).to(at::kDouble) - b.to(at::kCPU).to(at::kDouble)).abs().max().item<double>();
+}
+
+void check(const std::string& what, double value, double tolerance) {
+  const bool ok = value <= tolerance;
+  if (!ok) ++failures;
+  std::printf("%-4s %-40s %.3g (tolerance %.0e)\n", ok ? "ok" : "FAIL", what.c_str(), value,
+              tolerance);
+}
+
+at::Tensor crop(const at::Tensor& t, int64_t begin, int64_t end) {
+  return t.slice(-2, begin, end).slice(-1, begin, end);
+}
+
+at::Tensor both(const at::Tensor& a, const at::Tensor& b) { return at::cat({a, b}, 0); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const char* parity = std::getenv("SKYTRACE_PARITY_DIR");
+    const std::string root = parity && *parity ? parity : (argc > 1 ? argv[1] : "build-gpu-deps/fixtures/parity");
+    const std::string dir = root + "/litesam";
+    if (!std::ifstream(dir + "/weights.pt").good()) {
+      std::printf("litesam fixture not found in %s (set SKYTRACE_PARITY_DIR): skipped\n", dir.c_str());
+      return 77;
+    }
+    configureTorchRuntime();  // exact float32 (TF32 off)
+    const char* device_env = std::getenv("SKYTRACE_GPU_CHECK_DEVICE");
+    const std::string device_text = device_env ? device_env : (cudaDeviceCount() > 0 ? "cuda:0" : "cpu");
+    const at::Device device(device_text);
+    std::printf("%s\ndevice %s\n", torchRuntimeSummary().c_str(), device_text.c_str());
+
+    const StateDict weights = loadTorchCheckpoint(dir + "/weights.pt");
+    const StateDict inputs = loadTorchCheckpoint(dir + "/inputs.pt");
+    const StateDict ref = loadTorchCheckpoint(dir + "/outputs.pt");
+    const auto R = [&](const char* key) { return ref.at(key); };
+    c10::InferenceMode inference;
+    const at::Tensor image0 = inputs.at("image0").to(device), image1 = inputs.at("image1").to(device);
+
+    litesam::LiteSamOutput cpu_out;
+    {
+      const litesam::LiteSamModel cpu_model(weights, at::kCPU);
+      cpu_out = cpu_model.forward(inputs.at("image0"), inputs.at("image1"));
+    }
+    for (const bool fused : {false, true}) {
+      litesam::LiteSamModel model(weights, device);
+      if (fused) model.reparameterizeBackbone();
+      const std::string tag = fused ? "fused " : "";
+      litesam::LiteSamTrace trace;
+      const litesam::LiteSamOutput out = model.forward(image0, image1, &trace);
+      const bool same_cells = out.i_ids.sizes() == R("i_ids").sizes() &&
+                              at::equal(out.i_ids.cpu(), R("i_ids")) &&
+                              at::equal(out.j_ids.cpu(), R("j_ids"));
+      check(tag + "coarse matches equal (0 = yes)", same_cells ? 0.0 : 1.0, 0.0);
+      if (!same_cells) continue;
+      check(tag + "idx_l/idx_r equal (0 = yes)",
+            at::equal(trace.fine.idx_l.cpu(), R("idx_l")) && at::equal(trace.fine.idx_r.cpu(), R("idx_r")) ? 0.0 : 1.0,
+            0.0);
+      check(tag + "mconf", maxAbsDiff(out.mconf, R("mconf")), 2e-3);
+      check(tag + "mkpts0_f", maxAbsDiff(out.mkpts0_f, R("mkpts0_f")), 0.0);
+      check(tag + "mkpts1_f", maxAbsDiff(out.mkpts1_f, R("mkpts1_f")), 1e-4);
+      check(tag + "offset_xy", maxAbsDiff(trace.fine.offset_xy, R("offset_xy")), 2e-5);
+      check(tag + "softmax_matrix_f", maxAbsDiff(trace.fine.softmax_matrix_f, R("softmax_matrix_f")),
+            1e-5);
+      if (!fused) {
+        check("feats_c_crop",
+              maxAbsDiff(crop(both(trace.backbone0.feats_c, trace.backbone1.feats_c), 18, 42), R("feats_c_crop")),
+              2e-4);
+        check("tf_layer0_out_crop",
+              maxAbsDiff(crop(both(trace.transformer.layer_outputs[0][0], trace.transformer.layer_outputs[0][1]), 22, 38),
+                         R("tf_layer0_out_crop")),
+              5e-4);
+        check("feat_c_tf_crop",
+              maxAbsDiff(crop(both(trace.transformer_out[0], trace.transformer_out[1]), 18, 42), R("feat_c_tf_crop")),
+              2e-3);
+        check("conf_matrix_block", maxAbsDiff(trace.conf_matrix[0].slice(0, 1800, 1860), R("conf_matrix_block")), 1e-4);
+        check("fpn_out_crop", maxAbsDiff(crop(both(trace.fpn[0], trace.fpn[1]), 224, 256), R("fpn_out_crop")), 5e-4);
+        check("heatmap_3x3", maxAbsDiff(trace.fine.heatmap_3x3, R("heatmap_3x3")), 2e-4);
+        check("device vs CPU port mkpts1_f", maxAbsDiff(out.mkpts1_f, cpu_out.mkpts1_f), 1e-4);
+        check("device vs CPU port mconf", maxAbsDiff(out.mconf, cpu_out.mconf), 2e-3);
+      }
+    }
+  } catch (const std::exception& e) {
+    std::printf("error: %s\n", e.what());
+    return 2;
+  }
+  std::printf("%s\n", failures == 0 ? "litesam_gpu_check: PASS" : "litesam_gpu_check: FAIL");
+  return failures == 0 ? 0 : 1;
+}
