@@ -1,6 +1,5 @@
 #include "core/vision/lightglue_layers_impl.h"
 
-#include <ATen/Context.h>
 #include <torch/version.h>
 
 #include <cmath>
@@ -8,15 +7,6 @@
 
 namespace skytrace::vision::lightglue {
 namespace {
-
-bool useOneDnn(const at::Tensor& x) {
-  return x.is_cpu() && x.scalar_type() == at::kFloat && at::hasMKLDNN() && x.numel() > 0;
-}
-
-// [M,K] x [N,K] -> [M,N] through oneDNN's inner product (CPU).
-at::Tensor innerProductCpu(const at::Tensor& a, const at::Tensor& b) {
-  return at::mkldnn_linear(a.contiguous().to_mkldnn(), b.contiguous(), {}).to_dense();
-}
 
 std::vector<int64_t> withLast(at::IntArrayRef sizes, int64_t drop, std::vector<int64_t> last) {
   std::vector<int64_t> out(sizes.begin(), sizes.end() - drop);
@@ -27,15 +17,7 @@ std::vector<int64_t> withLast(at::IntArrayRef sizes, int64_t drop, std::vector<i
 }  // namespace
 
 at::Tensor matmulTransposed(const at::Tensor& a, const at::Tensor& b) {
-  if (!useOneDnn(a) || b.numel() == 0) return at::matmul(a, b.transpose(-2, -1));
-  const int64_t m = a.size(-2), k = a.size(-1), n = b.size(-2);
-  if (a.dim() == 2) return innerProductCpu(a, b);
-  const at::Tensor a3 = a.reshape({-1, m, k});
-  const at::Tensor b3 = b.reshape({-1, n, k});
-  std::vector<at::Tensor> products;
-  products.reserve(static_cast<size_t>(a3.size(0)));
-  for (int64_t i = 0; i < a3.size(0); ++i) products.push_back(innerProductCpu(a3[i], b3[i]));
-  return at::stack(products).view(withLast(a.sizes(), 2, {m, n}));
+  return at::matmul(a, b.transpose(-2, -1));
 }
 
 // --- Linear, LayerNorm, FeedForward ----------------------------------------------------
@@ -46,14 +28,7 @@ void Linear::bind(StateDictBinder& binder, const std::string& prefix, int64_t in
   if (with_bias) binder.bind(prefix + ".bias", {out}, &bias);
 }
 
-at::Tensor Linear::operator()(const at::Tensor& x) const {
-  if (!useOneDnn(x)) return at::linear(x, weight, bias);
-  const int64_t in = weight.size(1), out = weight.size(0);
-  const at::Tensor rows = x.reshape({-1, in}).contiguous().to_mkldnn();
-  const at::Tensor y = bias.defined() ? at::mkldnn_linear(rows, weight, bias)
-                                      : at::mkldnn_linear(rows, weight, {});
-  return y.to_dense().view(withLast(x.sizes(), 1, {out}));
-}
+at::Tensor Linear::operator()(const at::Tensor& x) const { return at::linear(x, weight, bias); }
 
 void LayerNorm::bind(StateDictBinder& binder, const std::string& prefix, int64_t channels) {
   dim = channels;

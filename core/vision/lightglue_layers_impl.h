@@ -17,8 +17,9 @@
 namespace skytrace::vision::lightglue {
 
 // a @ b^T over the last two dimensions: [..., M, K] x [..., N, K] -> [..., M, N]; same
-// leading dimensions. CUDA: one (batched) cuBLAS matmul. CPU: oneDNN inner products
-// (Debian's LibTorch sends at::matmul to the reference netlib BLAS, ~15x slower here).
+// leading dimensions. One (batched) matmul: cuBLAS on CUDA, the system BLAS on the CPU
+// (OpenBLAS per scripts/debian-packages.txt; measured here it beats oneDNN inner
+// products for these shapes, e.g. 4 heads of 1024x1024x64: 23 ms vs 87 ms).
 at::Tensor matmulTransposed(const at::Tensor& a, const at::Tensor& b);
 
 // nn.Linear: y = x W^T + b over the last dimension, any leading dimensions.
