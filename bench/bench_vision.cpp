@@ -12,6 +12,11 @@
 // on --retrieval-size square crops (float32, fused attention, float16 where available;
 // `--models ''` for retrieval only).
 //
+// Models "X+lightglue" match with LightGlue instead of MNN (X = superpoint or aliked-n16*;
+// weights <X>_lightglue.pth from --weights-dir, adaptive depth/width on as the original's
+// defaults); "X+lightglue-full" runs all layers (adaptivity off). "superpoint" loads
+// superpoint_v1.pth from --weights-dir and takes the frame as gray (BT.601 weights).
+//
 // --dense litesam also times the satellite stage's fine matching: LiteSAM on a
 // --dense-size square pair (B = A under the bench homography), weights
 // --weights-dir/mloftr.ckpt (release layout or a bare state dict), multi-branch and fused
@@ -33,6 +38,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -45,8 +51,10 @@
 #include "core/vision/litesam_model_impl.h"
 #include "core/vision/dinov2_descriptor_impl.h"
 #include "core/vision/dinov2_model_impl.h"
+#include "core/vision/lightglue_model_impl.h"
 #include "core/vision/matcher_impl.h"
 #include "core/vision/robust_estimation_impl.h"
+#include "core/vision/superpoint_model_impl.h"
 #include "core/vision/torch_runtime.h"
 
 #ifndef SKYTRACE_BENCH_NO_OPENCV
@@ -221,6 +229,26 @@ class AlikedBench final : public BenchExtractor {
   aliked::DkdOptions detection_;
 };
 
+class SuperPointBench final : public BenchExtractor {
+ public:
+  SuperPointBench(const std::string& weights_dir, int keypoints, const at::Device& device)
+      : model_(superpoint::loadSuperPointModel(
+            weights_dir + "/" + superpoint::kSuperPointPublishedFile, device)) {
+    config_.max_keypoints = keypoints;
+  }
+  FrameFeatures extract(const at::Tensor& rgb) override {
+    // Gray as OpenCV's BGR2GRAY / RGB2GRAY: 0.299 R + 0.587 G + 0.114 B.
+    const at::Tensor gray = (rgb.select(1, 0) * 0.299 + rgb.select(1, 1) * 0.587 +
+                             rgb.select(1, 2) * 0.114).unsqueeze(1);
+    const superpoint::SuperPointOutput out = model_.forward(gray, config_);
+    return {out.keypoints_px, out.descriptors};
+  }
+
+ private:
+  superpoint::SuperPointModel model_;
+  superpoint::SuperPointConfig config_;
+};
+
 #ifndef SKYTRACE_BENCH_NO_OPENCV
 class ClassicalBench final : public BenchExtractor {
  public:
@@ -249,11 +277,48 @@ std::unique_ptr<BenchExtractor> makeExtractor(const std::string& model, int keyp
                                               const Args& args, const DeviceSpec& device) {
   if (model.rfind("aliked-", 0) == 0)
     return std::make_unique<AlikedBench>(model, args.weights_dir, keypoints, toAtDeviceSpec(device));
+  if (model == "superpoint")
+    return std::make_unique<SuperPointBench>(args.weights_dir, keypoints, toAtDeviceSpec(device));
 #ifndef SKYTRACE_BENCH_NO_OPENCV
   if (model == "orb" || model == "sift") return std::make_unique<ClassicalBench>(model, keypoints, device);
 #endif
   throw InvalidArgument("model '" + model + "' is not available in this build");
 }
+
+// The matching step: MNN, or LightGlue for "<extractor>+lightglue[-full]" models.
+class BenchMatcher {
+ public:
+  BenchMatcher(const std::string& suffix, const std::string& extractor, const Args& args,
+               const at::Device& device, int width, int height)
+      : width_(width), height_(height) {
+    if (suffix.empty()) return;
+    const std::string features = extractor.rfind("aliked", 0) == 0 ? "aliked" : extractor;
+    lightglue_.emplace(lightglue::loadLightGlueModel(
+        features, args.weights_dir + "/" + lightglue::lightGlueConfig(features).published_file,
+        device));
+    if (suffix == "lightglue-full") {
+      options_.depth_confidence = -1;
+      options_.width_confidence = -1;
+    } else if (suffix != "lightglue") {
+      throw InvalidArgument("unknown matcher '" + suffix + "' (lightglue or lightglue-full)");
+    }
+  }
+  MatchTensors match(const FrameFeatures& a, const FrameFeatures& b) {
+    if (!lightglue_) return matchMutualNearestNeighbours(a.descriptors, b.descriptors, mnn_);
+    const lightglue::LightGlueOutput out = lightglue_->forward(
+        {a.keypoints_px, a.descriptors, double(width_), double(height_)},
+        {b.keypoints_px, b.descriptors, double(width_), double(height_)}, options_);
+    layers_run = out.layers_run;
+    return {out.matches.select(1, 0), out.matches.select(1, 1), out.match_scores};
+  }
+  int layers_run = 0;
+
+ private:
+  int width_, height_;
+  MatchOptions mnn_;
+  std::optional<lightglue::LightGlueModel> lightglue_;
+  lightglue::LightGlueOptions options_;
+};
 
 double msSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -449,14 +514,19 @@ int main(int argc, char** argv) {
       for (const int keypoints : args.keypoints) {
         for (const std::string& model : args.models) {
           std::unique_ptr<BenchExtractor> extractor;
+          std::unique_ptr<BenchMatcher> matcher;
+          const size_t plus = model.find('+');
+          const std::string extractor_name = model.substr(0, plus);
           try {
-            extractor = makeExtractor(model, keypoints, args, device);
+            extractor = makeExtractor(extractor_name, keypoints, args, device);
+            matcher = std::make_unique<BenchMatcher>(
+                plus == std::string::npos ? "" : model.substr(plus + 1), extractor_name, args,
+                at_device, width, height);
           } catch (const std::exception& e) {
             std::cerr << "skip " << model << ": " << e.what() << "\n";
             continue;
           }
           const FrameFeatures previous = extractor->extract(frame_a);
-          MatchOptions match_options;
           RansacOptions ransac;
           ransac.seed = 1;
           std::vector<double> extract_ms, match_ms, ransac_ms, total_ms, matches, inliers, corner;
@@ -466,8 +536,7 @@ int main(int argc, char** argv) {
             synchronise(current.descriptors);
             const double t_extract = msSince(t0);
             const auto t1 = std::chrono::steady_clock::now();
-            const MatchTensors m =
-                matchMutualNearestNeighbours(previous.descriptors, current.descriptors, match_options);
+            const MatchTensors m = matcher->match(previous, current);
             synchronise(m.scores);
             const double t_match = msSince(t1);
             const auto t2 = std::chrono::steady_clock::now();
@@ -493,6 +562,7 @@ int main(int argc, char** argv) {
                                 {"matches_median", stats(matches)["median"]},
                                 {"inliers_median", stats(inliers)["median"]},
                                 {"corner_error_px_median", stats(corner)["median"]}};
+          if (plus != std::string::npos) row["lightglue_layers_run_last"] = matcher->layers_run;
           std::cout << model << " " << width << "x" << height << " k=" << keypoints
                     << ": extract " << row["extract_ms"]["median"].get<double>() << " ms (p99 "
                     << row["extract_ms"]["p99"].get<double>() << "), match "
