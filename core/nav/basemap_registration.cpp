@@ -71,6 +71,14 @@ cv::Rect2d envelope(const std::vector<cv::Point2d>& points) {
   return {x0, y0, x1 - x0, y1 - y0};
 }
 
+// The ground resolution to match at: the frame's, but not finer than the map's; when the
+// map is much coarser than the frame (> 4x), at half the map's pixel, so that the frame
+// keeps enough pixels for features (the map is then upsampled, bilinear).
+double matchingGsdM(double frame_gsd_m, double map_pixel_m) {
+  if (map_pixel_m > 4.0 * frame_gsd_m) return 0.5 * map_pixel_m;
+  return std::max(frame_gsd_m, map_pixel_m);
+}
+
 }  // namespace
 
 void RegistrationOptions::check() const {
@@ -287,7 +295,7 @@ struct BasemapRegistrar::State {
       return fix;
     }
     const OpenBasemap& b = basemaps[std::size_t(best_map)];
-    double gsd = std::max(frame_gsd, b.map->pixelSizeM());
+    double gsd = matchingGsdM(frame_gsd, b.map->pixelSizeM());
     const double max_side_px = 1600.0;
     gsd = std::max(gsd, std::max(rect.width, rect.height) / max_side_px);
     fix.basemap_index = best_map;
@@ -327,7 +335,7 @@ struct BasemapRegistrar::State {
     cv::Mat all_descriptors;
     for (std::size_t bi = 0; bi < basemaps.size(); ++bi) {
       const cv::Rect2d cover = basemaps[bi].coverage_enu;
-      const double g = std::max(gsd_m, basemaps[bi].map->pixelSizeM());
+      const double g = gsd_m;
       const bool single = std::max(cover.width, cover.height) / g <= 2048.0;
       std::vector<cv::Rect2d> rects;
       if (single) {
@@ -371,8 +379,9 @@ struct BasemapRegistrar::State {
     fix.global_mode = true;
     const double height = request.height_hint_m > 0 ? request.height_hint_m : 100.0;
     const double frame_gsd = height / camera.fx_px;
-    double gsd = frame_gsd;
-    for (const auto& b : basemaps) gsd = std::max(gsd, b.map->pixelSizeM());
+    double map_pixel = 0.0;
+    for (const auto& b : basemaps) map_pixel = std::max(map_pixel, b.map->pixelSizeM());
+    const double gsd = matchingGsdM(frame_gsd, map_pixel);
     const cv::Size2d footprint_m(camera.width_px * frame_gsd, camera.height_px * frame_gsd);
 
     auto start = Clock::now();

@@ -1,0 +1,135 @@
+// `skytrace-cli locate`: where was each photo taken? Registers single drone photos to
+// basemaps without any position prior (global retrieval + rotation-invariant matching),
+// using only the photo's height above ground (DJI XMP RelativeAltitude, or --alt-m) and
+// field of view (EXIF 35 mm focal length, or --hfov-deg). When the photo has EXIF GPS,
+// the distance to it is reported (the GPS is never used for the search).
+#include <QCommandLineParser>
+#include <QTextStream>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "app/cli/cli_command.h"
+#include "app/cli/cli_support.h"
+#include "core/geo/geodesy.h"
+#include "core/geo/photo_metadata.h"
+#include "core/nav/basemap_registration.h"
+#include "core/nav/camera_pose.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+#include "core/vision/torch_runtime.h"
+
+#include <opencv2/imgcodecs.hpp>
+
+namespace skytrace::cli {
+namespace {
+
+double optionalNumber(const QCommandLineParser& parser, const QString& name) {
+  if (!parser.isSet(name)) return std::nan("");
+  bool ok = false;
+  const double v = parser.value(name).toDouble(&ok);
+  if (!ok || !std::isfinite(v)) throw InvalidArgument("--" + name.toStdString() + " needs a number");
+  return v;
+}
+
+int runLocate(const QStringList& args) {
+  QCommandLineParser parser;
+  parser.addOptions({
+      {"basemap", "Georeferenced basemap; repeat for several.", "FILE"},
+      {"image", "Photo to locate; repeat, or give photos as positional arguments.", "FILE"},
+      {"model", "Feature model (default sift).", "NAME", "sift"},
+      {"weights", "Weights file of --model.", "FILE"},
+      {"alt-m", "Height above ground when the photo does not say (DJI XMP).", "M"},
+      {"hfov-deg", "Horizontal field of view when EXIF has no 35 mm focal length.", "DEG"},
+      {"out", "CSV with one row per photo.", "FILE"},
+  });
+  parser.addPositionalArgument("photos", "Photos to locate.", "[PHOTO...]");
+  int exit_code = kExitOk;
+  if (!parseArguments(parser, QStringLiteral("Locate drone photos on basemaps from the images alone."),
+                      args, &exit_code)) {
+    return exit_code;
+  }
+  QStringList images = parser.values("image") + parser.positionalArguments();
+  const QStringList basemaps = parser.values("basemap");
+  if (images.isEmpty() || basemaps.isEmpty()) {
+    printError(QStringLiteral("locate needs --basemap FILE and at least one photo"));
+    return kExitUsage;
+  }
+  return runGuarded([&] {
+    vision::configureTorchRuntime(0);
+    std::vector<std::string> basemap_paths;
+    for (const auto& b : basemaps) basemap_paths.push_back(b.toStdString());
+    const geo::LocalEnuFrame enu(nav::defaultEnuOrigin(basemap_paths.front(), 0.0));
+    std::ostringstream csv;
+    csv << "image,lat_deg,lon_deg,yaw_deg,height_m,inliers,inlier_ratio,accepted,reason,gps_lat_deg,"
+           "gps_lon_deg,distance_to_gps_m\n";
+    std::vector<double> distances;
+    int located = 0;
+    QTextStream out(stdout);
+    for (const QString& image : images) {
+      const geo::PhotoMetadata meta = geo::readPhotoMetadata(image.toStdString());
+      double hfov = optionalNumber(parser, "hfov-deg");
+      if (!std::isfinite(hfov)) hfov = meta.horizontalFovDeg();
+      if (!std::isfinite(hfov)) {
+        throw InvalidArgument(image.toStdString() + ": no 35 mm focal length in EXIF; give --hfov-deg");
+      }
+      double height = std::isfinite(meta.relative_alt_m) ? meta.relative_alt_m : optionalNumber(parser, "alt-m");
+      if (!std::isfinite(height)) {
+        throw InvalidArgument(image.toStdString() + ": no relative altitude in its XMP; give --alt-m");
+      }
+      const nav::CameraModel camera = nav::CameraModel::fromHorizontalFov(meta.width_px, meta.height_px, hfov);
+      nav::RegistrationOptions options;
+      options.features.model = parser.value("model").toStdString();
+      options.features.weights_path = parser.value("weights").toStdString();
+      options.features.max_keypoints = 2048;
+      nav::BasemapRegistrar registrar(basemap_paths, enu, 0.0, camera, options);
+      nav::RegistrationRequest request;
+      request.frame = 0;
+      request.image_bgr = cv::imread(image.toStdString(), cv::IMREAD_COLOR);
+      if (request.image_bgr.empty()) throw FormatError(image.toStdString() + ": cannot decode the image");
+      request.height_hint_m = height;
+      const nav::RegistrationFix fix = registrar.registerFrame(request);
+      std::string lat, lon, yaw, h, distance;
+      if (fix.has_pose) {
+        const geo::TrackPose p = nav::trackPoseFromCameraPose(fix.pose, enu, 0);
+        lat = QString::number(p.lat_deg, 'f', 9).toStdString();
+        lon = QString::number(p.lon_deg, 'f', 9).toStdString();
+        yaw = QString::number(p.yaw_deg, 'f', 2).toStdString();
+        h = QString::number(fix.pose.position_enu[2], 'f', 2).toStdString();
+        if (fix.accepted && meta.hasGps()) {
+          const double d = geo::horizontalDistanceM({p.lat_deg, p.lon_deg, 0}, {meta.lat_deg, meta.lon_deg, 0});
+          distances.push_back(d);
+          distance = QString::number(d, 'f', 2).toStdString();
+        }
+      }
+      located += fix.accepted ? 1 : 0;
+      csv << image.toStdString() << ',' << lat << ',' << lon << ',' << yaw << ',' << h << ',' << fix.inliers
+          << ',' << fix.inlier_ratio << ',' << (fix.accepted ? 1 : 0) << ',' << fix.reason << ','
+          << (meta.hasGps() ? QString::number(meta.lat_deg, 'f', 9).toStdString() : "") << ','
+          << (meta.hasGps() ? QString::number(meta.lon_deg, 'f', 9).toStdString() : "") << ',' << distance
+          << '\n';
+      out << image << ": " << (fix.accepted ? "located" : "not located (" + QString::fromStdString(fix.reason) + ")")
+          << ", " << fix.inliers << " inliers";
+      if (!distance.empty()) out << ", " << QString::fromStdString(distance) << " m from its GPS";
+      out << "\n";
+      out.flush();
+    }
+    out << "located " << located << " of " << images.size() << " photos";
+    if (!distances.empty()) {
+      std::sort(distances.begin(), distances.end());
+      out << "; distance to EXIF GPS: median " << QString::number(distances[distances.size() / 2], 'f', 2)
+          << " m, max " << QString::number(distances.back(), 'f', 2) << " m";
+    }
+    out << "\n";
+    if (parser.isSet("out")) writeFileAtomically(parser.value("out").toStdString(), csv.str());
+    return int(located > 0 ? kExitOk : kExitFailure);
+  });
+}
+
+const CliCommandRegistration kRegistration{
+    {QStringLiteral("locate"), QStringLiteral("Locate drone photos on basemaps from the images alone"),
+     runLocate}};
+
+}  // namespace
+}  // namespace skytrace::cli
