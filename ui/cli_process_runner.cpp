@@ -19,11 +19,14 @@ constexpr int kPercentScale = 1000;  // progress() counts in 1/1000 when the CLI
 }  // namespace
 
 bool parseCliProgressLine(const QString& line, QString* stage, int* percent) {
-  static const QRegularExpression pattern(QStringLiteral("^\\s*(.*\\S)\\s+(\\d{1,3})%\\s*$"));
+  // "[#####.....] 42% frame 126/300, 7.9 fps, ETA 0:22" (process) or "rendering 42%".
+  static const QRegularExpression pattern(QStringLiteral("(\\d{1,3})%"));
   const QRegularExpressionMatch match = pattern.match(line);
   if (!match.hasMatch()) return false;
-  *stage = match.captured(1);
-  *percent = match.captured(2).toInt();
+  *percent = match.captured(1).toInt();
+  QString before = line.left(match.capturedStart()).trimmed();
+  if (before.startsWith(QLatin1Char('['))) before.clear();  // a progress bar, no stage name
+  *stage = before.isEmpty() ? QStringLiteral("processing") : before;
   return *percent <= 100;
 }
 
@@ -49,6 +52,9 @@ QStringList CliProcessRunner::argumentsFor(const io::Project& project) {
     args << QStringLiteral("--telemetry") << QString::fromStdString(project.telemetry_path);
   if (project.camera.source == io::CameraSource::File)
     args << QStringLiteral("--camera") << QString::fromStdString(project.camera.file_path);
+  if (project.camera.source == io::CameraSource::HorizontalFov)
+    args << QStringLiteral("--hfov-deg") << QString::number(project.camera.hfov_deg);
+  args << QStringLiteral("--model") << QString::fromStdString(project.feature_model);
   args << QStringLiteral("--device") << QString::fromStdString(project.device);
   args << QStringLiteral("--out") << QString::fromStdString(project.results_dir);
   return args;

@@ -21,7 +21,7 @@ class CliProcessRunner final : public ProcessingRunner {
   std::string name() const override { return "skytrace-cli process"; }
   void run(const io::Project& project, ProcessingSink& sink) override;
 
-  // The command-line arguments for `project` (documented options of `process` only).
+  // The command-line arguments of `skytrace-cli process` for `project`.
   static QStringList argumentsFor(const io::Project& project);
   // The skytrace-cli found for this application; empty when none.
   static QString findExecutable();
@@ -30,7 +30,8 @@ class CliProcessRunner final : public ProcessingRunner {
   QString executable_;
 };
 
-// Parses one progress line of skytrace-cli ("<stage> <percent>%"); false if it is none.
+// Parses one progress line of skytrace-cli ("[###...] 42% frame 126/300, ..." or
+// "<stage> 42%"); false if it is none.
 bool parseCliProgressLine(const QString& line, QString* stage, int* percent);
 
 }  // namespace skytrace::ui

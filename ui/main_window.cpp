@@ -44,6 +44,7 @@
 #include "ui/flight_results.h"
 #include "ui/frame_loader.h"
 #include "ui/map_view.h"
+#include "ui/navigation_runner.h"
 #include "ui/open_flight_dialog.h"
 #include "ui/plots_panel.h"
 #include "ui/processing_controller.h"
@@ -930,7 +931,7 @@ bool MainWindow::startProcessing(std::unique_ptr<ProcessingRunner> runner) {
     return false;
   }
   project_ = project;
-  if (!runner) runner = std::make_unique<CliProcessRunner>();
+  if (!runner) runner = std::make_unique<NavigationRunner>();
   const QString name = QString::fromStdString(runner->name());
   last_live_frame_ = -1;
   if (!processing_->start(project, std::move(runner))) return false;
@@ -970,7 +971,7 @@ void MainWindow::updateActions() {
 }
 
 bool MainWindow::isLoading() const {
-  return results_loading_ || sync_timer_.isActive() || !map_view_->isIdle() ||
+  return results_loading_ || processing_->isRunning() || sync_timer_.isActive() || !map_view_->isIdle() ||
          (frame_loader_->isOpen() && shown_frame_ != requested_frame_);
 }
 

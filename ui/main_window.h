@@ -87,7 +87,8 @@ class MainWindow : public QMainWindow {
   bool openResults(const QString& folder);
   // Saves the current project; false after reporting the error.
   bool saveProject(const QString& path);
-  // Processes the current project with `runner` (default: skytrace-cli process).
+  // Processes the current project with `runner` (default: NavigationRunner, in process,
+  // live).
   bool startProcessing(std::unique_ptr<ProcessingRunner> runner = nullptr);
 
   // Exports, each to `path` (no dialog); false after reporting the error.
@@ -120,7 +121,8 @@ class MainWindow : public QMainWindow {
   QMenu* fileMenu() const { return file_menu_; }
   QMenu* exportMenu() const { return export_menu_; }
   QAction* action(const QString& object_name) const;
-  // Something is still loading (results folder, video frame, map tiles).
+  // Something is still loading or running (processing, results folder, video frame,
+  // map tiles).
   bool isLoading() const;
   // Times the views were synchronised (at most one per 40 ms; for tests).
   int viewSyncCount() const { return view_sync_count_; }

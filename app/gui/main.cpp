@@ -1,7 +1,10 @@
 // skytrace: GUI entry point.
 //   skytrace [--project P.skytrace] [--results DIR] [--basemap FILE]... [--video PATH]
-//            [--telemetry LOG] [--frame N] [--lang en|de] [--screenshot FILE.png] [FILE...]
+//            [--telemetry LOG] [--process] [--frame N] [--lang en|de] [--screenshot FILE.png] [FILE...]
 // Positional files are opened by kind (project, results folder, video, basemap, log).
+// --process processes what was opened (in process, views updating live) once loaded;
+// with --screenshot the window is captured after the run has ended and its results
+// folder is shown.
 // --screenshot renders the window to PNG once everything named on the command line has
 // loaded (results read, map tiles and video frame shown), then quits: exit code 0, or 1
 // with a message on stderr when loading or writing failed. That mode opens no modal dialog.
@@ -17,6 +20,7 @@
 #include "ui/main_window.h"
 #include "ui/map_view.h"
 #include "ui/open_flight_dialog.h"
+#include "ui/processing_controller.h"
 #include "ui/time_model.h"
 
 namespace {
@@ -148,6 +152,9 @@ int main(int argc, char** argv) {
       QStringLiteral("frame"),
       QCoreApplication::translate("skytrace", "Start at this video frame."),
       QStringLiteral("N"));
+  const QCommandLineOption process_option(
+      QStringLiteral("process"),
+      QCoreApplication::translate("skytrace", "Process the opened flight right away (results into the project's results folder)."));
   const QCommandLineOption lang_option(
       QStringLiteral("lang"),
       QCoreApplication::translate("skytrace", "User interface language: en or de."),
@@ -158,7 +165,7 @@ int main(int argc, char** argv) {
           "skytrace", "Render the window to a PNG file after loading, then quit (no dialogs)."),
       QStringLiteral("FILE.png"));
   parser.addOptions({project_option, results_option, basemap_option, video_option, telemetry_option,
-                     frame_option, lang_option, screenshot_option});
+                     frame_option, process_option, lang_option, screenshot_option});
   parser.addPositionalArgument(
       QStringLiteral("files"),
       QCoreApplication::translate("skytrace", "Projects, results folders, videos, basemaps or logs to open."),
@@ -206,6 +213,7 @@ int main(int argc, char** argv) {
   if (parser.isSet(telemetry_option))
     loaded = window.openTelemetry(parser.value(telemetry_option)) && loaded;
   if (parser.isSet(results_option)) loaded = window.openResults(parser.value(results_option)) && loaded;
+  if (parser.isSet(process_option) && loaded) loaded = window.startProcessing();
   if (!batch) {
     if (start_frame >= 0) {
       QObject::connect(&window, &skytrace::ui::MainWindow::resultsLoaded, &window,

@@ -1,5 +1,5 @@
 // A small processed flight made for the GUI tests (no ../shared needed): a procedural
-// UTM basemap, a 60-frame video, a results folder in the format of
+// UTM basemap, a 60-frame video rendered over it (320x180, nadir, 100 m), a results folder in the format of
 // docs/process_output.md (visual track, raw odometry, GNSS with a flagged 40 m
 // discrepancy between 3.0 and 4.0 s, registration fixes with one rejection, per-stage
 // latency, report, camera) and a .skytrace project naming all of it. Everything is
@@ -25,6 +25,8 @@
 #include "core/io/project_file.h"
 #include "core/io/video_writer.h"
 #include "core/nav/camera_model.h"
+#include "core/nav/camera_pose.h"
+#include "core/nav/flight_renderer.h"
 
 namespace skytrace::test {
 
@@ -54,14 +56,25 @@ inline SyntheticFlight writeSyntheticFlight(const QString& folder) {
   const geo::GeoPoint centre{0.5 * (bbox.min_lat_deg + bbox.max_lat_deg), 0.5 * (bbox.min_lon_deg + bbox.max_lon_deg), 0.0};
   const geo::LocalEnuFrame enu(centre);
 
+  // The video: the basemap as the nadir camera saw it along the track below.
+  const nav::CameraModel camera = nav::CameraModel::fromHorizontalFov(320, 180, 70.0);
+  auto track_enu = [&](int i) {
+    const double s = static_cast<double>(i) / (f.frames - 1);
+    return cv::Vec3d(-150.0 + 300.0 * s, -100.0 + 200.0 * s, 100.0);
+  };
   {
+    const geo::Basemap basemap = geo::Basemap::open(f.basemap.toStdString());
+    const nav::FlightRenderer renderer(basemap, enu, camera, nav::RenderOptions());
     io::VideoWriterOptions options;
     options.fps = f.fps;
-    io::VideoWriter writer(f.video.toStdString(), {160, 120}, options);
+    io::VideoWriter writer(f.video.toStdString(), {camera.width_px, camera.height_px}, options);
     for (int i = 0; i < f.frames; ++i) {
-      cv::Mat frame(120, 160, CV_8UC3, cv::Scalar(40, 90, 40));
-      cv::putText(frame, std::to_string(i), {20, 80}, cv::FONT_HERSHEY_SIMPLEX, 1.5, {255, 255, 255}, 3);
-      writer.write(frame);
+      nav::CameraPose pose;
+      pose.t_s = i / f.fps;
+      pose.position_enu = track_enu(i);
+      pose.yaw_deg = 56.3;
+      pose.pitch_deg = -90.0;
+      writer.write(renderer.renderClean(pose).bgr);
     }
     writer.close();
   }
@@ -146,7 +159,7 @@ inline SyntheticFlight writeSyntheticFlight(const QString& folder) {
     }
   }
   engine::writeLatencyCsv(dir + "/latency.csv", latency);
-  nav::writeCameraFile(dir + "/camera.json", nav::CameraModel::fromHorizontalFov(160, 120, 70.0));
+  nav::writeCameraFile(dir + "/camera.json", camera);
   write_text(f.results + "/report.json",
              QString(R"({"skytrace_version": "test", "completed": true,
   "inputs": {"video": "%1", "basemaps": ["%2"], "telemetry": null, "camera": "hfov"},

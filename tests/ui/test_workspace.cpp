@@ -25,6 +25,7 @@
 #include "core/util/error.h"
 #include "tests/test_support.h"
 #include "tests/ui/synthetic_flight.h"
+#include "ui/cli_process_runner.h"
 #include "ui/flight_results.h"
 #include "ui/latency_plot.h"
 #include "ui/main_window.h"
@@ -62,7 +63,10 @@ const ui::MapView::TrackOverlay* overlayNamed(const ui::MapView* map, const QStr
 // `delay_ms` per frame (then it honours pause/cancel at every frame).
 class FakeRunner final : public ui::ProcessingRunner {
  public:
-  FakeRunner(const geo::Track& truth, int delay_ms) : truth_(truth), delay_ms_(delay_ms) {}
+  // `frames_done` outlives the runner (the controller deletes the runner after the run).
+  FakeRunner(const geo::Track& truth, int delay_ms,
+             std::shared_ptr<std::atomic<std::int64_t>> frames_done = std::make_shared<std::atomic<std::int64_t>>(0))
+      : frames_done(std::move(frames_done)), truth_(truth), delay_ms_(delay_ms) {}
   std::string name() const override { return "fake feeder"; }
   void run(const io::Project&, ui::ProcessingSink& sink) override {
     const auto n = static_cast<std::int64_t>(truth_.poses.size());
@@ -93,11 +97,11 @@ class FakeRunner final : public ui::ProcessingRunner {
       sample.duration_ms = 10.0 + i % 3;
       sink.latencyRecorder()->push(sample);
       sink.progress(i + 1, n, "visual odometry");
-      frames_done.store(i + 1);
+      frames_done->store(i + 1);
       if (delay_ms_ > 0) QThread::msleep(delay_ms_);
     }
   }
-  std::atomic<std::int64_t> frames_done{0};
+  std::shared_ptr<std::atomic<std::int64_t>> frames_done;
 
  private:
   geo::Track truth_;
@@ -190,7 +194,7 @@ class TestWorkspace : public QObject {
 
     // Video and timeline: frame 0 decoded in the background, the log's UTC time shown.
     QTRY_VERIFY_WITH_TIMEOUT(!window.videoPanel()->frame().isNull(), kLoadTimeoutMs);
-    QCOMPARE(window.videoPanel()->frame().size(), QSize(160, 120));
+    QCOMPARE(window.videoPanel()->frame().size(), QSize(320, 180));
     QVERIFY(window.videoPanel()->caption().contains("frame 0 of 60"));
     QVERIFY2(window.videoPanel()->badge().contains("global"), qPrintable(window.videoPanel()->badge()));
     QCOMPARE(window.timeModel()->frameCount(), flight_.frames);
@@ -358,25 +362,62 @@ class TestWorkspace : public QObject {
     QVERIFY(window.openVideo(copyOfVideo(flight_.video, run_dir)));
     QSignalSpy finished(window.processing(), &ui::ProcessingController::finished);
     QSignalSpy progress(window.processing(), &ui::ProcessingController::progressChanged);
-    auto runner = std::make_unique<FakeRunner>(flight_.visual, 20);
-    FakeRunner* feeder = runner.get();
-    QVERIFY(window.startProcessing(std::move(runner)));
-    QTRY_VERIFY_WITH_TIMEOUT(feeder->frames_done.load() >= 5, 5000);
+    auto frames_done = std::make_shared<std::atomic<std::int64_t>>(0);
+    QVERIFY(window.startProcessing(std::make_unique<FakeRunner>(flight_.visual, 20, frames_done)));
+    QTRY_VERIFY_WITH_TIMEOUT(frames_done->load() >= 5, 5000);
     window.action("pauseProcessing")->trigger();
     QVERIFY(window.processing()->isPaused());
     QTest::qWait(100);
-    const std::int64_t at_pause = feeder->frames_done.load();
+    const std::int64_t at_pause = frames_done->load();
     QTest::qWait(300);
-    QVERIFY(feeder->frames_done.load() <= at_pause + 1);  // at most the frame in progress
+    QVERIFY(frames_done->load() <= at_pause + 1);  // at most the frame in progress
     QVERIFY(progress.count() >= 1);
     QVERIFY(progress.last().at(0).toDouble() > 0.0);
     window.action("cancelProcessing")->trigger();
     QVERIFY(finished.wait(5000));
     QCOMPARE(finished.first().at(0).toBool(), false);  // cancelled
-    QVERIFY(feeder->frames_done.load() < flight_.frames);
+    QVERIFY2(frames_done->load() < flight_.frames,
+             qPrintable(QString("at pause %1, at the end %2").arg(at_pause).arg(frames_done->load())));
     // What was computed stays shown.
     QVERIFY(!window.resultsModel()->results().online.poses.empty());
     QVERIFY(!window.processing()->isRunning());
+  }
+
+  // The real navigation in process (NavigationRunner, SIFT on the CPU) on the rendered
+  // video: the views get frames and latency while it runs, and at the end the results
+  // folder it wrote (the same files as skytrace-cli process, plus latency.csv) is shown.
+  void realProcessingUpdatesViewsAndWritesResults() {
+    QTemporaryDir run_dir;
+    const QString video = copyOfVideo(flight_.video, run_dir);
+    QVERIFY(QFile::copy(flight_.results + "/camera.json", run_dir.filePath("camera.json")));
+    ui::MainWindow window(batchOptions());
+    window.resize(1280, 800);
+    window.show();
+    QVERIFY(window.openBasemap(flight_.basemap));
+    QVERIFY(window.openVideo(video));
+    QSignalSpy latency_data(window.plotsPanel()->latencyPlot(), &ui::TimePlot::dataUpdated);
+    QSignalSpy finished(window.processing(), &ui::ProcessingController::finished);
+    QSignalSpy failed(window.processing(), &ui::ProcessingController::failed);
+    QSignalSpy loaded(&window, &ui::MainWindow::resultsLoaded);
+    QElapsedTimer clock;
+    clock.start();
+    QVERIFY(window.startProcessing());
+    QVERIFY(finished.wait(110000) || !failed.isEmpty());
+    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+    QCOMPARE(finished.first().at(0).toBool(), true);
+    qInfo("processed %d frames in %lld ms", flight_.frames, clock.elapsed());
+    const int live_updates = latency_data.count();
+    QVERIFY2(live_updates >= 2, qPrintable(QString::number(live_updates)));  // before the folder
+    const QString results = run_dir.filePath("live_results");
+    for (const char* file : {"report.json", "latency.csv", "fixes.csv", "camera.json"})
+      QVERIFY2(QFile::exists(results + "/" + file), file);
+    QVERIFY(loaded.wait(kLoadTimeoutMs));
+    const ui::FlightResults& r = window.resultsModel()->results();
+    QCOMPARE(QString::fromStdString(r.folder), results);
+    QVERIFY(r.completed);
+    QCOMPARE(r.feature_model, std::string("sift"));
+    QCOMPARE(window.plotsPanel()->latencyPlot()->barCount(), flight_.frames);
+    QVERIFY(!r.fixes.empty());
   }
 
   void timelinePlaysStepsAndJumps() {
@@ -412,6 +453,25 @@ class TestWorkspace : public QObject {
     QVERIFY(ui::parseTimeText("1:02:03.5", &t_s));
     QCOMPARE(t_s, 3723.5);
     QVERIFY(!ui::parseTimeText("abc", &t_s));
+  }
+
+  void cliRunnerSpeaksTheProcessCommandLine() {
+    QString stage;
+    int percent = -1;
+    QVERIFY(ui::parseCliProgressLine("[############..................] 42% frame 126/300, 7.9 fps, ETA 0:22",
+                                     &stage, &percent));
+    QCOMPARE(percent, 42);
+    QCOMPARE(stage, QString("processing"));
+    QVERIFY(ui::parseCliProgressLine("rendering 8%", &stage, &percent));
+    QCOMPARE(stage, QString("rendering"));
+    QVERIFY(!ui::parseCliProgressLine("frames: 300/300, with position: 298", &stage, &percent));
+    io::Project project = io::readProjectFile(flight_.project.toStdString());
+    project.telemetry_path = "/logs/f.srt";
+    const QStringList args = ui::CliProcessRunner::argumentsFor(project);
+    const QStringList expected{"process", "--video", flight_.video, "--basemap", flight_.basemap,
+                               "--telemetry", "/logs/f.srt", "--hfov-deg", "70", "--model", "sift",
+                               "--device", "cpu", "--out", flight_.results};
+    QCOMPARE(args, expected);
   }
 
   void openFlightDialogSortsFilesAndExplainsMissingWeights() {
