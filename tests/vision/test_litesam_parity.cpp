@@ -249,6 +249,46 @@ class TestLiteSamParity : public QObject {
     CHECK_TOL("DenseMatcher confidence", maxAbsDiff(conf, R("mconf")), 2e-3);
   }
 
+  // Rectangular images of different sizes (the original's separate-backbone path; the
+  // fixture has one square size): grid sizes, cell coordinates, and the coarse matches
+  // against the original's rule evaluated densely on our conf matrix (threshold, border,
+  // conf equal to its row AND column maximum, first such j per row).
+  void rectangularPairOfDifferentSizes() {
+    c10::InferenceMode inference;
+    const at::Tensor a = inputs_.at("image0").slice(2, 0, 256).slice(3, 0, 320).contiguous();  // 320x256
+    const at::Tensor b = inputs_.at("image1").slice(2, 64, 384).slice(3, 96, 320).contiguous();  // 224x320
+    litesam::LiteSamTrace trace;
+    const litesam::LiteSamOutput out = model_->forward(a, b, &trace);
+    QCOMPARE(trace.backbone0.feats_c.sizes().vec(), (std::vector<int64_t>{1, 256, 32, 40}));
+    QCOMPARE(trace.backbone1.feats_c.sizes().vec(), (std::vector<int64_t>{1, 256, 40, 28}));
+    QCOMPARE(trace.conf_matrix.sizes().vec(), (std::vector<int64_t>{1, 1280, 1120}));
+    QCOMPARE(trace.fpn[1].sizes().vec(), (std::vector<int64_t>{1, 64, 320, 224}));
+
+    const at::Tensor conf = trace.conf_matrix[0];
+    const int64_t border = 2;
+    const auto inner = [&](int64_t h, int64_t w) {
+      at::Tensor m = at::zeros({h, w}, at::kBool);
+      m.slice(0, border, h - border).slice(1, border, w - border).fill_(true);
+      return m.reshape(-1);
+    };
+    const at::Tensor mask = (conf > 0.2) & inner(32, 40).unsqueeze(1) & inner(40, 28).unsqueeze(0) &
+                            (conf == std::get<0>(conf.max(1, true))) &
+                            (conf == std::get<0>(conf.max(0, true)));
+    const auto [mask_v, all_j] = mask.max(1);
+    const at::Tensor i_ref = at::nonzero(mask_v).squeeze(1);
+    qInfo("%lld coarse matches on the rectangular pair", static_cast<long long>(i_ref.size(0)));
+    QVERIFY(i_ref.size(0) > 0);
+    QVERIFY(sameValues(out.i_ids, i_ref));
+    QVERIFY(sameValues(out.j_ids, all_j.index_select(0, i_ref)));
+    const at::Tensor cells0 = at::stack({out.i_ids.remainder(40), out.i_ids.div(40, "floor")}, 1) * 8;
+    const at::Tensor cells1 = at::stack({out.j_ids.remainder(28), out.j_ids.div(28, "floor")}, 1) * 8;
+    QVERIFY(sameValues(trace.mkpts0_c_pre_fine, cells0));
+    QVERIFY(sameValues(trace.mkpts1_c_pre_fine, cells1));
+    // Fine step: inside the cell's 8x8 window (grid -3.5..3.5), then an offset in (-1, 1).
+    QVERIFY(((out.mkpts0_f - cells0).abs() <= 3.5).all().item<bool>());
+    QVERIFY(((out.mkpts1_f - out.mkpts1_c).abs() < 1.0).all().item<bool>());
+  }
+
   void invalidInputsAreRejected() {
     c10::InferenceMode inference;
     const at::Tensor odd = at::zeros({1, 1, 100, 96});
