@@ -1,6 +1,7 @@
-// `skytrace-cli match IMG_A IMG_B [--model NAME] [--weights PATH] --out DIR
-//  [--truth-homography H.xml]`: features on both images, mutual-nearest-neighbour
-// matches, robust homography (b_from_a). Writes
+// `skytrace-cli match IMG_A IMG_B [--model NAME] [--weights PATH] [--matcher mnn|lightglue]
+//  [--matcher-weights PATH] --out DIR [--truth-homography H.xml]`: features on both images,
+// matches (mutual nearest neighbours, or LightGlue for superpoint / aliked-n16* features),
+// robust homography (b_from_a). Writes
 //   DIR/matches.csv      index_a,index_b,x_a,y_a,x_b,y_b,score,inlier (one row per match)
 //   DIR/homography.json  {"homography": 3x3 rows (b ~ H a), "inliers", "matches",
 //                         "keypoints_a", "keypoints_b", timings, and with a truth file
@@ -57,6 +58,11 @@ int runMatch(const QStringList& args) {
        "H"},
       {"max-keypoints", "Keypoint budget per image (default: 4096).", "N", "4096"},
       {"ratio", "MNN ratio test, 1 = off (default: 0.9).", "R", "0.9"},
+      {"matcher",
+       "mnn (mutual nearest neighbours) or lightglue (superpoint or aliked-n16/n16rot "
+       "features; weights superpoint_lightglue.pth / aliked_lightglue.pth; default: mnn).",
+       "NAME", "mnn"},
+      {"matcher-weights", "LightGlue weights file (default: model directory).", "PATH"},
       {"threshold", "RANSAC inlier threshold in pixels (default: 3).", "PX", "3"},
       {"seed", "RANSAC seed (default: 0).", "N", "0"},
       {"device", "cpu, cuda or cuda:N (default: cpu).", "DEVICE", "cpu"},
@@ -85,6 +91,13 @@ int runMatch(const QStringList& args) {
     features.device = vision::parseDevice(parser.value("device").toStdString());
     vision::MatchOptions match_options;
     match_options.max_ratio = static_cast<float>(parseNumber(parser, "ratio"));
+    const std::string matcher_name = parser.value("matcher").toStdString();
+    if (matcher_name != "mnn" && matcher_name != "lightglue")
+      throw InvalidArgument("--matcher must be mnn or lightglue, got '" + matcher_name + "'");
+    match_options.weights_path = parser.value("matcher-weights").toStdString();
+    match_options.device = features.device;
+    // LightGlue's weights are per feature type: superpoint, or aliked (128-D).
+    match_options.features = features.model.rfind("aliked", 0) == 0 ? "aliked" : features.model;
     vision::RansacOptions ransac;
     ransac.inlier_threshold_px = parseNumber(parser, "threshold");
     ransac.seed = static_cast<uint64_t>(parseNumber(parser, "seed"));
@@ -95,7 +108,7 @@ int runMatch(const QStringList& args) {
       truth = vision::readHomographyFile(parser.value("truth-homography").toStdString());
 
     const auto extractor = vision::createFeatureExtractor(features);
-    const auto matcher = vision::createMatcher("mnn", match_options);
+    const auto matcher = vision::createMatcher(matcher_name, match_options);
     const cv::Mat image_a = readImage(path_a), image_b = readImage(path_b);
     const vision::ImagePairHomography result =
         vision::estimateImagePairHomography(*extractor, *matcher, image_a, image_b, ransac);
