@@ -116,7 +116,7 @@ log "built: $build/skytrace-bench-engine"
 # --- gpu-labelled checks (vision gpu_check + engine_gpu_check) ----------------------
 export SKYTRACE_GPU_CHECK_DEVICE="$device"
 set +e
-(cd "$build" && ctest -L gpu --output-on-failure --timeout 600) > "$out/engine_gpu_checks.log" 2>&1
+(cd "$build" && timeout 420 ctest -L gpu --output-on-failure --timeout 300) > "$out/engine_gpu_checks.log" 2>&1
 check_status=$?
 set -e
 grep -E "PASS|FAIL|SKIP|ALL|tests passed|Test +#" "$out/engine_gpu_checks.log" | cut -c1-300 || true
