@@ -49,27 +49,23 @@ class LiteSamMatcher final : public DenseMatcher {
     const PreparedImage image1 = prepare(b, "second image");
     const litesam::LiteSamOutput out = model_->forward(image0.tensor, image1.tensor);
 
-    const auto scaled = [](const at::Tensor& points, const PreparedImage& image) {
-      const at::Tensor scale = at::tensor({image.scale_x, image.scale_y}, at::kDouble)
-                                   .to(points.device());
-      return (points.to(at::kDouble) * scale).to(at::kFloat).cpu().contiguous();
-    };
-    const at::Tensor points0 = scaled(out.mkpts0_f, image0);
-    const at::Tensor points1 = scaled(out.mkpts1_f, image1);
-    const at::Tensor confidence = out.mconf.to(at::kFloat).cpu().contiguous();
-
+    // One device->host copy of [M, 5] (points of both images + confidence), then the
+    // per-axis scale back to the original pixels on the host.
+    const at::Tensor host =
+        at::cat({out.mkpts0_f, out.mkpts1_f, out.mconf.unsqueeze(1)}, 1).to(at::kCPU).contiguous();
     DenseMatches matches;
-    const int64_t n = points0.size(0);
-    const float* p0 = points0.data_ptr<float>();
-    const float* p1 = points1.data_ptr<float>();
-    const float* c = confidence.data_ptr<float>();
+    const int64_t n = host.size(0);
+    const float* row = host.data_ptr<float>();
     matches.points_a.reserve(n);
     matches.points_b.reserve(n);
-    for (int64_t k = 0; k < n; ++k) {
-      matches.points_a.emplace_back(p0[2 * k], p0[2 * k + 1]);
-      matches.points_b.emplace_back(p1[2 * k], p1[2 * k + 1]);
+    matches.confidence.reserve(n);
+    for (int64_t k = 0; k < n; ++k, row += 5) {
+      matches.points_a.emplace_back(static_cast<float>(row[0] * image0.scale_x),
+                                    static_cast<float>(row[1] * image0.scale_y));
+      matches.points_b.emplace_back(static_cast<float>(row[2] * image1.scale_x),
+                                    static_cast<float>(row[3] * image1.scale_y));
+      matches.confidence.push_back(row[4]);
     }
-    matches.confidence.assign(c, c + n);
     return matches;
   }
 
