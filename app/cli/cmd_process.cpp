@@ -78,30 +78,6 @@ class ProgressBar {
   bool interactive_ = isatty(fileno(stderr)) != 0;
 };
 
-std::vector<nav::StageSummary> summarize(const std::vector<nav::StageTiming>& timings) {
-  std::map<std::string, std::vector<double>> by_stage;
-  for (const auto& t : timings) by_stage[t.stage].push_back(t.duration_ms);
-  std::vector<nav::StageSummary> out;
-  for (const char* name : {"decode", "upload", "extract", "match", "pose", "retrieval", "fine_match", "fusion"}) {
-    auto it = by_stage.find(name);
-    if (it == by_stage.end() || it->second.empty()) continue;
-    std::vector<double> v = it->second;
-    std::sort(v.begin(), v.end());
-    nav::StageSummary s;
-    s.stage = name;
-    s.count = v.size();
-    double sum = 0.0;
-    for (double x : v) sum += x;
-    s.mean_ms = sum / v.size();
-    auto rank = [&](double q) { return v[std::min(v.size() - 1, std::size_t(std::ceil(q * v.size())) - 1)]; };
-    s.p50_ms = rank(0.5);
-    s.p99_ms = rank(0.99);
-    s.max_ms = v.back();
-    out.push_back(s);
-  }
-  return out;
-}
-
 int runProcess(const QStringList& args) {
   QCommandLineParser parser;
   parser.addOptions({
@@ -213,7 +189,7 @@ int runProcess(const QStringList& args) {
     run.feature_model = options.vo_features.model;
     run.registration_model = options.registration.features.model;
     run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    run.stages = summarize(timings);
+    run.stages = nav::summarizeStageTimings(timings);
     for (const auto& w : result.warnings) {
       if (w.find("weights") != std::string::npos) run.fallback_reason = w;
     }

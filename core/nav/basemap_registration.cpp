@@ -212,7 +212,10 @@ struct BasemapRegistrar::State {
     fix->matches = fit.matches;
     fix->inliers = fit.ransac.num_inliers;
     fix->inlier_ratio = fit.matches > 0 ? double(fit.ransac.num_inliers) / fit.matches : 0.0;
-    if (!fit.ransac.found || fix->inliers < options.min_inliers) {
+    // Without a prior, repetitive texture (orchards, rows) yields small consistent-looking
+    // inlier sets anywhere: demand twice the evidence.
+    const int min_inliers = request.prior ? options.min_inliers : 2 * options.min_inliers;
+    if (!fit.ransac.found || fix->inliers < min_inliers) {
       fix->reason = "too_few_inliers";
       return;
     }
@@ -482,6 +485,7 @@ RegistrationFix BasemapRegistrar::registerFrame(const RegistrationRequest& reque
                          request.prior->position_enu[2] > s.ground_up_m + 1.0;
   if (use_prior) {
     RegistrationFix fix = s.registerWithPrior(request);
+    fix.prior_from_telemetry = request.prior_from_telemetry;
     return fix;
   }
   return s.registerGlobally(request);

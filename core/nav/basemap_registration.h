@@ -60,6 +60,7 @@ struct RegistrationRequest {
   std::optional<CameraPose> prior;    // predicted pose in the session's ENU frame
   double prior_sigma_m = 0.0;         // 1-sigma horizontal uncertainty of the prior
   double height_hint_m = 0.0;         // height above ground for global mode (0: unknown)
+  bool prior_from_telemetry = false;  // the prior is the flight log's, not the VO's
 };
 
 struct RegistrationFix {
@@ -68,6 +69,7 @@ struct RegistrationFix {
   bool accepted = false;
   std::string reason;         // why rejected (docs/process_output.md), empty when accepted
   bool global_mode = false;   // true: retrieval over the whole basemap
+  bool prior_from_telemetry = false;  // the search window came from the flight log
   int basemap_index = -1;     // which basemap gave the best candidate
   CameraPose pose;            // valid when a homography was found (even if rejected)
   bool has_pose = false;

@@ -14,6 +14,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// After this many rejected registrations in a row the online estimate is distrusted and
+// the next attempts search without it; an accepted fix then re-anchors the trajectory.
+constexpr int kRelocaliseAfterRejections = 5;
+// 1-sigma of a logged GNSS position used to crop the search before the first fix.
+constexpr double kTelemetryPriorSigmaM = 30.0;
+
 double elapsedMs(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
@@ -93,6 +99,8 @@ struct NavigationSession::State {
   // flown on odometry alone before it.
   std::vector<std::pair<double, double>> innovations;  // (error_m, distance_m)
   std::int64_t last_anchor_frame = -1;
+  int consecutive_rejections = 0;  // registration attempts rejected in a row
+  int requests_without_prior = 0;
 
   double heightAt(double t_s) const {
     if (!inputs.telemetry) return std::numeric_limits<double>::quiet_NaN();
@@ -170,9 +178,30 @@ FrameResult NavigationSession::processFrame(std::int64_t frame, double t_s,
       r.frame = frame;
       r.t_s = t_s;
       r.image_bgr = image_bgr.clone();
-      if (localised) {
+      const bool relocalising = s.consecutive_rejections >= kRelocaliseAfterRejections;
+      if (localised && !relocalising) {
         r.prior = out.online.pose;
         r.prior_sigma_m = out.online.sigma_m;
+      } else if (s.inputs.telemetry && (s.requests_without_prior++ % 2 == 0)) {
+        // Not localised: the logged position crops the search (the fix still comes from
+        // the images, and is checked against this prior); every other attempt searches
+        // the whole basemap in case the log is wrong.
+        const auto sample = s.inputs.telemetry->interpolate(t_s);
+        if (sample && sample->hasPosition()) {
+          const double h = std::isfinite(height) ? height : s.options.default_height_m;
+          const geo::EnuPoint p = s.inputs.enu.toEnu({sample->lat_deg, sample->lon_deg, 0.0});
+          CameraPose prior;
+          prior.t_s = t_s;
+          prior.position_enu = {p.east_m, p.north_m, s.inputs.ground_up_m + h};
+          prior.yaw_deg = std::isfinite(sample->gimbal_yaw_deg) ? sample->gimbal_yaw_deg
+                          : std::isfinite(sample->yaw_deg)      ? sample->yaw_deg
+                                                                : 0.0;
+          prior.pitch_deg = std::isfinite(sample->gimbal_pitch_deg) ? sample->gimbal_pitch_deg : -90.0;
+          prior.roll_deg = std::isfinite(sample->gimbal_roll_deg) ? sample->gimbal_roll_deg : 0.0;
+          r.prior = prior;
+          r.prior_sigma_m = kTelemetryPriorSigmaM;
+          r.prior_from_telemetry = true;
+        }
       }
       r.height_hint_m = std::isfinite(height)            ? height
                         : std::isfinite(s.last_height_m) ? s.last_height_m
@@ -196,7 +225,9 @@ void NavigationSession::addFix(const RegistrationFix& fix) {
   RegistrationFix stored = fix;
   if (fix.accepted) {
     const auto before = s.fusion->onlinePose(fix.frame);
-    if (!s.fusion->addFix(fix)) {
+    const bool relocalise = s.consecutive_rejections >= kRelocaliseAfterRejections &&
+                            (fix.global_mode || fix.prior_from_telemetry);
+    if (!s.fusion->addFix(fix, relocalise)) {
       stored.accepted = false;
       stored.reason = "inconsistent_with_odometry";
     } else if (before && before->has_pose && s.last_anchor_frame >= 0 && fix.frame > s.last_anchor_frame) {
@@ -212,6 +243,11 @@ void NavigationSession::addFix(const RegistrationFix& fix) {
       }
     }
     if (stored.accepted) s.last_anchor_frame = std::max(s.last_anchor_frame, fix.frame);
+  }
+  if (stored.accepted) {
+    s.consecutive_rejections = 0;
+  } else if (fix.reason != "no_candidate" || fix.has_pose) {
+    ++s.consecutive_rejections;
   }
   s.fixes.push_back(stored);
 }

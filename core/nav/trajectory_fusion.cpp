@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "core/nav/ground_projection.h"
 #include "core/nav/pose_graph_smoother.h"
@@ -45,6 +46,7 @@ struct TrajectoryFusion::State {
   std::map<std::int64_t, std::size_t> index;   // frame -> records index
   std::map<std::int64_t, PoseAnchor> anchors;  // accepted fixes and priors by frame
   std::map<std::int64_t, PoseAnchor> pending;  // anchors for frames not added yet
+  std::set<std::int64_t> relocalised_frames;   // anchors that replace, not blend
 
   std::size_t indexOf(std::int64_t frame) const {
     auto it = index.find(frame);
@@ -142,7 +144,11 @@ struct TrajectoryFusion::State {
     for (std::size_t i = first; i < records.size(); ++i) {
       FusedPose p = predict(i, *poses, anchors_in_use);
       auto it = anchors_in_use.find(records[i].odometry.frame);
-      if (it != anchors_in_use.end()) p = applyAnchor(p, it->second);
+      if (it != anchors_in_use.end()) {
+        FusedPose unpredicted = p;
+        if (relocalised_frames.count(it->first)) unpredicted.has_pose = false;  // replace
+        p = applyAnchor(unpredicted, it->second);
+      }
       (*poses)[i] = p;
     }
   }
@@ -197,7 +203,7 @@ FusedPose TrajectoryFusion::addOdometry(const OdometryMeasurement& measurement,
   return s.records.back().online;
 }
 
-bool TrajectoryFusion::addFix(const RegistrationFix& fix) {
+bool TrajectoryFusion::addFix(const RegistrationFix& fix, bool relocalise) {
   if (!fix.accepted || !fix.has_pose) return false;
   State& s = *state_;
   PoseAnchor anchor;
@@ -208,6 +214,16 @@ bool TrajectoryFusion::addFix(const RegistrationFix& fix) {
   // Gate against the online estimate of that frame: a fix far outside both
   // uncertainties is a wrong registration (repetitive texture), not a correction.
   const auto online = onlinePose(fix.frame);
+  if (relocalise) {
+    // The online estimate is distrusted (repeated rejections): earlier anchors go, the
+    // fix replaces the estimate at its frame, and the smoother carries it backwards.
+    for (auto it = s.anchors.begin(); it != s.anchors.end();) {
+      it = it->first < fix.frame ? s.anchors.erase(it) : std::next(it);
+    }
+    s.relocalised_frames.insert(fix.frame);
+    s.addAnchor(fix.frame, anchor);
+    return true;
+  }
   if (online && online->has_pose) {
     const double combined = std::hypot(online->sigma_m, anchor.sigma_m);
     const double distance = horizontalDistance(online->pose, anchor.pose);

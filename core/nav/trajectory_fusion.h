@@ -59,7 +59,9 @@ class TrajectoryFusion {
   // kept and applied when the frame arrives). Only accepted fixes change the estimate;
   // returns false when the fix is not used: not accepted, or further than
   // 5 x the combined sigma + 10 m from the online estimate of its frame (a wrong match).
-  bool addFix(const RegistrationFix& fix);
+  // relocalise = true skips the gate: the caller (after repeated rejections) trusts a
+  // fix found without a prior more than the online estimate, which is then re-anchored.
+  bool addFix(const RegistrationFix& fix, bool relocalise = false);
   // An absolute pose from elsewhere (telemetry used as a prior), same semantics as a fix.
   void addPosePrior(std::int64_t frame, const CameraPose& pose, double sigma_m);
 

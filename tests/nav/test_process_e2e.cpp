@@ -1,0 +1,128 @@
+// End to end through skytrace-cli on a real orthophoto (issue 6's accuracy bounds on a
+// short flight): render a 12 s lawnmower flight at 80 m over the Manila orthophoto with
+// GNSS noise and a spoofed segment, process the video against the DEGRADED basemap the
+// renderer writes (ORB features, no model files), score it with eval, and check:
+// >= 95 % of frames within 5 m, ATE RMSE <= 3 m, no frame without a position after the
+// first fix, heading RMSE <= 2 deg, the spoofed segment flagged and nothing else; and
+// that every file of the results folder exists. Ctrl-C (SIGINT) keeps partial results.
+#include <QDir>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+
+#include <signal.h>
+#include <fstream>
+
+#include "core/geo/track_io.h"
+#include "tests/test_support.h"
+
+using namespace skytrace;
+
+namespace {
+
+QString cliPath() { return qEnvironmentVariable("SKYTRACE_BUILD_DIR") + "/app/cli/skytrace-cli"; }
+
+int runCli(const QStringList& args, QString* output = nullptr, int timeout_ms = 240000) {
+  QProcess process;
+  process.setProcessChannelMode(QProcess::MergedChannels);
+  process.start(cliPath(), args);
+  if (!process.waitForFinished(timeout_ms)) return -1;
+  if (output) *output = QString::fromUtf8(process.readAll());
+  return process.exitCode();
+}
+
+nlohmann::json readJson(const QString& path) {
+  std::ifstream in(path.toStdString());
+  return nlohmann::json::parse(in);
+}
+
+}  // namespace
+
+class TestProcessE2e : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir dir_;
+  QString flight_;
+
+ private Q_SLOTS:
+  void initTestCase() {
+    SKYTRACE_REQUIRE_SHARED();
+    if (!QFileInfo::exists(cliPath())) QSKIP("skytrace-cli not built");
+    flight_ = dir_.filePath("flight");
+    QString log;
+    const int code = runCli({"render", "--basemap",
+                             test::sharedPath("data/orthophotos/5b90f92da0d7280005fab355_4310.tif"),
+                             "--out", flight_, "--size", "640x480", "--fps", "10", "--alt-m", "80",
+                             "--hfov-deg", "50", "--duration-s", "12", "--degrade", "--gnss-noise-m", "1.5",
+                             "--spoof-start-s", "5", "--spoof-duration-s", "5", "--spoof-offset-m", "40",
+                             "--seed", "5"},
+                            &log);
+    QVERIFY2(code == 0, qPrintable(log));
+  }
+
+  void processMeetsTheAccuracyBounds() {
+    const QString out = dir_.filePath("out");
+    QString log;
+    const int code = runCli({"process", "--video", flight_ + "/flight.mp4", "--basemap",
+                             flight_ + "/basemap_degraded.tif", "--telemetry", flight_ + "/flight.srt",
+                             "--model", "orb", "--out", out},
+                            &log);
+    QVERIFY2(code == 0, qPrintable(log));
+    for (const char* name : {"track.csv", "track.geojson", "track.gpx", "track.kml", "track.gpkg",
+                             "odometry.csv", "online.csv", "fixes.csv", "gnss.csv", "discrepancy.csv",
+                             "camera.json", "report.json"}) {
+      QVERIFY2(QFileInfo::exists(out + "/" + name), name);
+    }
+    // Every export reads back with the same number of poses.
+    const auto csv = geo::readTrack((out + "/track.csv").toStdString());
+    QCOMPARE(geo::readTrack((out + "/track.gpkg").toStdString()).poses.size(), csv.poses.size());
+
+    QVERIFY(runCli({"eval", "--truth", flight_ + "/truth.csv", "--track", out + "/track.csv", "--out",
+                    dir_.filePath("eval.json")}) == 0);
+    const auto eval = readJson(dir_.filePath("eval.json"))["overall"];
+    const double within5 = eval["within_5m"], ate = eval["ate_rmse_m"], heading = eval["heading_rmse_deg"];
+    qInfo("within 5 m %.3f, ATE RMSE %.2f m, heading RMSE %.2f deg", within5, ate, heading);
+    QVERIFY(within5 >= 0.95);
+    QVERIFY(ate <= 3.0);
+    QVERIFY(heading <= 2.0);
+
+    // No frame without a position after the first one that has one.
+    std::int64_t first = csv.poses.front().frame;
+    QCOMPARE(std::int64_t(csv.poses.size()), std::int64_t(120) - first);
+
+    const auto report = readJson(out + "/report.json");
+    QCOMPARE(report["completed"].get<bool>(), true);
+    QVERIFY(report["fixes"]["accepted"].get<int>() >= 5);
+    const auto segments = report["discrepancy"]["segments"];
+    QCOMPARE(int(segments.size()), 1);
+    const double start = segments[0]["start_s"], end = segments[0]["end_s"];
+    qInfo("flagged %.1f-%.1f s (spoofed 5-10 s)", start, end);
+    QVERIFY(start >= 4.5 && start <= 7.0);
+    QVERIFY(end >= 8.5 && end <= 10.5);
+  }
+
+  void interruptKeepsPartialResults() {
+    const QString out = dir_.filePath("interrupted");
+    QProcess process;
+    process.setProcessChannelMode(QProcess::MergedChannels);
+    process.start(cliPath(), {"process", "--video", flight_ + "/flight.mp4", "--basemap",
+                              flight_ + "/basemap_degraded.tif", "--model", "orb", "--out", out});
+    QVERIFY(process.waitForStarted());
+    QTest::qWait(6000);
+    ::kill(pid_t(process.processId()), SIGINT);
+    QVERIFY(process.waitForFinished(60000));
+    const QString log = QString::fromUtf8(process.readAll());
+    QVERIFY2(process.exitCode() == 130, qPrintable(log));
+    const auto report = readJson(out + "/report.json");
+    QCOMPARE(report["completed"].get<bool>(), false);
+    QVERIFY(report["frames"]["processed"].get<int>() < 120);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestProcessE2e)
+#include "test_process_e2e.moc"
