@@ -59,6 +59,10 @@
         <source>--frame needs a frame number &gt;= 0</source>
         <translation>--frame braucht eine Bildnummer &gt;= 0</translation>
     </message>
+    <message>
+        <source>Process the opened flight right away (results into the project&apos;s results folder).</source>
+        <translation>Den geöffneten Flug sofort verarbeiten (Ergebnisse in den Ergebnisordner des Projekts).</translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::GpuMemoryPlot</name>

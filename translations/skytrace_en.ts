@@ -59,6 +59,10 @@
         <source>--frame needs a frame number &gt;= 0</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Process the opened flight right away (results into the project&apos;s results folder).</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::GpuMemoryPlot</name>

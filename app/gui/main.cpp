@@ -25,7 +25,8 @@
 
 namespace {
 
-constexpr int kScreenshotTimeoutMs = 60000;
+constexpr int kScreenshotTimeoutMs = 60000;             // loading what was named
+constexpr int kProcessScreenshotTimeoutMs = 3600000;    // --process: the whole run
 
 // --lang must be known before the parser is built, so that its help is translated.
 QString requestedLanguage(const QStringList& args) {
@@ -45,7 +46,7 @@ void printError(const QString& message) {
 // frame); exits the event loop.
 class ScreenshotJob : public QObject {
  public:
-  ScreenshotJob(skytrace::ui::MainWindow* window, QString path, int frame)
+  ScreenshotJob(skytrace::ui::MainWindow* window, QString path, int frame, int timeout_ms)
       : window_(window), path_(std::move(path)), frame_(frame) {
     connect(window_, &skytrace::ui::MainWindow::errorReported, this, [this](const QString&) {
       failed_ = true;
@@ -53,7 +54,7 @@ class ScreenshotJob : public QObject {
     });
     connect(&poll_, &QTimer::timeout, this, &ScreenshotJob::takeWhenLoaded);
     poll_.start(100);
-    QTimer::singleShot(kScreenshotTimeoutMs, this, [] {
+    QTimer::singleShot(timeout_ms, this, [] {
       printError(QCoreApplication::translate("skytrace", "timed out waiting for the map to load"));
       QCoreApplication::exit(1);
     });
@@ -223,6 +224,7 @@ int main(int argc, char** argv) {
     return app.exec();
   }
   if (!loaded) return 1;  // the window printed why
-  ScreenshotJob job(&window, screenshot, start_frame);
+  ScreenshotJob job(&window, screenshot, start_frame,
+                    parser.isSet(process_option) ? kProcessScreenshotTimeoutMs : kScreenshotTimeoutMs);
   return app.exec();
 }
