@@ -23,6 +23,13 @@ c10::DeviceIndex ordinal(const vision::DeviceSpec& device) {
   return static_cast<c10::DeviceIndex>(device.index);
 }
 constexpr std::size_t kAggregateStat = 0;  // c10 StatType::AGGREGATE (stable first entry)
+
+// The caching allocator initialises lazily on the first CUDA allocation; its statistics
+// calls throw "Invalid device argument" before that (seen in the sequential bench mode,
+// whose first CUDA call is resetPeakDeviceBytes). One tiny allocation initialises it.
+void ensureAllocatorInitialized(const vision::DeviceSpec& device) {
+  (void)at::empty({1}, at::TensorOptions().dtype(at::kByte).device(at::kCUDA, ordinal(device)));
+}
 }  // namespace
 
 struct DeviceStream::Impl {
@@ -99,18 +106,22 @@ double DeviceEvent::elapsedMsUntil(const DeviceEvent& later) const {
 
 std::int64_t deviceBytesInUse(const vision::DeviceSpec& device) {
   if (!device.cuda) return -1;
+  ensureAllocatorInitialized(device);
   const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(ordinal(device));
   return stats.allocated_bytes[kAggregateStat].current;
 }
 
 std::int64_t peakDeviceBytes(const vision::DeviceSpec& device) {
   if (!device.cuda) return -1;
+  ensureAllocatorInitialized(device);
   const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(ordinal(device));
   return stats.allocated_bytes[kAggregateStat].peak;
 }
 
 void resetPeakDeviceBytes(const vision::DeviceSpec& device) {
-  if (device.cuda) c10::cuda::CUDACachingAllocator::resetPeakStats(ordinal(device));
+  if (!device.cuda) return;
+  ensureAllocatorInitialized(device);
+  c10::cuda::CUDACachingAllocator::resetPeakStats(ordinal(device));
 }
 
 void synchronizeDevice(const vision::DeviceSpec& device) {
