@@ -66,25 +66,27 @@ at::Tensor Dinov2Model::interpolatePositionalEmbedding(int64_t height_px,
   const at::Tensor class_pos = pos_embed_.narrow(1, 0, 1);  // [1, 1, C]
   const at::Tensor patch_pos =
       pos_embed_.narrow(1, 1, grid * grid).reshape({1, grid, grid, dim}).permute({0, 3, 1, 2});
+  // The .vec form F.interpolate calls is spelled through the overload with explicit
+  // output size and per-axis scales (what .vec computes and forwards), which has the same
+  // C++ signature in LibTorch 1.13 and 2.x.
   at::Tensor resized;
   if (config_.interpolate_offset != 0.0) {
     // F.interpolate(scale_factor=((h0 + offset) / M, (w0 + offset) / M)): the output size
     // is floor(M * scale) and the kernel maps coordinates with 1 / scale (not M / out).
-    const std::vector<double> scales = {
-        (static_cast<double>(grid_h) + config_.interpolate_offset) / static_cast<double>(grid),
-        (static_cast<double>(grid_w) + config_.interpolate_offset) / static_cast<double>(grid)};
+    const double scale_h =
+        (static_cast<double>(grid_h) + config_.interpolate_offset) / static_cast<double>(grid);
+    const double scale_w =
+        (static_cast<double>(grid_w) + config_.interpolate_offset) / static_cast<double>(grid);
+    const std::vector<int64_t> size = {
+        static_cast<int64_t>(static_cast<double>(grid) * scale_h),
+        static_cast<int64_t>(static_cast<double>(grid) * scale_w)};
     resized = config_.interpolate_antialias
-                  ? at::_upsample_bicubic2d_aa(patch_pos, at::OptionalIntArrayRef(), false,
-                                               at::ArrayRef<double>(scales))
-                  : at::upsample_bicubic2d(patch_pos, at::OptionalIntArrayRef(), false,
-                                           at::ArrayRef<double>(scales));
+                  ? at::_upsample_bicubic2d_aa(patch_pos, size, false, scale_h, scale_w)
+                  : at::upsample_bicubic2d(patch_pos, size, false, scale_h, scale_w);
   } else {
     const std::vector<int64_t> size = {grid_h, grid_w};
-    resized = config_.interpolate_antialias
-                  ? at::_upsample_bicubic2d_aa(patch_pos, at::IntArrayRef(size), false,
-                                               c10::optional<at::ArrayRef<double>>())
-                  : at::upsample_bicubic2d(patch_pos, at::IntArrayRef(size), false,
-                                           c10::optional<at::ArrayRef<double>>());
+    resized = config_.interpolate_antialias ? at::_upsample_bicubic2d_aa(patch_pos, size, false)
+                                            : at::upsample_bicubic2d(patch_pos, size, false);
   }
   if (resized.size(2) != grid_h || resized.size(3) != grid_w) {
     throw ModelError(config_.name + ": positional embedding interpolated to " +
