@@ -162,6 +162,8 @@ class TestLiteSamParity : public QObject {
     // Grid sizes the original reports: hw*_i, hw*_c, hw*_f (= 8 x coarse).
     const auto hw = [](const at::Tensor& t) { return at::tensor({t.size(2), t.size(3)}); };
     QVERIFY(sameValues(hw(inputs_.at("image0")), R("hw0_i")));
+    QVERIFY(sameValues(hw(inputs_.at("image1")), R("hw1_i")));
+    QCOMPARE(R("bs").item<int64_t>(), inputs_.at("image0").size(0));
     QVERIFY(sameValues(hw(trace_.backbone0.feats_c), R("hw0_c")));
     QVERIFY(sameValues(hw(trace_.backbone1.feats_c), R("hw1_c")));
     QVERIFY(sameValues(hw(trace_.fpn[0]), R("hw0_f")));
