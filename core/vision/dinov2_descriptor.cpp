@@ -21,12 +21,17 @@ namespace {
 
 constexpr size_t kMaxBatch = 16;
 
+// Validates before anything touches the device (clear InvalidArgument, not a torch error).
+const GlobalDescriptorOptions& checked(const GlobalDescriptorOptions& options) {
+  options.check();
+  requireDeviceAvailable(options.device);
+  return options;
+}
+
 class Dinov2DescriptorExtractor final : public GlobalDescriptorExtractor {
  public:
   Dinov2DescriptorExtractor(const GlobalDescriptorOptions& options, const Dinov2Config& config)
-      : options_(options), device_(toAtDevice(options.device)), normalize_(device_) {
-    options.check();
-    requireDeviceAvailable(options.device);
+      : options_(checked(options)), device_(toAtDevice(options.device)), normalize_(device_) {
     const std::string path = resolveWeightsPath(config.name, options.weights_path,
                                                 config.published_file, kDinov2WeightsUrl);
     const at::ScalarType dtype = options.precision == "float16" ? at::kHalf : at::kFloat;

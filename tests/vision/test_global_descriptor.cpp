@@ -132,6 +132,16 @@ class TestGlobalDescriptor : public QObject {
     QVERIFY2(explicit_message.contains("nowhere.pth"), qPrintable(explicit_message));
   }
 
+  void unavailableDeviceIsAClearError() {
+    if (cudaDeviceCount() > 0) QSKIP("a CUDA device is available here");
+    GlobalDescriptorOptions options;
+    options.model = "dinov2-vits14";
+    options.device = parseDevice("cuda:0");
+    const QString message = test::errorMessageOf<InvalidArgument>(
+        [&] { createGlobalDescriptorExtractor(options); });
+    QVERIFY2(message.contains("cuda"), qPrintable(message));
+  }
+
   void wrongFileIsAClearError() {
     QTemporaryDir dir;
     const QString path = dir.path() + "/dinov2_vits14_pretrain.pth";
