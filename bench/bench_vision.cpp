@@ -14,7 +14,8 @@
 //
 // Models "X+lightglue" match with LightGlue instead of MNN (X = superpoint or aliked-n16*;
 // weights <X>_lightglue.pth from --weights-dir, adaptive depth/width on as the original's
-// defaults); "X+lightglue-full" runs all layers (adaptivity off). "superpoint" loads
+// defaults); "X+lightglue-full" runs all layers (adaptivity off), "X+lightglue-full-fp16"
+// too with float16 attention on CUDA (LightGlueOptions::half_precision_attention). "superpoint" loads
 // superpoint_v1.pth from --weights-dir and takes the frame as gray (BT.601 weights).
 //
 // --dense litesam also times the satellite stage's fine matching: LiteSAM on a
@@ -296,11 +297,13 @@ class BenchMatcher {
     lightglue_.emplace(lightglue::loadLightGlueModel(
         features, args.weights_dir + "/" + lightglue::lightGlueConfig(features).published_file,
         device));
-    if (suffix == "lightglue-full") {
+    if (suffix == "lightglue-full" || suffix == "lightglue-full-fp16") {
       options_.depth_confidence = -1;
       options_.width_confidence = -1;
+      options_.half_precision_attention = suffix == "lightglue-full-fp16";
     } else if (suffix != "lightglue") {
-      throw InvalidArgument("unknown matcher '" + suffix + "' (lightglue or lightglue-full)");
+      throw InvalidArgument("unknown matcher '" + suffix +
+                            "' (lightglue, lightglue-full or lightglue-full-fp16)");
     }
   }
   MatchTensors match(const FrameFeatures& a, const FrameFeatures& b) {
@@ -312,6 +315,23 @@ class BenchMatcher {
     return {out.matches.select(1, 0), out.matches.select(1, 1), out.match_scores};
   }
   int layers_run = 0;
+
+  // For reduced-precision modes: the largest matching-score difference to the float32
+  // result on the same features and the fraction of points whose match is the same.
+  std::optional<nlohmann::json> deviationFromFloat32(const FrameFeatures& a, const FrameFeatures& b) {
+    if (!lightglue_ || !options_.half_precision_attention) return std::nullopt;
+    lightglue::LightGlueOptions exact = options_;
+    exact.half_precision_attention = false;
+    const lightglue::LightGlueInput ia{a.keypoints_px, a.descriptors, double(width_), double(height_)};
+    const lightglue::LightGlueInput ib{b.keypoints_px, b.descriptors, double(width_), double(height_)};
+    const lightglue::LightGlueOutput fast = lightglue_->forward(ia, ib, options_);
+    const lightglue::LightGlueOutput reference = lightglue_->forward(ia, ib, exact);
+    return nlohmann::json{
+        {"max_abs_score_diff", (fast.scores0 - reference.scores0).abs().max().item<double>()},
+        {"same_match_fraction", (fast.matches0 == reference.matches0).to(at::kDouble).mean().item<double>()},
+        {"matches_fp32", reference.matches.size(0)},
+        {"matches_reduced", fast.matches.size(0)}};
+  }
 
  private:
   int width_, height_;
@@ -563,6 +583,9 @@ int main(int argc, char** argv) {
                                 {"inliers_median", stats(inliers)["median"]},
                                 {"corner_error_px_median", stats(corner)["median"]}};
           if (plus != std::string::npos) row["lightglue_layers_run_last"] = matcher->layers_run;
+          if (const auto deviation =
+                  matcher->deviationFromFloat32(previous, extractor->extract(frame_b)))
+            row["deviation_from_float32"] = *deviation;
           std::cout << model << " " << width << "x" << height << " k=" << keypoints
                     << ": extract " << row["extract_ms"]["median"].get<double>() << " ms (p99 "
                     << row["extract_ms"]["p99"].get<double>() << "), match "

@@ -52,11 +52,17 @@ at::Tensor FeedForward::update(const at::Tensor& x, const at::Tensor& message) c
 
 // --- attention -------------------------------------------------------------------------
 
-at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) {
+at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, bool half) {
   if (q.size(-2) == 0 || k.size(-2) == 0)
     return at::zeros(withLast(q.sizes(), 1, {v.size(-1)}), q.options());
 #if TORCH_VERSION_MAJOR >= 2
-  if (q.is_cuda()) return at::scaled_dot_product_attention(q, k, v);
+  if (q.is_cuda()) {
+    if (!half) return at::scaled_dot_product_attention(q, k, v);
+    return at::scaled_dot_product_attention(q.to(at::kHalf), k.to(at::kHalf), v.to(at::kHalf))
+        .to(q.scalar_type());
+  }
+#else
+  (void)half;
 #endif
   const double scale = std::pow(static_cast<double>(q.size(-1)), -0.5);
   const at::Tensor weights = at::softmax(matmulTransposed(q, k) * scale, -1);
@@ -91,13 +97,14 @@ void SelfBlock::prepare() {
   qkv.bias = qkv.bias.view({heads, head_dim, 3}).permute({2, 0, 1}).reshape({-1}).contiguous();
 }
 
-at::Tensor SelfBlock::operator()(const at::Tensor& x, const at::Tensor& encoding) const {
+at::Tensor SelfBlock::operator()(const at::Tensor& x, const at::Tensor& encoding,
+                                 bool half_attention) const {
   const int64_t n = x.size(0);
   const at::Tensor qkv_heads =
       qkv(x).view({n, 3, heads, head_dim}).permute({1, 2, 0, 3});  // [3,H,N,hd]
   const at::Tensor q = applyRotaryEncoding(encoding, qkv_heads[0]);
   const at::Tensor k = applyRotaryEncoding(encoding, qkv_heads[1]);
-  const at::Tensor context = attention(q, k, qkv_heads[2].contiguous());  // [H,N,hd]
+  const at::Tensor context = attention(q, k, qkv_heads[2].contiguous(), half_attention);
   const at::Tensor message = out_proj(context.transpose(0, 1).reshape({n, heads * head_dim}));
   return ffn.update(x, message);
 }
@@ -114,8 +121,8 @@ void CrossBlock::bind(StateDictBinder& binder, const std::string& prefix, int64_
   ffn.bind(binder, prefix + ".ffn", dim);
 }
 
-std::pair<at::Tensor, at::Tensor> CrossBlock::operator()(const at::Tensor& x0,
-                                                         const at::Tensor& x1) const {
+std::pair<at::Tensor, at::Tensor> CrossBlock::operator()(const at::Tensor& x0, const at::Tensor& x1,
+                                                         bool half_attention) const {
   const auto split_heads = [&](const at::Tensor& t) {
     return t.view({t.size(0), heads, head_dim}).transpose(0, 1);  // [H,N,hd]
   };
@@ -125,9 +132,11 @@ std::pair<at::Tensor, at::Tensor> CrossBlock::operator()(const at::Tensor& x0,
   if (x0.is_cuda()) {
     // The original's flash branch: two fused attentions (same math, scale 1/sqrt(hd)).
     const at::Tensor qk0 = split_heads(to_qk(x0)), qk1 = split_heads(to_qk(x1));
-    m0 = attention(qk0, qk1, v1);
-    m1 = attention(qk1, qk0, v0);
+    m0 = attention(qk0, qk1, v1, half_attention);
+    m1 = attention(qk1, qk0, v0, half_attention);
   }
+#else
+  (void)half_attention;
 #endif
   if (!m0.defined()) {
     // q and k each scaled by hd^-1/4 (python: (hd ** -0.5) ** 0.5), one similarity.

@@ -52,8 +52,11 @@ struct FeedForward {
 };
 
 // Multi-head attention softmax(q k^T / sqrt(hd)) v for q [H,M,hd], k/v [H,N,hd].
-// CUDA with LibTorch >= 2: fused scaled_dot_product_attention (same math).
-at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v);
+// CUDA with LibTorch >= 2: fused scaled_dot_product_attention (same math); with
+// `half` its inputs are cast to float16 as in the original's flash branch (result cast
+// back). `half` is ignored on other devices and builds.
+at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                     bool half = false);
 
 // t * cos + rotate_half(t) * sin; encoding [2,N,hd] (cos, sin), t [H,N,hd].
 at::Tensor applyRotaryEncoding(const at::Tensor& encoding, const at::Tensor& t);
@@ -68,7 +71,8 @@ struct SelfBlock {
 
   void bind(StateDictBinder& binder, const std::string& prefix, int64_t dim, int64_t num_heads);
   void prepare();  // after StateDictBinder::finish()
-  at::Tensor operator()(const at::Tensor& x, const at::Tensor& encoding) const;
+  at::Tensor operator()(const at::Tensor& x, const at::Tensor& encoding,
+                        bool half_attention = false) const;
 };
 
 // CrossBlock (non-flash branch: one similarity matrix, softmax over rows for 0->1 and
@@ -79,7 +83,8 @@ struct CrossBlock {
   int64_t heads = 0, head_dim = 0;
 
   void bind(StateDictBinder& binder, const std::string& prefix, int64_t dim, int64_t num_heads);
-  std::pair<at::Tensor, at::Tensor> operator()(const at::Tensor& x0, const at::Tensor& x1) const;
+  std::pair<at::Tensor, at::Tensor> operator()(const at::Tensor& x0, const at::Tensor& x1,
+                                               bool half_attention = false) const;
 };
 
 // MatchAssignment: keys matchability, final_proj.

@@ -210,13 +210,14 @@ LightGlueOutput LightGlueModel::forward(const LightGlueInput& image0, const Ligh
       no_points = true;
       break;
     }
-    desc0 = self_blocks_[i](desc0, encoding0);
-    desc1 = self_blocks_[i](desc1, encoding1);
+    const bool half = options.half_precision_attention;
+    desc0 = self_blocks_[i](desc0, encoding0, half);
+    desc1 = self_blocks_[i](desc1, encoding1, half);
     if (trace && i == 0) {
       trace->self_block0[0] = desc0;
       trace->self_block0[1] = desc1;
     }
-    std::tie(desc0, desc1) = cross_blocks_[i](desc0, desc1);
+    std::tie(desc0, desc1) = cross_blocks_[i](desc0, desc1, half);
     if (trace) {
       trace->descriptors[0].push_back(desc0);
       trace->descriptors[1].push_back(desc1);

@@ -59,6 +59,10 @@ struct LightGlueOptions {
   // from its own float64 re-run); float64 here keeps a port within that. Costs one
   // M x N x D float64 product per pair (cheap on CPUs and data-centre GPUs).
   bool float64_assignment = true;
+  // CUDA with LibTorch >= 2 only (ignored elsewhere): attention in float16 as the
+  // original's default CUDA path (flash=True casts q, k, v to half); faster, not exact:
+  // benchmarks using it report the deviation from the float32 result.
+  bool half_precision_attention = false;
 
   void check() const;  // throws InvalidArgument
 };
