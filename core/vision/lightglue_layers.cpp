@@ -57,9 +57,14 @@ at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
     return at::zeros(withLast(q.sizes(), 1, {v.size(-1)}), q.options());
 #if TORCH_VERSION_MAJOR >= 2
   if (q.is_cuda()) {
-    if (!half) return at::scaled_dot_product_attention(q, k, v);
-    return at::scaled_dot_product_attention(q.to(at::kHalf), k.to(at::kHalf), v.to(at::kHalf))
-        .to(q.scalar_type());
+    // The fused kernels take [B,H,L,E] only (3-D inputs fall back to the unfused math
+    // path): add the batch dimension.
+    const auto fused = [&](const at::Tensor& q4, const at::Tensor& k4, const at::Tensor& v4) {
+      return at::scaled_dot_product_attention(q4.unsqueeze(0), k4.unsqueeze(0), v4.unsqueeze(0))
+          .squeeze(0);
+    };
+    if (!half) return fused(q, k, v);
+    return fused(q.to(at::kHalf), k.to(at::kHalf), v.to(at::kHalf)).to(q.scalar_type());
   }
 #else
   (void)half;
