@@ -90,7 +90,7 @@ void writePlot(const nlohmann::json& report, const std::string& png_path) {
     char line[200];
     const double fps = mode.contains("fps") && mode.at("fps").is_number() ? mode.at("fps").get<double>() : NAN;
     std::snprintf(line, sizeof(line), "%s (VO %s, sat %s): %.1f fps", mode.value("mode", std::string()).c_str(),
-                  mode.value("vo_device", std::string()).c_str(), mode.value("satellite_device", std::string("-")).c_str(), fps);
+                  mode.value("vo_device", std::string()).c_str(), (mode.value("satellite_device", std::string()).empty() ? std::string("-") : mode.value("satellite_device", std::string())).c_str(), fps);
     const int y = 45 + 16 * static_cast<int>(m % 3);
     const int x = left + static_cast<int>(m / 3) * 520;
     cv::rectangle(canvas, {x, y - 10}, {x + 12, y + 2}, colours[m % colours.size()], cv::FILLED);
