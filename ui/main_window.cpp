@@ -275,6 +275,8 @@ void MainWindow::createActions() {
   connect(zoom_out_action_, &QAction::triggered, this, [this] { map_view_->zoomBy(0.5); });
   zoom_fit_action_ = make("zoomFit", QKeySequence(Qt::CTRL | Qt::Key_0));
   connect(zoom_fit_action_, &QAction::triggered, map_view_, &MapView::zoomToFit);
+  zoom_track_action_ = make("zoomTrack", QKeySequence(Qt::CTRL | Qt::Key_T));
+  connect(zoom_track_action_, &QAction::triggered, this, &MainWindow::zoomToTrack);
   follow_action_ = make("followCamera", QKeySequence(Qt::Key_F));
   follow_action_->setCheckable(true);
   follow_action_->setChecked(true);
@@ -354,6 +356,7 @@ void MainWindow::createMenus() {
   view_menu_->addAction(zoom_in_action_);
   view_menu_->addAction(zoom_out_action_);
   view_menu_->addAction(zoom_fit_action_);
+  view_menu_->addAction(zoom_track_action_);
   view_menu_->addAction(follow_action_);
   view_menu_->addSeparator();
   colour_menu_ = view_menu_->addMenu(QString());
@@ -470,6 +473,7 @@ void MainWindow::retranslateUi() {
   zoom_in_action_->setText(tr("Zoom &In"));
   zoom_out_action_->setText(tr("Zoom &Out"));
   zoom_fit_action_->setText(tr("&Fit Basemap"));
+  zoom_track_action_->setText(tr("Zoom to &Track"));
   follow_action_->setText(tr("F&ollow Camera"));
   overlay_action_->setText(tr("&Keypoints and Matches in Video"));
   colour_plain_action_->setText(tr("&Plain"));
@@ -678,8 +682,17 @@ bool MainWindow::openResults(const QString& folder) {
   return true;
 }
 
+void MainWindow::zoomToTrack() {
+  const FlightResults& r = results_model_->results();
+  std::vector<geo::GeoPoint> points = geoPointsOf(r.primaryTrack().poses);
+  const std::vector<geo::GeoPoint> gnss = geoPointsOf(r.gnss.poses);
+  points.insert(points.end(), gnss.begin(), gnss.end());
+  map_view_->zoomToGeoPoints(points);
+}
+
 void MainWindow::onResultsRead(const FlightResults& results) {
   results_model_->setResults(results);
+  zoomToTrack();  // the flight, not the whole basemap
   updateFootprintCamera();
   ensureTimeline();
   if (!map_view_->hasView() && !results.primaryTrack().poses.empty())

@@ -135,6 +135,8 @@ class MainWindow : public QMainWindow {
   void projectOpened(const QString& path);
 
  public Q_SLOTS:
+  // Fits the map to the visual and GNSS tracks of the results shown.
+  void zoomToTrack();
   void chooseFlight();
   void chooseProject();
   void chooseSaveProject();
@@ -237,6 +239,7 @@ class MainWindow : public QMainWindow {
   QAction* zoom_in_action_ = nullptr;
   QAction* zoom_out_action_ = nullptr;
   QAction* zoom_fit_action_ = nullptr;
+  QAction* zoom_track_action_ = nullptr;
   QAction* follow_action_ = nullptr;
   QAction* overlay_action_ = nullptr;
   QActionGroup* colour_group_ = nullptr;

@@ -276,6 +276,23 @@ void MapView::zoomToFit() {
   scheduleLoad();
 }
 
+void MapView::zoomToGeoPoints(const std::vector<geo::GeoPoint>& points, double margin) {
+  if (layers_.empty() || points.empty()) return;
+  std::vector<geo::MapPoint> in_view;
+  try {
+    in_view = layers_.front().basemap->converter().mapFromGeo(points);
+  } catch (const std::exception&) {
+    return;
+  }
+  const geo::MapRect box = geo::envelopeOf(in_view);
+  const double w = std::max(box.width(), 1e-9), h = std::max(box.height(), 1e-9);
+  centre_ = {0.5 * (box.min_x + box.max_x), 0.5 * (box.min_y + box.max_y)};
+  units_per_px_ = (1.0 + 2.0 * margin) * std::max(w / std::max(1, width()), h / std::max(1, height()));
+  fit_on_resize_ = false;
+  clampScale();
+  scheduleLoad();
+}
+
 bool MapView::isIdle() const {
   if (layers_.empty()) return true;
   return !load_timer_.isActive() && !load_in_flight_ && shown_generation_ == requested_generation_;

@@ -70,6 +70,9 @@ class MapView : public QWidget {
   void panByPixels(const QPointF& delta_in_widget);
   // Shows all layers.
   void zoomToFit();
+  // Shows these WGS84 points with a margin (fraction of the extent on each side); no-op
+  // without a view or points.
+  void zoomToGeoPoints(const std::vector<geo::GeoPoint>& points, double margin = 0.15);
 
   // A polyline and/or point markers drawn above the basemaps (a track, registration
   // fixes, highlighted segments), WGS84 degrees. Replaces an overlay of the same name.

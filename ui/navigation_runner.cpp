@@ -6,6 +6,8 @@
 #include <cmath>
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "core/engine/navigation_payloads.h"
 #include "core/io/telemetry/telemetry_reader.h"
 #include "core/io/video_source.h"
@@ -74,6 +76,11 @@ void NavigationRunner::run(const io::Project& project, ProcessingSink& sink) {
   nav::NavigationInputs inputs = nav::makeNavigationInputs(camera, project.basemap_paths, telemetry);
   const geo::LocalEnuFrame enu = inputs.enu;
   const double ground_up_m = inputs.ground_up_m;
+  // The ground plane VO and registration use, in the track's altitudes (origin altitude +
+  // ENU up; the origin sits at the logged ground height, or at 0 when it is unknown and
+  // then so do the track's altitudes): what camera footprints are drawn against.
+  const double ground_alt_m = enu.origin().alt_m + ground_up_m;
+  sink.groundAltitude(ground_alt_m);
 
   nav::NavigationOptions options;
   options.vo_features.model = project.feature_model;
@@ -174,6 +181,8 @@ void NavigationRunner::run(const io::Project& project, ProcessingSink& sink) {
     if (w.find("weights") != std::string::npos) run.fallback_reason = w;
   run.wall_s = std::chrono::duration<double>(Clock::now() - started).count();
   run.stages = engine::stageSummaries(samples);
+  nlohmann::json extra = {{"ground_alt_m", ground_alt_m}, {"runner", name()}};
+  run.extra = &extra;
   nav::writeNavigationResults(project.results_dir, result, camera, enu, run);
   engine::writeLatencyCsv(project.results_dir + "/latency.csv", samples);
   if (cancelled) throw Cancelled();

@@ -29,6 +29,7 @@ class ProcessingController::Sink final : public ProcessingSink {
   void warning(const std::string& message) override {
     Q_EMIT owner_->workerWarning(QString::fromStdString(message));
   }
+  void groundAltitude(double alt_m) override { Q_EMIT owner_->workerGround(alt_m); }
 
  private:
   ProcessingController* owner_;
@@ -44,6 +45,8 @@ ProcessingController::ProcessingController(ResultsModel* results, QObject* paren
   sink_ = std::make_unique<Sink>(this);
   connect(this, &ProcessingController::workerFrame, results_, &ResultsModel::addFrame, Qt::QueuedConnection);
   connect(this, &ProcessingController::workerFix, results_, &ResultsModel::addFix, Qt::QueuedConnection);
+  connect(this, &ProcessingController::workerGround, results_, &ResultsModel::setGroundAltitude,
+          Qt::QueuedConnection);
   connect(this, &ProcessingController::workerDone, this, &ProcessingController::onWorkerDone,
           Qt::QueuedConnection);
   connect(publisher_, &engine::LatencyPublisher::samplesReady, results_, &ResultsModel::addLatency);

@@ -39,6 +39,8 @@ class ProcessingSink {
   virtual engine::LatencyRecorder* latencyRecorder() = 0;
   virtual engine::RunControl& control() = 0;
   virtual void warning(const std::string& message) = 0;
+  // Ellipsoidal ground height under the flight once known (camera footprints).
+  virtual void groundAltitude(double alt_m) = 0;
 };
 
 // One way to process a project (in-process engine, `skytrace-cli process`, a test feeder).
@@ -85,6 +87,7 @@ class ProcessingController : public QObject {
   void workerFrame(const skytrace::ui::LiveFrameUpdate& update);
   void workerFix(const skytrace::ui::RegistrationFixRecord& fix);
   void workerWarning(const QString& message);
+  void workerGround(double alt_m);
   void workerDone(int outcome, const QString& message);
 
  public Q_SLOTS:

@@ -66,6 +66,11 @@ void ResultsModel::addLatency(const QVector<engine::LatencySample>& samples) {
   scheduleChanged();
 }
 
+void ResultsModel::setGroundAltitude(double alt_m) {
+  results_.ground_alt_m = alt_m;
+  scheduleChanged();
+}
+
 void ResultsModel::endLive() {
   live_ = false;
   scheduleChanged();

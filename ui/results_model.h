@@ -62,6 +62,7 @@ class ResultsModel : public QObject {
   void addFrame(const skytrace::ui::LiveFrameUpdate& update);
   void addFix(const skytrace::ui::RegistrationFixRecord& fix);
   void addLatency(const QVector<skytrace::engine::LatencySample>& samples);
+  void setGroundAltitude(double alt_m);
   // The run ended: its final results (the results folder written by the run) replace the
   // live ones when given; otherwise the live results stay (e.g. after an error).
   void endLive();

@@ -4,7 +4,8 @@
 // Positional files are opened by kind (project, results folder, video, basemap, log).
 // --process processes what was opened (in process, views updating live) once loaded;
 // with --screenshot the window is captured after the run has ended and its results
-// folder is shown.
+// folder is shown, or, with --frame N, live, as soon as frame N has been processed
+// (the run is then cancelled: its results folder holds the frames done so far).
 // --screenshot renders the window to PNG once everything named on the command line has
 // loaded (results read, map tiles and video frame shown), then quits: exit code 0, or 1
 // with a message on stderr when loading or writing failed. That mode opens no modal dialog.
@@ -13,6 +14,7 @@
 #include <QLibraryInfo>
 #include <QLocale>
 #include <QPixmap>
+#include <QTabWidget>
 #include <QTextStream>
 #include <QTimer>
 #include <QTranslator>
@@ -21,6 +23,8 @@
 #include "ui/map_view.h"
 #include "ui/open_flight_dialog.h"
 #include "ui/processing_controller.h"
+#include "ui/plots_panel.h"
+#include "ui/results_model.h"
 #include "ui/time_model.h"
 
 namespace {
@@ -46,8 +50,8 @@ void printError(const QString& message) {
 // frame); exits the event loop.
 class ScreenshotJob : public QObject {
  public:
-  ScreenshotJob(skytrace::ui::MainWindow* window, QString path, int frame, int timeout_ms)
-      : window_(window), path_(std::move(path)), frame_(frame) {
+  ScreenshotJob(skytrace::ui::MainWindow* window, QString path, int frame, int timeout_ms, bool live)
+      : window_(window), path_(std::move(path)), frame_(frame), live_(live) {
     connect(window_, &skytrace::ui::MainWindow::errorReported, this, [this](const QString&) {
       failed_ = true;
       QCoreApplication::exit(1);  // the window already printed the message to stderr
@@ -62,13 +66,25 @@ class ScreenshotJob : public QObject {
 
  private:
   void takeWhenLoaded() {
-    if (failed_ || done_ || window_->isLoading()) return;
+    if (failed_ || done_) return;
+    if (live_) {  // while processing: once frame N is done and the views had a tick
+      const auto& latency = window_->resultsModel()->results().latency;
+      if (!window_->processing()->isRunning() || latency.empty() || latency.back().frame < frame_) return;
+      if (++quiet_polls_ < 3) return;
+      grabAndExit();
+      return;
+    }
+    if (window_->isLoading()) return;
     if (frame_ >= 0 && !frame_set_) {  // after the results set the timeline
       frame_set_ = true;
       window_->timeModel()->setCurrentFrame(frame_);
       return;
     }
     if (++quiet_polls_ < 3) return;  // loaded for 300 ms: nothing more is coming
+    grabAndExit();
+  }
+
+  void grabAndExit() {
     done_ = true;
     const QPixmap pixmap = window_->grab();
     if (!pixmap.save(path_, "PNG")) {
@@ -82,6 +98,7 @@ class ScreenshotJob : public QObject {
   skytrace::ui::MainWindow* window_;
   QString path_;
   int frame_;
+  bool live_;
   QTimer poll_;
   bool failed_ = false;
   bool done_ = false;
@@ -156,6 +173,10 @@ int main(int argc, char** argv) {
   const QCommandLineOption process_option(
       QStringLiteral("process"),
       QCoreApplication::translate("skytrace", "Process the opened flight right away (results into the project's results folder)."));
+  const QCommandLineOption plot_option(
+      QStringLiteral("plot"),
+      QCoreApplication::translate("skytrace", "Plot tab to show: trajectory, altitude, heading, speed, discrepancy, latency or gpu."),
+      QStringLiteral("NAME"));
   const QCommandLineOption lang_option(
       QStringLiteral("lang"),
       QCoreApplication::translate("skytrace", "User interface language: en or de."),
@@ -166,7 +187,7 @@ int main(int argc, char** argv) {
           "skytrace", "Render the window to a PNG file after loading, then quit (no dialogs)."),
       QStringLiteral("FILE.png"));
   parser.addOptions({project_option, results_option, basemap_option, video_option, telemetry_option,
-                     frame_option, process_option, lang_option, screenshot_option});
+                     frame_option, process_option, plot_option, lang_option, screenshot_option});
   parser.addPositionalArgument(
       QStringLiteral("files"),
       QCoreApplication::translate("skytrace", "Projects, results folders, videos, basemaps or logs to open."),
@@ -192,6 +213,15 @@ int main(int argc, char** argv) {
   options.persist_settings = !batch;  // screenshots are reproducible: no saved layout
   skytrace::ui::MainWindow window(options);
   if (batch) window.resize(1280, 800);
+  if (parser.isSet(plot_option)) {
+    const QStringList tabs{"trajectory", "altitude", "heading", "speed", "discrepancy", "latency", "gpu"};
+    const int tab = tabs.indexOf(parser.value(plot_option));
+    if (tab < 0) {
+      printError(QCoreApplication::translate("skytrace", "unknown --plot %1").arg(parser.value(plot_option)));
+      return 2;
+    }
+    window.plotsPanel()->tabs()->setCurrentIndex(tab);
+  }
   window.show();
 
   bool loaded = true;
@@ -224,7 +254,8 @@ int main(int argc, char** argv) {
     return app.exec();
   }
   if (!loaded) return 1;  // the window printed why
-  ScreenshotJob job(&window, screenshot, start_frame,
-                    parser.isSet(process_option) ? kProcessScreenshotTimeoutMs : kScreenshotTimeoutMs);
+  const bool process = parser.isSet(process_option);
+  ScreenshotJob job(&window, screenshot, start_frame, process ? kProcessScreenshotTimeoutMs : kScreenshotTimeoutMs,
+                    process && start_frame >= 0);
   return app.exec();
 }
