@@ -2,7 +2,7 @@
 // program for the GPU-only build, which has no skytrace-cli (no OpenCV/GDAL there).
 // Same options as `skytrace-cli bench` except --video (synthetic frames only) and
 // --plot; writes the JSON to --out (default bench_engine.json).
-//   skytrace-bench-engine --synthetic 640x480 --frames 300 --device cuda:0 \
+//   skytrace-bench-engine --synthetic 640x480 --frames 300 --device cuda:0
 //       --weights-dir DIR --out bench.json
 #include <QCoreApplication>
 
