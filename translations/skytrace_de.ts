@@ -63,6 +63,14 @@
         <source>Process the opened flight right away (results into the project&apos;s results folder).</source>
         <translation>Den geöffneten Flug sofort verarbeiten (Ergebnisse in den Ergebnisordner des Projekts).</translation>
     </message>
+    <message>
+        <source>Plot tab to show: trajectory, altitude, heading, speed, discrepancy, latency or gpu.</source>
+        <translation>Anzuzeigender Diagrammreiter: trajectory, altitude, heading, speed, discrepancy, latency oder gpu.</translation>
+    </message>
+    <message>
+        <source>unknown --plot %1</source>
+        <translation>unbekanntes --plot %1</translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::GpuMemoryPlot</name>
@@ -627,6 +635,10 @@
     <message>
         <source>&amp;%1 %2 (results)</source>
         <translation>&amp;%1 %2 (Ergebnisse)</translation>
+    </message>
+    <message>
+        <source>Zoom to &amp;Track</source>
+        <translation>Auf &amp;Flugbahn zoomen</translation>
     </message>
 </context>
 <context>

@@ -63,6 +63,14 @@
         <source>Process the opened flight right away (results into the project&apos;s results folder).</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Plot tab to show: trajectory, altitude, heading, speed, discrepancy, latency or gpu.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unknown --plot %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::GpuMemoryPlot</name>
@@ -626,6 +634,10 @@
     </message>
     <message>
         <source>&amp;%1 %2 (results)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Zoom to &amp;Track</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
