@@ -30,6 +30,9 @@ double nearestRank(std::vector<double> values, double q) {
 LatencyPlot::LatencyPlot(QWidget* parent) : TimePlot(parent) {
   readout_ = new QLabel(this);
   readout_->setWordWrap(true);
+  QFont small = readout_->font();
+  small.setPointSizeF(small.pointSizeF() * 0.85);
+  readout_->setFont(small);
   readout_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   static_cast<QVBoxLayout*>(layout())->insertWidget(0, readout_);
   QCPBars* below = nullptr;
@@ -43,6 +46,9 @@ LatencyPlot::LatencyPlot(QWidget* parent) : TimePlot(parent) {
     below = bars;
     bars_.push_back(bars);
   }
+  for (QCPBars* bars : bars_) bars->removeFromLegend();  // until they have data
+  plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
+  plot_->legend->setWrap(4);
   retranslateUi();
 }
 
@@ -68,7 +74,11 @@ void LatencyPlot::setSamples(const std::vector<engine::LatencySample>& samples, 
     }
     bars_[stage]->setWidth(width_s);
     bars_[stage]->setData(keys, values, true);
-    bars_[stage]->setVisible(std::any_of(values.begin(), values.end(), [](double v) { return v > 0; }));
+    // Stages this run does not have (no samples, or all zero) stay out of the legend.
+    const bool has_data = std::any_of(values.begin(), values.end(), [](double v) { return v > 0; });
+    bars_[stage]->setVisible(has_data);
+    if (has_data) bars_[stage]->addToLegend();
+    else bars_[stage]->removeFromLegend();
   }
   for (const auto& [frame, durations] : by_frame) {
     double total = 0.0;
