@@ -48,7 +48,6 @@ FrameLoader::FrameLoader(QObject* parent)
     : QObject(parent), latest_request_(std::make_shared<std::atomic<int>>(-1)) {
   decoder_ = new FrameDecoder(latest_request_, &decoded_);
   decoder_->moveToThread(&thread_);
-  connect(&thread_, &QThread::finished, decoder_, &QObject::deleteLater);
   connect(decoder_, &FrameDecoder::frameReady, this, &FrameLoader::frameReady, Qt::QueuedConnection);
   connect(decoder_, &FrameDecoder::failed, this, &FrameLoader::failed, Qt::QueuedConnection);
   thread_.setObjectName(QStringLiteral("skytrace-frame-loader"));
@@ -59,6 +58,7 @@ FrameLoader::~FrameLoader() {
   latest_request_->store(-1);  // pending requests become stale
   thread_.quit();
   thread_.wait();
+  delete decoder_;  // its thread has ended: nothing else touches it
 }
 
 io::VideoInfo FrameLoader::open(const QString& path) {
