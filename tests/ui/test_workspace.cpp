@@ -199,6 +199,15 @@ class TestWorkspace : public QObject {
     QVERIFY2(window.videoPanel()->badge().contains("global"), qPrintable(window.videoPanel()->badge()));
     QCOMPARE(window.timeModel()->frameCount(), flight_.frames);
     QCOMPARE(window.timeline()->timeLabel()->text(), QString("2024-06-01 10:00:00.000 UTC"));
+
+    // Colour by uncertainty: sigma grows from 2 m to 12 m along the track, green to red.
+    window.action("colourUncertainty")->trigger();
+    const auto* coloured = overlayNamed(map, "result:visual");
+    QCOMPARE(int(coloured->point_colors.size()), flight_.frames);
+    QVERIFY(coloured->point_colors.front().green() > coloured->point_colors.front().red());
+    QVERIFY(coloured->point_colors.back().red() > coloured->point_colors.back().green());
+    window.action("colourPlain")->trigger();
+    QVERIFY(overlayNamed(map, "result:visual")->point_colors.empty());
   }
 
   void clickOnMapSeeksTimelineAndVideo() {
@@ -353,6 +362,11 @@ class TestWorkspace : public QObject {
     QCOMPARE(window.plotsPanel()->trajectoryPlot()->pointCount(ui::TrajectoryPlot::Visual), 3000);
     QCOMPARE(window.plotsPanel()->latencyPlot()->barCount(), 3000);
     QCOMPARE(int(overlayNamed(window.mapView(), "result:visual")->points.size()), 3000);
+
+    // Keypoints are kept for the newest frames only (bounded memory).
+    QVERIFY(window.resultsModel()->overlayFor(2999) != nullptr);
+    QCOMPARE(window.resultsModel()->overlayFor(2999)->keypoints_px.size(), 2);
+    QVERIFY(window.resultsModel()->overlayFor(100) == nullptr);
   }
 
   void pauseAndCancelStopTheRun() {
@@ -378,8 +392,13 @@ class TestWorkspace : public QObject {
     QCOMPARE(finished.first().at(0).toBool(), false);  // cancelled
     QVERIFY2(frames_done->load() < flight_.frames,
              qPrintable(QString("at pause %1, at the end %2").arg(at_pause).arg(frames_done->load())));
-    // What was computed stays shown.
+    // What was computed stays shown, keypoints and matches in the video too; K toggles them.
     QVERIFY(!window.resultsModel()->results().online.poses.empty());
+    window.timeModel()->setCurrentFrame(3);
+    QTRY_VERIFY_WITH_TIMEOUT(window.videoPanel()->hasFeatureOverlay(), 5000);
+    QVERIFY(window.videoPanel()->overlayVisible());
+    window.action("featureOverlay")->trigger();
+    QVERIFY(!window.videoPanel()->overlayVisible());
     QVERIFY(!window.processing()->isRunning());
   }
 
