@@ -483,8 +483,10 @@ nlohmann::json benchDense(const std::string& model, const Args& args, const at::
                           {"forward_ms", stats(forward_ms)}, {"matches_median", stats(matches)["median"]}};
     for (const auto& [stage, values] : stage_ms) row["stage_ms"][stage] = stats(values);
     if (!reference.defined()) reference = points;
-    if (points.sizes() == reference.sizes())
+    if (points.sizes() == reference.sizes() && points.numel() > 0)
       row["mkpts1_f_max_abs_dev_vs_multi_branch"] = (points - reference).abs().max().item<double>();
+    else if (points.numel() == 0 && reference.numel() == 0)
+      row["mkpts1_f_max_abs_dev_vs_multi_branch"] = 0.0;  // no matches either way (random weights)
     else
       row["match_count_differs_from_multi_branch"] = true;
     std::cout << model << " " << size << "x" << size << " " << row["backbone"].get<std::string>()
