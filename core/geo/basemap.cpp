@@ -26,7 +26,7 @@ const char* validitySourceName(ValiditySource source) {
     case ValiditySource::AlphaBand: return "alpha band";
     case ValiditySource::MaskBand: return "mask band";
     case ValiditySource::NodataValue: return "nodata value";
-    case ValiditySource::BlackFill: return "black fill (undeclared, pure black treated as nodata)";
+    case ValiditySource::BlackFill: return "black/white fill (undeclared; pure black, and solid near-white areas, treated as nodata)";
     case ValiditySource::AllValid: return "none (all pixels valid)";
   }
   return "unknown";
@@ -509,6 +509,16 @@ BasemapWindow Basemap::readWindow(const MapRect& rect_in_map, double gsd_m,
       cv::max(planes[0], planes[1], grey_max);
       cv::max(grey_max, planes[2], grey_max);
       cv::compare(grey_max, 0, mask, cv::CMP_GT);
+      // White fill (some OpenAerialMap tiles pad with 255 instead of 0): solid
+      // near-white areas at least 31 px across are nodata too; smaller ones (a
+      // saturated roof) stay imagery.
+      cv::Mat grey_min, white;
+      cv::min(planes[0], planes[1], grey_min);
+      cv::min(grey_min, planes[2], grey_min);
+      cv::compare(grey_min, 250, white, cv::CMP_GE);
+      const cv::Mat kernel = cv::getStructuringElement(cv::MORPH_RECT, cv::Size(31, 31));
+      cv::morphologyEx(white, white, cv::MORPH_OPEN, kernel);
+      mask.setTo(0, white);
       break;
     }
     case ValiditySource::AllValid:

@@ -39,8 +39,9 @@ enum class ValiditySource {
   AlphaBand,     // an alpha band: valid where alpha >= 128
   MaskBand,      // a GDAL mask (internal/.msk): valid where mask >= 128
   NodataValue,   // per-band nodata values: invalid where ALL colour bands equal nodata
-  BlackFill,     // no declared mask; pixels that are exactly black in all bands are invalid
-                 // (OpenAerialMap-style fill; see BasemapOptions)
+  BlackFill,     // no declared mask; pixels that are exactly black in all bands, and solid
+                 // near-white areas >= 31 px across, are invalid (OpenAerialMap-style fill;
+                 // see BasemapOptions)
   AllValid       // nothing declared, heuristic off: every pixel inside the raster is valid
 };
 const char* validitySourceName(ValiditySource source);

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -61,6 +62,12 @@ struct RegistrationRequest {
   double prior_sigma_m = 0.0;         // 1-sigma horizontal uncertainty of the prior
   double height_hint_m = 0.0;         // height above ground for global mode (0: unknown)
   bool prior_from_telemetry = false;  // the prior is the flight log's, not the VO's
+  // Camera pitch/roll from the flight log (gimbal angles, degrees; NaN unknown). Near
+  // nadir a homography determines tilt poorly for narrow lenses (1 deg of tilt is 1 m of
+  // position at 60 m): when given, the fix keeps its heading, height and the ground point
+  // at the image centre, and takes pitch/roll from here.
+  double pitch_hint_deg = std::numeric_limits<double>::quiet_NaN();
+  double roll_hint_deg = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct RegistrationFix {

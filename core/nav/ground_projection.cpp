@@ -72,13 +72,12 @@ bool poseFromImageFromGround(const CameraModel& camera, const cv::Matx33d& image
   out.t_s = t_s;
   out.position_enu = centre_enu;
   anglesFromEnuFromCam(cam_from_enu.t(), &out.yaw_deg, &out.pitch_deg, &out.roll_deg);
-  foldRollIntoYawNearNadir(&out);
   *pose = out;
   return true;
 }
 
 void foldRollIntoYawNearNadir(CameraPose* pose) {
-  if (std::abs(pose->pitch_deg + 90.0) < 5.0) {
+  if (std::abs(pose->pitch_deg + 90.0) < 20.0) {
     pose->yaw_deg = wrapAngleDeg(pose->yaw_deg + pose->roll_deg);
     pose->roll_deg = 0.0;
   }

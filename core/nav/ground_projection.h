@@ -32,10 +32,11 @@ cv::Matx33d groundFromImage(const CameraModel& camera, const CameraPose& pose,
 bool poseFromImageFromGround(const CameraModel& camera, const cv::Matx33d& image_from_ground,
                              double ground_up_m, double t_s, CameraPose* pose);
 
-// Near nadir (|pitch + 90| < 5 deg) yaw and roll turn the image about almost the same
+// Near nadir (|pitch + 90| < 20 deg) yaw and roll turn the image about almost the same
 // axis and their split is ill-conditioned; the heading of the image's top is what is
 // measurable: this folds roll into yaw (yaw + roll, roll = 0), changing the rotation by
-// less than roll x (1 - cos(pitch + 90)). Estimated poses are reported this way.
+// less than roll x (1 - cos(pitch + 90)). Poses are kept exact internally and folded
+// where angles are reported or blended (tracks, fixes.csv, fusion of a fix).
 void foldRollIntoYawNearNadir(CameraPose* pose);
 
 // Lens-distorted pixel -> undistorted pixel (identity for a camera without distortion).

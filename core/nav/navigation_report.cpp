@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/geo/track_io.h"
+#include "core/nav/ground_projection.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 
@@ -34,7 +35,9 @@ std::string fixesCsv(const NavigationResult& result, const geo::LocalEnuFrame* e
   for (const auto& f : result.fixes) {
     std::string lat, lon, alt, yaw;
     if (f.has_pose && enu) {
-      const geo::TrackPose p = trackPoseFromCameraPose(f.pose, *enu, f.frame);
+      CameraPose reported = f.pose;
+      foldRollIntoYawNearNadir(&reported);
+      const geo::TrackPose p = trackPoseFromCameraPose(reported, *enu, f.frame);
       lat = number(p.lat_deg, 9);
       lon = number(p.lon_deg, 9);
       alt = number(p.alt_m, 3);

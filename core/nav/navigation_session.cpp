@@ -5,6 +5,7 @@
 
 #include "core/io/telemetry/telemetry_track.h"
 #include "core/io/video_source.h"
+#include "core/nav/ground_projection.h"
 #include "core/util/check.h"
 #include "core/util/error.h"
 #include "core/util/log.h"
@@ -31,7 +32,9 @@ geo::Track trackFrom(const std::vector<FusedPose>& poses, const geo::LocalEnuFra
   track.alt_reference = alt_reference;
   for (const auto& p : poses) {
     if (!p.has_pose) continue;
-    geo::TrackPose tp = trackPoseFromCameraPose(p.pose, enu, p.frame);
+    CameraPose reported = p.pose;
+    foldRollIntoYawNearNadir(&reported);
+    geo::TrackPose tp = trackPoseFromCameraPose(reported, enu, p.frame);
     tp.source = source;
     tp.sigma_m = p.sigma_m;
     track.poses.push_back(tp);
@@ -201,6 +204,12 @@ FrameResult NavigationSession::processFrame(std::int64_t frame, double t_s,
           r.prior = prior;
           r.prior_sigma_m = kTelemetryPriorSigmaM;
           r.prior_from_telemetry = true;
+        }
+      }
+      if (s.inputs.telemetry) {
+        if (const auto sample = s.inputs.telemetry->interpolate(t_s)) {
+          r.pitch_hint_deg = sample->gimbal_pitch_deg;
+          r.roll_hint_deg = sample->gimbal_roll_deg;
         }
       }
       r.height_hint_m = std::isfinite(height)            ? height

@@ -172,7 +172,6 @@ CameraPose poseOf(const FrameParameters& p, double t_s) {
   pose.t_s = t_s;
   pose.position_enu = {p.centre[0], p.centre[1], p.centre[2]};
   anglesFromEnuFromCam(cam_from_enu.t(), &pose.yaw_deg, &pose.pitch_deg, &pose.roll_deg);
-  foldRollIntoYawNearNadir(&pose);
   return pose;
 }
 

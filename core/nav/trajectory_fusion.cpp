@@ -117,7 +117,10 @@ struct TrajectoryFusion::State {
     return out;
   }
 
-  static FusedPose applyAnchor(const FusedPose& predicted, const PoseAnchor& anchor) {
+  static FusedPose applyAnchor(FusedPose predicted, PoseAnchor anchor) {
+    // Blending angles near nadir only makes sense for the observable heading.
+    foldRollIntoYawNearNadir(&predicted.pose);
+    foldRollIntoYawNearNadir(&anchor.pose);
     FusedPose out = predicted;
     out.has_pose = true;
     if (!predicted.has_pose) {
