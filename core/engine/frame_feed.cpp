@@ -58,11 +58,13 @@ struct FrameFeed::State {
   bool uploads() const { return options.device.cuda; }
 
   void decodeLoop();
-  // Holds the decode thread while the run is paused; returns on resume, stop or cancel.
-  void waitWhilePaused() {
+  // Holds the decode thread while the run is paused; returns false when it must stop
+  // (stop() or cancel), true to go on.
+  bool waitWhilePaused() {
     std::unique_lock<std::mutex> lock(mutex);
     while (control && control->isPaused() && !stopping && !control->isCancelled())
       changed.wait_for(lock, std::chrono::milliseconds(20));
+    return !stopping && !(control && control->isCancelled());
   }
 };
 
@@ -117,8 +119,7 @@ void FrameFeed::State::decodeLoop() {
         slot_index = free_slots.front();
         free_slots.pop_front();
       }
-      waitWhilePaused();
-      if (stopping || (control && control->isCancelled())) {
+      if (!waitWhilePaused()) {
         std::lock_guard<std::mutex> lock(mutex);
         free_slots.push_front(slot_index);
         break;

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# ThreadSanitizer run of the engine's threading tests (test_latest_wins_queue,
+# test_frame_feed, test_engine_pipeline) without rebuilding the whole project with
+# -fsanitize=thread: the engine sources and these tests are compiled with TSAN into
+# WORK, linked against the uninstrumented core_vision/core_util of an existing build
+# (which must have built those tests once, for their moc files).
+#   tests/engine/tsan_engine.sh [BUILD_DIR=build-engine] [WORK=/tmp/skytrace-tsan-engine]
+# Exit status 0 when every test passes with no TSAN report. tsan.supp silences races
+# reported inside the uninstrumented libQt6Core (QThread's wait condition).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+build="$(cd "${1:-$root/build-engine}" && pwd)"
+work="${2:-/tmp/skytrace-tsan-engine}"
+mkdir -p "$work"
+cd "$work"
+flags=(-std=c++17 -O1 -g -fsanitize=thread -fPIC -DQT_NO_KEYWORDS -D_GLIBCXX_USE_CXX11_ABI=1
+       -I"$root" -I"$build/core/engine/core_engine_autogen/include"
+       -isystem /usr/include/torch/csrc/api/include -isystem /usr/include/opencv4
+       -isystem /usr/include/x86_64-linux-gnu/qt6 -isystem /usr/include/x86_64-linux-gnu/qt6/QtCore
+       -isystem /usr/include/x86_64-linux-gnu/qt6/QtTest)
+engine=(latency_publisher latency_recorder run_control device_placement stage_clock
+        synthetic_frame_source frame_feed satellite_worker pipeline sequential_run vision_extractor
+        vision_payloads engine_bench gpu_streams_cpu vision_extractor_classical_unavailable)
+tests=(test_latest_wins_queue test_frame_feed test_engine_pipeline)
+jobs=()
+for s in "${engine[@]}"; do jobs+=("$root/core/engine/$s.cpp|$s.o|"); done
+jobs+=("$build/core/engine/core_engine_autogen/mocs_compilation.cpp|mocs_compilation.o|")
+for t in "${tests[@]}"; do jobs+=("$root/tests/engine/$t.cpp|$t.o|-I$build/tests/engine/${t}_autogen/include"); done
+printf '%s\n' "${jobs[@]}" | xargs -P "$(nproc)" -I{} bash -c '
+  IFS="|" read -r src obj extra <<< "{}"
+  [[ -f "$obj" && "$obj" -nt "$src" ]] || g++ '"${flags[*]}"' $extra -c "$src" -o "$obj"'
+objects=()
+for s in "${engine[@]}"; do objects+=("$s.o"); done
+libs=("$build/core/vision/libcore_vision.a" "$build/core/util/libcore_util.a" -ltorch -ltorch_cpu -lc10
+      -lQt6Test -lQt6Core -lopencv_calib3d -lopencv_features2d -lopencv_imgproc -lopencv_core -lgomp -lpthread)
+status=0
+for t in "${tests[@]}"; do
+  g++ -fsanitize=thread -o "$t" "$t.o" "${objects[@]}" mocs_compilation.o "${libs[@]}"
+  set +e
+  TSAN_OPTIONS="halt_on_error=0 suppressions=$root/tests/engine/tsan.supp" ./"$t" > "$t.log" 2>&1
+  rc=$?
+  set -e
+  reports=$(grep -c "WARNING: ThreadSanitizer" "$t.log" || true)
+  echo "$t: exit $rc, $reports TSAN reports ($(grep Totals "$t.log"))"
+  [[ $rc -ne 0 || $reports -ne 0 ]] && status=1
+done
+exit $status
