@@ -14,8 +14,13 @@
 
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include "app/cli/cli_command.h"
 #include "app/cli/cli_support.h"
+#include "core/engine/device_placement.h"
+#include "core/engine/latency_recorder.h"
+#include "core/engine/navigation_payloads.h"
 #include "core/io/telemetry/telemetry_reader.h"
 #include "core/io/video_source.h"
 #include "core/nav/navigation_report.h"
@@ -78,6 +83,29 @@ class ProgressBar {
   bool interactive_ = isatty(fileno(stderr)) != 0;
 };
 
+// Sequential-run timings as latency samples (host clock, no start times).
+std::vector<engine::LatencySample> latencySamplesFrom(const std::vector<nav::StageTiming>& timings,
+                                                      const vision::DeviceSpec& device) {
+  static const std::map<std::string, engine::Stage> stages = {
+      {"decode", engine::Stage::Decode},       {"upload", engine::Stage::Upload},
+      {"extract", engine::Stage::Extract},     {"match", engine::Stage::Match},
+      {"pose", engine::Stage::Pose},           {"retrieval", engine::Stage::Retrieval},
+      {"fine_match", engine::Stage::FineMatch}, {"fusion", engine::Stage::Fusion}};
+  std::vector<engine::LatencySample> out;
+  out.reserve(timings.size());
+  for (const auto& t : timings) {
+    auto it = stages.find(t.stage);
+    if (it == stages.end()) continue;
+    engine::LatencySample s;
+    s.frame = t.frame;
+    s.stage = it->second;
+    s.duration_ms = t.duration_ms;
+    s.device = device.cuda ? std::int8_t(device.index) : std::int8_t(-1);
+    out.push_back(s);
+  }
+  return out;
+}
+
 int runProcess(const QStringList& args) {
   QCommandLineParser parser;
   parser.addOptions({
@@ -86,7 +114,13 @@ int runProcess(const QStringList& args) {
       {"telemetry", "Flight log (DJI SRT, PX4 ULog, GPX, CSV) to compare against.", "FILE"},
       {"camera", "Camera JSON (default: camera.json beside the video, else --hfov-deg).", "FILE"},
       {"hfov-deg", "Horizontal field of view when there is no camera file (default 70).", "DEG"},
-      {"device", "cpu, cuda or cuda:N (default cpu).", "DEVICE", "cpu"},
+      {"device", "cpu, cuda or cuda:N for every stage (default: cuda:0 when a GPU exists, else cpu).",
+       "DEVICE"},
+      {"vo-device", "Device of the visual odometry (overrides --device).", "DEVICE"},
+      {"sat-device", "Device of the basemap registration (default: cuda:1 when two GPUs exist).",
+       "DEVICE"},
+      {"mode", "sequential (one thread) or overlapped (the engine: decode thread, VO worker, "
+               "background registration; default when VO runs on a GPU).", "MODE"},
       {"model", "Feature model: aliked-n16rot (default; falls back to orb when its weights are "
                 "not found), orb, sift, aliked-t16, ...", "NAME", "aliked-n16rot"},
       {"weights", "Weights file of --model.", "FILE"},
@@ -111,7 +145,15 @@ int runProcess(const QStringList& args) {
   }
   return runGuarded([&] {
     const auto started = std::chrono::steady_clock::now();
-    const vision::DeviceSpec device = vision::parseDevice(parser.value("device").toStdString());
+    const engine::DevicePlacement placement = engine::resolveDevicePlacement(
+        parser.value("device").toStdString(), parser.value("vo-device").toStdString(),
+        parser.value("sat-device").toStdString(), vision::cudaDeviceCount());
+    const vision::DeviceSpec device = placement.vo;
+    const std::string mode = parser.isSet("mode") ? parser.value("mode").toStdString()
+                             : device.cuda           ? std::string("overlapped")
+                                                     : std::string("sequential");
+    checkArgument(mode == "sequential" || mode == "overlapped",
+                  "--mode must be sequential or overlapped, got '" + mode + "'");
     vision::configureTorchRuntime(0);
 
     auto source = io::openVideoSource(video.toStdString());
@@ -157,6 +199,7 @@ int runProcess(const QStringList& args) {
     options.vo_features.device = device;
     options.vo.device = device;
     options.registration.features = options.vo_features;
+    options.registration.features.device = placement.satellite;
     options.registration.features.max_keypoints = 2048;
     options.use_gnss_prior = parser.isSet("use-gnss-prior");
     options.registration_enabled = !parser.isSet("no-registration");
@@ -170,11 +213,26 @@ int runProcess(const QStringList& args) {
     g_interrupted.store(false);
     auto previous_handler = std::signal(SIGINT, onInterrupt);
     ProgressBar bar;
-    std::vector<nav::StageTiming> timings;
-    nav::NavigationResult result = nav::runNavigationSequential(
-        video.toStdString(), std::move(inputs), options,
-        [&](double fraction, const std::string&) { return bar.update(fraction, info.frame_count); },
-        &timings);
+    const double ground_alt_m = inputs.ground_alt_m;
+    const ProgressCallback progress = [&](double fraction, const std::string&) {
+      return bar.update(fraction, info.frame_count);
+    };
+    std::vector<engine::LatencySample> samples;
+    std::vector<nav::StageSummary> stage_summaries;
+    nav::NavigationResult result;
+    if (mode == "overlapped") {
+      engine::NavigationEngineRun run =
+          engine::runNavigationEngine(video.toStdString(), std::move(inputs), options, placement, progress);
+      result = std::move(run.result);
+      samples = std::move(run.samples);
+      stage_summaries = engine::stageSummaries(samples);
+    } else {
+      std::vector<nav::StageTiming> timings;
+      result = nav::runNavigationSequential(video.toStdString(), std::move(inputs), options, progress,
+                                            &timings);
+      stage_summaries = nav::summarizeStageTimings(timings);
+      samples = latencySamplesFrom(timings, device);
+    }
     std::signal(SIGINT, previous_handler);
     QTextStream(stderr) << "\n";
     result.warnings.insert(result.warnings.end(), warnings.begin(), warnings.end());
@@ -185,16 +243,24 @@ int runProcess(const QStringList& args) {
     run.basemap_paths = basemap_paths;
     run.telemetry_path = parser.value("telemetry").toStdString();
     run.camera_source = camera_source;
-    run.device = device.toString();
+    run.device = placement.splitAcrossDevices()
+                     ? "vo " + placement.vo.toString() + ", registration " + placement.satellite.toString()
+                     : device.toString();
     run.feature_model = options.vo_features.model;
     run.registration_model = options.registration.features.model;
     run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    run.stages = nav::summarizeStageTimings(timings);
+    run.stages = stage_summaries;
+    nlohmann::json extra = {{"mode", mode},
+                            {"device_placement", placement.reason},
+                            {"ground_alt_m", std::isfinite(ground_alt_m) ? nlohmann::json(ground_alt_m)
+                                                                         : nlohmann::json(nullptr)}};
+    run.extra = &extra;
     for (const auto& w : result.warnings) {
       if (w.find("weights") != std::string::npos) run.fallback_reason = w;
     }
     const std::string out = parser.value("out").toStdString();
     nav::writeNavigationResults(out, result, camera, enu, run);
+    engine::writeLatencyCsv(out + "/latency.csv", samples);
 
     std::int64_t with_position = std::int64_t(result.track.poses.size());
     int accepted = 0;

@@ -312,8 +312,10 @@ struct BasemapRegistrar::State {
     int best_map = -1;
     double best_overlap = 0.0;
     for (std::size_t i = 0; i < basemaps.size(); ++i) {
+      // Share of the search window, or of the whole map when the map is the smaller one.
       const cv::Rect2d overlap = basemaps[i].coverage_enu & rect;
-      const double area = overlap.area() / std::max(1e-9, rect.area());
+      const double area =
+          overlap.area() / std::max(1e-9, std::min(rect.area(), basemaps[i].coverage_enu.area()));
       if (area > best_overlap + 1e-9) {
         best_overlap = area;
         best_map = int(i);
