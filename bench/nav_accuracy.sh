@@ -27,7 +27,7 @@ flights=(
   "osbs-lawn|OSBS_029.tif|lawnmower|90|11.5|2"
   "osbs-orbit|OSBS_029.tif|orbit|60|17|2"
   "australia-lawn|australia.tif|lawnmower|60|5.7|0.7"
-  "australia-orbit|australia.tif|orbit|80|4.3|0.7"
+  "australia-orbit|australia.tif|orbit|60|5.7|0.7"
 )
 printf "%-16s %8s %8s %8s %8s %8s %8s %s\n" flight frames loc% ate_m within5 head_deg fixes spoof_flagged
 for f in "${flights[@]}"; do

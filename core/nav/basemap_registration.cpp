@@ -227,9 +227,9 @@ struct BasemapRegistrar::State {
       return;
     }
     if (std::isfinite(request.pitch_hint_deg)) {
-      pose = constrainAttitude(pose, request.pitch_hint_deg,
+      pose = constrainAttitude(camera, pose, request.pitch_hint_deg,
                                std::isfinite(request.roll_hint_deg) ? request.roll_hint_deg : 0.0,
-                               fix->image_from_ground);
+                               ground_up_m);
       fix->image_from_ground = imageFromGround(camera, pose, ground_up_m);
     }
     fix->pose = pose;
@@ -267,26 +267,6 @@ struct BasemapRegistrar::State {
     }
     fix->accepted = true;
     fix->reason.clear();
-  }
-
-  // The pose with the given pitch/roll that keeps the decomposed heading, height above
-  // ground and the ground point seen at the image centre.
-  CameraPose constrainAttitude(const CameraPose& decomposed, double pitch_deg, double roll_deg,
-                               const cv::Matx33d& image_from_ground) const {
-    CameraPose out = decomposed;
-    out.pitch_deg = pitch_deg;
-    out.roll_deg = roll_deg;
-    // Near nadir the decomposition reports yaw + roll as yaw (roll folded in).
-    out.yaw_deg = wrapAngleDeg(decomposed.yaw_deg + decomposed.roll_deg - roll_deg);
-    cv::Vec3d centre_ground = image_from_ground.inv() * cv::Vec3d(camera.cx_px, camera.cy_px, 1.0);
-    if (std::abs(centre_ground[2]) < 1e-12) return decomposed;
-    centre_ground /= centre_ground[2];
-    const cv::Vec3d ray = out.enuFromCam() * camera.rayFromPixel({camera.cx_px, camera.cy_px});
-    if (ray[2] > -1e-6) return decomposed;
-    const double height = decomposed.position_enu[2] - ground_up_m;
-    const cv::Vec3d ground(centre_ground[0], centre_ground[1], ground_up_m);
-    out.position_enu = ground + (height / ray[2]) * ray;  // ray[2] < 0: back up the ray
-    return out;
   }
 
   // Prior mode: rectify the frame onto the map grid through the predicted pose.

@@ -83,6 +83,25 @@ void foldRollIntoYawNearNadir(CameraPose* pose) {
   }
 }
 
+CameraPose constrainAttitude(const CameraModel& camera, const CameraPose& pose, double pitch_deg,
+                             double roll_deg, double ground_up_m) {
+  const cv::Point2d centre_pixel(camera.cx_px, camera.cy_px);
+  cv::Vec3d ground;
+  if (!groundFromPixel(camera, pose, centre_pixel, ground_up_m, &ground)) return pose;
+  CameraPose out = pose;
+  out.pitch_deg = pitch_deg;
+  out.roll_deg = roll_deg;
+  CameraPose folded = pose;
+  foldRollIntoYawNearNadir(&folded);
+  out.yaw_deg = std::abs(pose.pitch_deg + 90.0) < 20.0 ? wrapAngleDeg(folded.yaw_deg - roll_deg)
+                                                       : pose.yaw_deg;
+  const cv::Vec3d ray = out.enuFromCam() * camera.rayFromPixel(centre_pixel);
+  if (ray[2] > -1e-6) return pose;
+  const double height = pose.position_enu[2] - ground_up_m;
+  out.position_enu = ground + (height / ray[2]) * ray;  // ray[2] < 0: back up the ray
+  return out;
+}
+
 cv::Point2d undistortPixel(const CameraModel& camera, const cv::Point2d& pixel) {
   if (camera.distortion.isZero()) return pixel;
   const cv::Point2d n = camera.normalizedFromPixel(pixel);

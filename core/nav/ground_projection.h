@@ -39,6 +39,14 @@ bool poseFromImageFromGround(const CameraModel& camera, const cv::Matx33d& image
 // where angles are reported or blended (tracks, fixes.csv, fusion of a fix).
 void foldRollIntoYawNearNadir(CameraPose* pose);
 
+// The pose with the given pitch/roll (degrees; from a gimbal log) that keeps `pose`'s
+// heading (yaw + roll near nadir), its height above the plane and the ground point seen
+// at the image centre. Narrow lenses determine tilt poorly from images (1 deg of tilt is
+// 1 m of position at 60 m); a logged attitude removes that ambiguity. Returns `pose`
+// unchanged when the centre ray does not reach the ground.
+CameraPose constrainAttitude(const CameraModel& camera, const CameraPose& pose, double pitch_deg,
+                             double roll_deg, double ground_up_m);
+
 // Lens-distorted pixel -> undistorted pixel (identity for a camera without distortion).
 cv::Point2d undistortPixel(const CameraModel& camera, const cv::Point2d& pixel);
 

@@ -160,7 +160,15 @@ FrameResult NavigationSession::processFrame(std::int64_t frame, double t_s,
     }
   }
   const auto start = Clock::now();
-  out.online = s.fusion->addOdometry(out.odometry, height);
+  double pitch_hint = std::numeric_limits<double>::quiet_NaN();
+  double roll_hint = std::numeric_limits<double>::quiet_NaN();
+  if (s.inputs.telemetry) {
+    if (const auto sample = s.inputs.telemetry->interpolate(t_s)) {
+      pitch_hint = sample->gimbal_pitch_deg;
+      roll_hint = sample->gimbal_roll_deg;
+    }
+  }
+  out.online = s.fusion->addOdometry(out.odometry, height, pitch_hint, roll_hint);
   out.fusion_ms = elapsedMs(start);
   if (out.online.has_pose) s.last_height_m = out.online.pose.position_enu[2] - s.inputs.ground_up_m;
   ++s.frames_processed;

@@ -234,7 +234,8 @@ std::vector<FusedPose> smoothPoseGraph(const CameraModel& camera, double ground_
         nullptr, p.centre);
     problem.AddResidualBlock(
         new ceres::AutoDiffCostFunction<RotationPriorResidual, 6, 3>(new RotationPriorResidual{
-            {p.rotation[0], p.rotation[1], p.rotation[2]}, 1.0 / 0.5}),
+            {p.rotation[0], p.rotation[1], p.rotation[2]},
+            f.attitude_from_log ? 1.0 / 0.02 : 1.0 / 0.5}),
         nullptr, p.rotation);
 
     // VO edge to the keyframe.

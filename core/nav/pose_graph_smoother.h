@@ -33,6 +33,7 @@ struct PoseGraphFrame {
   OdometryMeasurement odometry;
   double height_above_ground_m = std::numeric_limits<double>::quiet_NaN();
   FusedPose initial;                  // the online estimate (has_pose false: left out)
+  bool attitude_from_log = false;     // initial pitch/roll come from a gimbal log: hold them
   std::optional<PoseAnchor> anchor;
 };
 

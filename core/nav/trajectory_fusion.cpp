@@ -40,6 +40,8 @@ struct TrajectoryFusion::State {
   struct Record {
     OdometryMeasurement odometry;
     double height_above_ground_m = std::numeric_limits<double>::quiet_NaN();
+    double pitch_hint_deg = std::numeric_limits<double>::quiet_NaN();
+    double roll_hint_deg = std::numeric_limits<double>::quiet_NaN();
     FusedPose online;
   };
   std::vector<Record> records;                 // in frame order
@@ -84,6 +86,11 @@ struct TrajectoryFusion::State {
         if (predictPoseFromKeyframe(camera, b.pose, base_from_frame, ground_up_m, m.t_s, &pose)) {
           if (std::isfinite(rec.height_above_ground_m)) {
             pose.position_enu[2] = ground_up_m + rec.height_above_ground_m;
+          }
+          if (std::isfinite(rec.pitch_hint_deg)) {
+            pose = constrainAttitude(camera, pose, rec.pitch_hint_deg,
+                                     std::isfinite(rec.roll_hint_deg) ? rec.roll_hint_deg : 0.0,
+                                     ground_up_m);
           }
           out.pose = pose;
           out.has_pose = true;
@@ -186,13 +193,16 @@ TrajectoryFusion::TrajectoryFusion(CameraModel camera, double ground_up_m, Fusio
 TrajectoryFusion::~TrajectoryFusion() = default;
 
 FusedPose TrajectoryFusion::addOdometry(const OdometryMeasurement& measurement,
-                                        double height_above_ground_m) {
+                                        double height_above_ground_m, double pitch_deg,
+                                        double roll_deg) {
   State& s = *state_;
   checkArgument(s.records.empty() || measurement.frame > s.records.back().odometry.frame,
                 "fusion: frames must be added in increasing order");
   State::Record rec;
   rec.odometry = measurement;
   rec.height_above_ground_m = height_above_ground_m;
+  rec.pitch_hint_deg = pitch_deg;
+  rec.roll_hint_deg = roll_deg;
   rec.online.frame = measurement.frame;
   rec.online.t_s = measurement.t_s;
   s.index[measurement.frame] = s.records.size();
@@ -278,6 +288,7 @@ std::vector<FusedPose> TrajectoryFusion::smooth() const {
     PoseGraphFrame f;
     f.odometry = r.odometry;
     f.height_above_ground_m = r.height_above_ground_m;
+    f.attitude_from_log = std::isfinite(r.pitch_hint_deg);
     f.initial = r.online;
     auto it = s.anchors.find(r.odometry.frame);
     if (it != s.anchors.end()) f.anchor = it->second;

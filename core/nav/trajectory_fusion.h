@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <vector>
@@ -54,7 +55,11 @@ class TrajectoryFusion {
   // In frame order. height_above_ground_m: telemetry relative altitude when known (NaN
   // otherwise). Returns the online pose of the frame (has_pose false before the first
   // absolute pose).
-  FusedPose addOdometry(const OdometryMeasurement& measurement, double height_above_ground_m);
+  // pitch_deg/roll_deg: logged camera attitude (NaN unknown); when given, chained poses
+  // take it (constrainAttitude) instead of the tilt the homographies imply.
+  FusedPose addOdometry(const OdometryMeasurement& measurement, double height_above_ground_m,
+                        double pitch_deg = std::numeric_limits<double>::quiet_NaN(),
+                        double roll_deg = std::numeric_limits<double>::quiet_NaN());
   // Any order, any time after its frame was added (fixes for frames not added yet are
   // kept and applied when the frame arrives). Only accepted fixes change the estimate;
   // returns false when the fix is not used: not accepted, or further than

@@ -93,6 +93,20 @@ class TestGroundProjection : public QObject {
     QVERIFY(rotationDifferenceDeg(predicted, frame) < 1e-6);
   }
 
+  // A logged attitude removes the tilt/translation ambiguity: a pose tilted 4 deg off
+  // nadir seeing the ground point G at its image centre becomes the nadir pose above G.
+  void constrainAttitudeKeepsCentrePointAndHeight() {
+    const CameraPose tilted = makePose(10, 20, 60, 30, -86, 1.5);
+    cv::Vec3d centre;
+    QVERIFY(groundFromPixel(kCamera, tilted, {kCamera.cx_px, kCamera.cy_px}, 0.0, &centre));
+    const CameraPose nadir = constrainAttitude(kCamera, tilted, -90.0, 0.0, 0.0);
+    QCOMPARE(nadir.pitch_deg, -90.0);
+    QVERIFY(std::abs(nadir.position_enu[0] - centre[0]) < 1e-9);
+    QVERIFY(std::abs(nadir.position_enu[1] - centre[1]) < 1e-9);
+    QVERIFY(std::abs(nadir.position_enu[2] - 60.0) < 1e-9);
+    QVERIFY(std::abs(wrapAngleDeg(nadir.yaw_deg - 31.5)) < 1e-9);  // heading = yaw + roll
+  }
+
   void footprintAndGsd() {
     const CameraPose nadir = makePose(0, 0, 100, 0, -90, 0);
     const double gsd = groundSampleDistanceM(kCamera, nadir, 0.0);
