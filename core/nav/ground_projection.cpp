@@ -91,10 +91,17 @@ CameraPose constrainAttitude(const CameraModel& camera, const CameraPose& pose, 
   CameraPose out = pose;
   out.pitch_deg = pitch_deg;
   out.roll_deg = roll_deg;
-  CameraPose folded = pose;
-  foldRollIntoYawNearNadir(&folded);
-  out.yaw_deg = std::abs(pose.pitch_deg + 90.0) < 20.0 ? wrapAngleDeg(folded.yaw_deg - roll_deg)
-                                                       : pose.yaw_deg;
+  // Heading from the rotation itself, robust to a wildly wrong tilt: near nadir the
+  // direction of the image's top on the ground (= yaw + roll), otherwise the optical axis.
+  const cv::Matx33d enu_from_cam = pose.enuFromCam();
+  if (std::abs(pitch_deg + 90.0) < 45.0) {
+    const cv::Vec3d up_in_image = enu_from_cam * cv::Vec3d(0, -1, 0);
+    const double heading = std::atan2(up_in_image[0], up_in_image[1]) * 180.0 / M_PI;
+    out.yaw_deg = wrapAngleDeg(heading - roll_deg);
+  } else {
+    const cv::Vec3d axis = enu_from_cam * cv::Vec3d(0, 0, 1);
+    out.yaw_deg = wrapAngleDeg(std::atan2(axis[0], axis[1]) * 180.0 / M_PI);
+  }
   const cv::Vec3d ray = out.enuFromCam() * camera.rayFromPixel(centre_pixel);
   if (ray[2] > -1e-6) return pose;
   const double height = pose.position_enu[2] - ground_up_m;
