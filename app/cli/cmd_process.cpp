@@ -124,6 +124,11 @@ int runProcess(const QStringList& args) {
       {"model", "Feature model: aliked-n16rot (default; falls back to orb when its weights are "
                 "not found), orb, sift, aliked-t16, ...", "NAME", "aliked-n16rot"},
       {"weights", "Weights file of --model.", "FILE"},
+      {"vo-model", "Visual odometry as FEATURES[+MATCHER], e.g. superpoint+lightglue or "
+                   "aliked-n16rot+lightglue (default: --model with mnn).", "NAME"},
+      {"vo-weights", "Weights of the --vo-model features (default: the model directory).", "FILE"},
+      {"matcher-weights", "Weights of the VO matcher (LightGlue; default: the published "
+                          "<features>_lightglue.pth in the model directory).", "FILE"},
       {"out", "Results folder (default out/process).", "DIR", "out/process"},
       {"ground-alt-m", "Ellipsoidal height of the ground (default: from the log, else unknown).", "M"},
       {"use-gnss-prior", "Use the logged GNSS as a prior (default: judge it independently)."},
@@ -195,11 +200,28 @@ int runProcess(const QStringList& args) {
 
     nav::NavigationOptions options;
     options.vo_features.model = parser.value("model").toStdString();
+    std::string vo_features_model = options.vo_features.model;
+    if (parser.isSet("vo-model")) {
+      const std::string vo_model = parser.value("vo-model").toStdString();
+      const std::size_t plus = vo_model.find('+');
+      vo_features_model = vo_model.substr(0, plus);
+      if (plus != std::string::npos) options.vo_matcher = vo_model.substr(plus + 1);
+      checkArgument(!vo_features_model.empty() &&
+                        (options.vo_matcher == "mnn" || options.vo_matcher == "lightglue"),
+                    "--vo-model needs FEATURES[+mnn|+lightglue], got '" + vo_model + "'");
+    }
     options.vo_features.weights_path = parser.value("weights").toStdString();
     options.vo_features.device = device;
     options.vo.device = device;
     options.registration.features = options.vo_features;
     options.registration.features.device = placement.satellite;
+    if (vo_features_model != options.vo_features.model) {
+      options.vo_features.model = vo_features_model;
+      options.vo_features.weights_path = parser.value("vo-weights").toStdString();
+    }
+    options.vo_match.device = placement.vo;
+    options.vo_match.weights_path = parser.value("matcher-weights").toStdString();
+    options.vo_match.features = vo_features_model.rfind("aliked", 0) == 0 ? "aliked" : "superpoint";
     options.registration.features.max_keypoints = 2048;
     options.use_gnss_prior = parser.isSet("use-gnss-prior");
     options.registration_enabled = !parser.isSet("no-registration");
@@ -246,7 +268,7 @@ int runProcess(const QStringList& args) {
     run.device = placement.splitAcrossDevices()
                      ? "vo " + placement.vo.toString() + ", registration " + placement.satellite.toString()
                      : device.toString();
-    run.feature_model = options.vo_features.model;
+    run.feature_model = options.vo_features.model + "+" + options.vo_matcher;
     run.registration_model = options.registration.features.model;
     run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     run.stages = stage_summaries;

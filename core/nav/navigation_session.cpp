@@ -46,7 +46,7 @@ geo::Track trackFrom(const std::vector<FusedPose>& poses, const geo::LocalEnuFra
 
 void NavigationOptions::check() const {
   vo_features.check();
-  vision::MatchOptions().check();
+  vo_match.check();
   vo.check();
   registration.check();
   fusion.check();
@@ -121,7 +121,7 @@ NavigationSession::NavigationSession(NavigationInputs inputs, NavigationOptions 
   s.options = options;
   auto extractor = vision::createFeatureExtractorOrFallback(options.vo_features, "orb",
                                                             &s.fallback_reason);
-  auto matcher = vision::createMatcher(options.vo_matcher);
+  auto matcher = vision::createMatcher(options.vo_matcher, options.vo_match);
   s.vo = std::make_unique<VisualOdometry>(s.inputs.camera, std::move(extractor), std::move(matcher),
                                           options.vo);
   s.fusion = std::make_unique<TrajectoryFusion>(s.inputs.camera, s.inputs.ground_up_m, options.fusion);

@@ -30,7 +30,8 @@ namespace skytrace::nav {
 
 struct NavigationOptions {
   vision::ExtractorOptions vo_features;      // model falls back to "orb" without weights
-  std::string vo_matcher = "mnn";
+  std::string vo_matcher = "mnn";            // or "lightglue" (superpoint / aliked features)
+  vision::MatchOptions vo_match;             // weights, device and thresholds of vo_matcher
   VisualOdometryOptions vo;
   RegistrationOptions registration;          // features fall back to "orb" without weights
   FusionOptions fusion;

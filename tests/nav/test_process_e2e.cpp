@@ -106,6 +106,35 @@ class TestProcessE2e : public QObject {
     QVERIFY(end >= 8.5 && end <= 10.5);
   }
 
+  // The seed VO pipeline is selectable: SuperPoint + LightGlue loaded from checkpoints
+  // with the published key names (the parity fixtures' random weights), on a 1 s clip;
+  // and without weights the error names the file expected and where it is published.
+  void seedVoPipelineIsSelectable() {
+    const QString clip = dir_.filePath("clip");
+    QCOMPARE(runCli({"render", "--basemap",
+                     test::sharedPath("data/orthophotos/5b90f92da0d7280005fab355_4310.tif"), "--out",
+                     clip, "--size", "320x240", "--fps", "5", "--alt-m", "80", "--hfov-deg", "50",
+                     "--duration-s", "1", "--degrade", "--seed", "2"}),
+             0);
+    const QStringList common = {"process", "--video", clip + "/flight.mp4", "--basemap",
+                                clip + "/basemap_degraded.tif", "--telemetry", clip + "/flight.srt",
+                                "--model", "orb", "--vo-model", "superpoint+lightglue"};
+    QString log;
+    QCOMPARE(runCli(common + QStringList{"--out", dir_.filePath("no_weights")}, &log), 1);
+    QVERIFY2(log.contains("superpoint_lightglue.pth") && log.contains("github.com/cvg/LightGlue"),
+             qPrintable(log));
+    const QString out = dir_.filePath("seed");
+    QCOMPARE(runCli(common + QStringList{"--vo-weights", test::sharedPath("fixtures/parity/superpoint/weights.pt"),
+                                         "--matcher-weights",
+                                         test::sharedPath("fixtures/parity/lightglue_superpoint/weights.pt"),
+                                         "--out", out},
+                    &log),
+             0);
+    const auto report = readJson(out + "/report.json");
+    QCOMPARE(report["feature_model"].get<std::string>(), std::string("superpoint+lightglue"));
+    QCOMPARE(report["frames"]["processed"].get<int>(), 5);
+  }
+
   void interruptKeepsPartialResults() {
     const QString out = dir_.filePath("interrupted");
     QProcess process;
