@@ -72,4 +72,15 @@ ProgressCallback stderrProgress() {
   };
 }
 
+double numberOption(const QCommandLineParser& parser, const QString& name, double fallback) {
+  if (!parser.isSet(name)) return fallback;
+  bool ok = false;
+  const double value = parser.value(name).toDouble(&ok);
+  if (!ok || !std::isfinite(value)) {
+    throw InvalidArgument("--" + name.toStdString() + " needs a number, got '" +
+                          parser.value(name).toStdString() + "'");
+  }
+  return value;
+}
+
 }  // namespace skytrace::cli

@@ -28,6 +28,10 @@ int runGuarded(const std::function<int()>& body);
 // Reads a required option; prints an error naming it if missing.
 bool requireOption(const QCommandLineParser& parser, const QString& name, QString* value);
 
+// The value of a numeric option, `fallback` when it is not given. Throws InvalidArgument
+// ("--NAME needs a number, got '...'") for text that is not a finite number.
+double numberOption(const QCommandLineParser& parser, const QString& name, double fallback);
+
 // A progress callback printing "<stage> NN%" on one stderr line, at most every 2 %.
 // Never cancels. Main thread (the thread running the command).
 ProgressCallback stderrProgress();

@@ -12,6 +12,7 @@
 
 #include "app/cli/cli_command.h"
 #include "app/cli/cli_support.h"
+#include "core/engine/navigation_payloads.h"
 #include "core/geo/procedural_basemap.h"
 #include "core/geo/track_io.h"
 #include "core/io/telemetry/srt_reader.h"
@@ -141,7 +142,7 @@ int runDemo(const QStringList& args) {
     run.feature_model = "orb";
     run.registration_model = "orb";
     run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    run.stages = nav::summarizeStageTimings(timings);
+    run.stages = engine::stageSummaries(engine::latencySamplesFromTimings(timings, {}));
     nav::writeNavigationResults((dir / "process").string(), result, camera, enu, run);
     const nav::EvalReport visual = nav::evaluateTrack(truth, result.track, {});
     writeFileAtomically(dir / "report_visual.json", nav::evalReportJson(visual, false));

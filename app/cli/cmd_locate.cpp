@@ -25,14 +25,6 @@
 namespace skytrace::cli {
 namespace {
 
-double optionalNumber(const QCommandLineParser& parser, const QString& name) {
-  if (!parser.isSet(name)) return std::nan("");
-  bool ok = false;
-  const double v = parser.value(name).toDouble(&ok);
-  if (!ok || !std::isfinite(v)) throw InvalidArgument("--" + name.toStdString() + " needs a number");
-  return v;
-}
-
 int runLocate(const QStringList& args) {
   QCommandLineParser parser;
   parser.addOptions({
@@ -69,12 +61,12 @@ int runLocate(const QStringList& args) {
     QTextStream out(stdout);
     for (const QString& image : images) {
       const geo::PhotoMetadata meta = geo::readPhotoMetadata(image.toStdString());
-      double hfov = optionalNumber(parser, "hfov-deg");
+      double hfov = numberOption(parser, "hfov-deg", std::nan(""));
       if (!std::isfinite(hfov)) hfov = meta.horizontalFovDeg();
       if (!std::isfinite(hfov)) {
         throw InvalidArgument(image.toStdString() + ": no 35 mm focal length in EXIF; give --hfov-deg");
       }
-      double height = std::isfinite(meta.relative_alt_m) ? meta.relative_alt_m : optionalNumber(parser, "alt-m");
+      double height = std::isfinite(meta.relative_alt_m) ? meta.relative_alt_m : numberOption(parser, "alt-m", std::nan(""));
       if (!std::isfinite(height)) {
         throw InvalidArgument(image.toStdString() + ": no relative altitude in its XMP; give --alt-m");
       }

@@ -10,7 +10,6 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
-#include <map>
 
 #include <unistd.h>
 
@@ -35,17 +34,6 @@ namespace {
 std::atomic<bool> g_interrupted{false};
 
 extern "C" void onInterrupt(int) { g_interrupted.store(true); }
-
-double numberOption(const QCommandLineParser& parser, const QString& name, double fallback) {
-  if (!parser.isSet(name)) return fallback;
-  bool ok = false;
-  const double value = parser.value(name).toDouble(&ok);
-  if (!ok || !std::isfinite(value)) {
-    throw InvalidArgument("--" + name.toStdString() + " needs a number, got '" +
-                          parser.value(name).toStdString() + "'");
-  }
-  return value;
-}
 
 // Terminal progress: "navigating 42% frame 126/300, 7.9 fps, ETA 0:22", at most 4x/s.
 class ProgressBar {
@@ -82,29 +70,6 @@ class ProgressBar {
   double last_fraction_ = -1.0;
   bool interactive_ = isatty(fileno(stderr)) != 0;
 };
-
-// Sequential-run timings as latency samples (host clock, no start times).
-std::vector<engine::LatencySample> latencySamplesFrom(const std::vector<nav::StageTiming>& timings,
-                                                      const vision::DeviceSpec& device) {
-  static const std::map<std::string, engine::Stage> stages = {
-      {"decode", engine::Stage::Decode},       {"upload", engine::Stage::Upload},
-      {"extract", engine::Stage::Extract},     {"match", engine::Stage::Match},
-      {"pose", engine::Stage::Pose},           {"retrieval", engine::Stage::Retrieval},
-      {"fine_match", engine::Stage::FineMatch}, {"fusion", engine::Stage::Fusion}};
-  std::vector<engine::LatencySample> out;
-  out.reserve(timings.size());
-  for (const auto& t : timings) {
-    auto it = stages.find(t.stage);
-    if (it == stages.end()) continue;
-    engine::LatencySample s;
-    s.frame = t.frame;
-    s.stage = it->second;
-    s.duration_ms = t.duration_ms;
-    s.device = device.cuda ? std::int8_t(device.index) : std::int8_t(-1);
-    out.push_back(s);
-  }
-  return out;
-}
 
 int runProcess(const QStringList& args) {
   QCommandLineParser parser;
@@ -252,8 +217,8 @@ int runProcess(const QStringList& args) {
       std::vector<nav::StageTiming> timings;
       result = nav::runNavigationSequential(video.toStdString(), std::move(inputs), options, progress,
                                             &timings);
-      stage_summaries = nav::summarizeStageTimings(timings);
-      samples = latencySamplesFrom(timings, device);
+      samples = engine::latencySamplesFromTimings(timings, device);
+      stage_summaries = engine::stageSummaries(samples);
     }
     std::signal(SIGINT, previous_handler);
     QTextStream(stderr) << "\n";

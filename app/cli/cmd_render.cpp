@@ -16,17 +16,6 @@
 namespace skytrace::cli {
 namespace {
 
-double number(const QCommandLineParser& parser, const QString& name, double fallback) {
-  if (!parser.isSet(name)) return fallback;
-  bool ok = false;
-  const double value = parser.value(name).toDouble(&ok);
-  if (!ok || !std::isfinite(value)) {
-    throw InvalidArgument("--" + name.toStdString() + " needs a number, got '" +
-                          parser.value(name).toStdString() + "'");
-  }
-  return value;
-}
-
 void parseSize(const QString& text, int* width, int* height) {
   const QStringList parts = text.toLower().split('x');
   bool ok_w = false, ok_h = false;
@@ -95,32 +84,32 @@ int runRender(const QStringList& args) {
     o.dsm_path = parser.value("dsm").toStdString();
     o.camera_path = parser.value("camera").toStdString();
     o.trajectory = nav::parseTrajectoryKind(parser.value("trajectory").toStdString());
-    o.altitude_m = number(parser, "alt-m", o.altitude_m);
-    o.altitude_variation_m = number(parser, "alt-variation-m", 0.0);
-    o.speed_mps = number(parser, "speed-mps", o.speed_mps);
-    o.fps = number(parser, "fps", o.fps);
+    o.altitude_m = numberOption(parser, "alt-m", o.altitude_m);
+    o.altitude_variation_m = numberOption(parser, "alt-variation-m", 0.0);
+    o.speed_mps = numberOption(parser, "speed-mps", o.speed_mps);
+    o.fps = numberOption(parser, "fps", o.fps);
     if (parser.isSet("size")) parseSize(parser.value("size"), &o.width_px, &o.height_px);
-    o.hfov_deg = number(parser, "hfov-deg", o.hfov_deg);
-    o.duration_s = number(parser, "duration-s", 0.0);
-    o.gimbal_pitch_deg = number(parser, "gimbal-pitch-deg", o.gimbal_pitch_deg);
-    o.yaw_offset_deg = number(parser, "yaw-offset-deg", 0.0);
-    o.attitude_jitter_deg = number(parser, "jitter-deg", o.attitude_jitter_deg);
-    o.ground_alt_m = number(parser, "ground-alt-m", 0.0);
-    const double seed = number(parser, "seed", 1.0);
+    o.hfov_deg = numberOption(parser, "hfov-deg", o.hfov_deg);
+    o.duration_s = numberOption(parser, "duration-s", 0.0);
+    o.gimbal_pitch_deg = numberOption(parser, "gimbal-pitch-deg", o.gimbal_pitch_deg);
+    o.yaw_offset_deg = numberOption(parser, "yaw-offset-deg", 0.0);
+    o.attitude_jitter_deg = numberOption(parser, "jitter-deg", o.attitude_jitter_deg);
+    o.ground_alt_m = numberOption(parser, "ground-alt-m", 0.0);
+    const double seed = numberOption(parser, "seed", 1.0);
     checkArgument(seed >= 0 && seed == std::floor(seed), "--seed needs a non-negative integer");
     o.seed = std::uint64_t(seed);
-    o.effects.exposure_variation = number(parser, "exposure", 0.05);
-    o.effects.colour_variation = number(parser, "colour", 0.02);
-    o.effects.noise_sigma = number(parser, "noise", 1.5);
-    o.effects.shutter_s = number(parser, "shutter-s", 1.0 / 250.0);
-    o.effects.jpeg_quality = int(number(parser, "jpeg-quality", 0));
-    o.gnss.noise_sigma_m = number(parser, "gnss-noise-m", 1.5);
-    o.gnss.bias_m = number(parser, "gnss-bias-m", 0.0);
-    o.gnss.dropout_rate = number(parser, "dropout-rate", 0.0);
+    o.effects.exposure_variation = numberOption(parser, "exposure", 0.05);
+    o.effects.colour_variation = numberOption(parser, "colour", 0.02);
+    o.effects.noise_sigma = numberOption(parser, "noise", 1.5);
+    o.effects.shutter_s = numberOption(parser, "shutter-s", 1.0 / 250.0);
+    o.effects.jpeg_quality = int(numberOption(parser, "jpeg-quality", 0));
+    o.gnss.noise_sigma_m = numberOption(parser, "gnss-noise-m", 1.5);
+    o.gnss.bias_m = numberOption(parser, "gnss-bias-m", 0.0);
+    o.gnss.dropout_rate = numberOption(parser, "dropout-rate", 0.0);
     if (parser.isSet("spoof-start-s")) {
-      o.gnss.spoof_start_s = number(parser, "spoof-start-s", 0.0);
-      o.gnss.spoof_duration_s = number(parser, "spoof-duration-s", 10.0);
-      o.gnss.spoof_offset_m = number(parser, "spoof-offset-m", 100.0);
+      o.gnss.spoof_start_s = numberOption(parser, "spoof-start-s", 0.0);
+      o.gnss.spoof_duration_s = numberOption(parser, "spoof-duration-s", 10.0);
+      o.gnss.spoof_offset_m = numberOption(parser, "spoof-offset-m", 100.0);
     }
     o.degrade = parser.isSet("degrade");
 

@@ -64,34 +64,6 @@ std::string discrepancyCsv(const DiscrepancyAnalysis& analysis) {
 
 }  // namespace
 
-std::vector<StageSummary> summarizeStageTimings(const std::vector<StageTiming>& timings) {
-  std::map<std::string, std::vector<double>> by_stage;
-  for (const auto& t : timings) by_stage[t.stage].push_back(t.duration_ms);
-  std::vector<StageSummary> out;
-  for (const char* name :
-       {"decode", "upload", "extract", "match", "pose", "retrieval", "fine_match", "fusion"}) {
-    auto it = by_stage.find(name);
-    if (it == by_stage.end() || it->second.empty()) continue;
-    std::vector<double> v = it->second;
-    std::sort(v.begin(), v.end());
-    StageSummary s;
-    s.stage = name;
-    s.count = v.size();
-    double sum = 0.0;
-    for (double x : v) sum += x;
-    s.mean_ms = sum / double(v.size());
-    auto rank = [&](double q) {
-      const std::size_t k = std::size_t(std::ceil(q * double(v.size())));
-      return v[std::min(v.size() - 1, k == 0 ? 0 : k - 1)];
-    };
-    s.p50_ms = rank(0.5);
-    s.p99_ms = rank(0.99);
-    s.max_ms = v.back();
-    out.push_back(s);
-  }
-  return out;
-}
-
 nlohmann::json navigationReportJson(const NavigationResult& result, const RunDescription& run) {
   using nlohmann::json;
   json report;

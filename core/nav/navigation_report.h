@@ -37,10 +37,6 @@ struct RunDescription {
   nlohmann::json* extra = nullptr;  // merged into report.json when set (e.g. engine mode)
 };
 
-// Per-stage count, mean and nearest-rank p50/p99/max of sequential-run timings, in
-// pipeline order (decode, upload, extract, match, pose, retrieval, fine_match, fusion).
-std::vector<StageSummary> summarizeStageTimings(const std::vector<StageTiming>& timings);
-
 // The report as JSON (what report.json holds).
 nlohmann::json navigationReportJson(const NavigationResult& result, const RunDescription& run);
 
