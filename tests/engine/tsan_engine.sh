@@ -5,7 +5,9 @@
 # WORK, linked against the uninstrumented core_vision/core_util of an existing build
 # (which must have built those tests once, for their moc files).
 #   tests/engine/tsan_engine.sh [BUILD_DIR=build-engine] [WORK=/tmp/skytrace-tsan-engine]
-# Exit status 0 when every test passes with no TSAN report. tsan.supp silences races
+# Registered as the ctest test test_engine_tsan (label tsan), so every full test run
+# (scripts/test.sh, CI) includes it. Exit status 0 when every test passes with no TSAN
+# report. tsan.supp silences races
 # reported inside the uninstrumented libQt6Core (QThread's wait condition).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -18,9 +20,12 @@ flags=(-std=c++17 -O1 -g -fsanitize=thread -fPIC -DQT_NO_KEYWORDS -D_GLIBCXX_USE
        -isystem /usr/include/torch/csrc/api/include -isystem /usr/include/opencv4
        -isystem /usr/include/x86_64-linux-gnu/qt6 -isystem /usr/include/x86_64-linux-gnu/qt6/QtCore
        -isystem /usr/include/x86_64-linux-gnu/qt6/QtTest)
-engine=(latency_publisher latency_recorder run_control device_placement stage_clock
-        synthetic_frame_source frame_feed satellite_worker pipeline sequential_run vision_extractor
-        vision_payloads engine_bench gpu_streams_cpu vision_extractor_classical_unavailable)
+# The engine's portable sources (core/engine/engine_sources.cmake, the list the GPU-only
+# build uses too) plus the CPU stream twin and the classical-extractor placeholder.
+mapfile -t portable < <(sed -n '/^set(SKYTRACE_ENGINE_PORTABLE_SOURCES/,/^)/p' \
+  "$root/core/engine/engine_sources.cmake" | grep -o '[a-z_0-9]*\.cpp' | sed 's/\.cpp$//')
+[[ ${#portable[@]} -gt 0 ]] || { echo "no sources parsed from engine_sources.cmake" >&2; exit 2; }
+engine=("${portable[@]}" gpu_streams_cpu vision_extractor_classical_unavailable)
 tests=(test_latest_wins_queue test_frame_feed test_engine_pipeline)
 jobs=()
 for s in "${engine[@]}"; do jobs+=("$root/core/engine/$s.cpp|$s.o|"); done
