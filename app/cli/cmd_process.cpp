@@ -22,6 +22,7 @@
 #include "core/engine/navigation_payloads.h"
 #include "core/io/telemetry/telemetry_reader.h"
 #include "core/io/video_source.h"
+#include "core/nav/model_choice.h"
 #include "core/nav/navigation_report.h"
 #include "core/nav/navigation_session.h"
 #include "core/util/check.h"
@@ -94,6 +95,13 @@ int runProcess(const QStringList& args) {
       {"vo-weights", "Weights of the --vo-model features (default: the model directory).", "FILE"},
       {"matcher-weights", "Weights of the VO matcher (LightGlue; default: the published "
                           "<features>_lightglue.pth in the model directory).", "FILE"},
+      {"sat-model", QString::fromStdString("Basemap registration models: " + nav::satelliteModelSyntax() +
+                                           " (default: --model with VLAD retrieval)."),
+       "SPEC"},
+      {"sat-weights", "Weights of the --sat-model fine matcher (LiteSAM checkpoint) or features "
+                      "(default: the model directory).", "FILE"},
+      {"retrieval-weights", "Weights of the --sat-model DINOv2 retrieval (default: the published "
+                            "dinov2_*_pretrain.pth in the model directory).", "FILE"},
       {"out", "Results folder (default out/process).", "DIR", "out/process"},
       {"ground-alt-m", "Ellipsoidal height of the ground (default: from the log, else unknown).", "M"},
       {"use-gnss-prior", "Use the logged GNSS as a prior (default: judge it independently)."},
@@ -163,31 +171,27 @@ int runProcess(const QStringList& args) {
         camera, basemap_paths, telemetry, numberOption(parser, "ground-alt-m", std::nan("")));
     const geo::LocalEnuFrame enu = inputs.enu;
 
+    // --model/--weights: both stages' local features; --vo-model and --sat-model refine.
     nav::NavigationOptions options;
-    options.vo_features.model = parser.value("model").toStdString();
-    std::string vo_features_model = options.vo_features.model;
-    if (parser.isSet("vo-model")) {
-      const std::string vo_model = parser.value("vo-model").toStdString();
-      const std::size_t plus = vo_model.find('+');
-      vo_features_model = vo_model.substr(0, plus);
-      if (plus != std::string::npos) options.vo_matcher = vo_model.substr(plus + 1);
-      checkArgument(!vo_features_model.empty() &&
-                        (options.vo_matcher == "mnn" || options.vo_matcher == "lightglue"),
-                    "--vo-model needs FEATURES[+mnn|+lightglue], got '" + vo_model + "'");
-    }
+    nav::applyVisualOdometryModel(parser.value("model").toStdString(), options);
     options.vo_features.weights_path = parser.value("weights").toStdString();
     options.vo_features.device = device;
     options.vo.device = device;
     options.registration.features = options.vo_features;
     options.registration.features.device = placement.satellite;
-    if (vo_features_model != options.vo_features.model) {
-      options.vo_features.model = vo_features_model;
-      options.vo_features.weights_path = parser.value("vo-weights").toStdString();
+    options.registration.features.max_keypoints = 2048;
+    if (parser.isSet("vo-model")) {
+      const std::string base_model = options.vo_features.model;
+      nav::applyVisualOdometryModel(parser.value("vo-model").toStdString(), options);
+      if (options.vo_features.model != base_model)
+        options.vo_features.weights_path = parser.value("vo-weights").toStdString();
     }
     options.vo_match.device = placement.vo;
     options.vo_match.weights_path = parser.value("matcher-weights").toStdString();
-    options.vo_match.features = vo_features_model.rfind("aliked", 0) == 0 ? "aliked" : "superpoint";
-    options.registration.features.max_keypoints = 2048;
+    if (parser.isSet("sat-model"))
+      nav::applySatelliteModel(parser.value("sat-model").toStdString(), options.registration);
+    nav::setSatelliteWeights(parser.value("sat-weights").toStdString(),
+                             parser.value("retrieval-weights").toStdString(), options.registration);
     options.use_gnss_prior = parser.isSet("use-gnss-prior");
     options.registration_enabled = !parser.isSet("no-registration");
     if (!options.registration_enabled) options.use_gnss_prior = true;  // the only absolute start
@@ -233,8 +237,8 @@ int runProcess(const QStringList& args) {
     run.device = placement.splitAcrossDevices()
                      ? "vo " + placement.vo.toString() + ", registration " + placement.satellite.toString()
                      : device.toString();
-    run.feature_model = options.vo_features.model + "+" + options.vo_matcher;
-    run.registration_model = options.registration.features.model;
+    run.feature_model = nav::visualOdometryModelName(options);
+    run.registration_model = nav::satelliteModelName(options.registration);
     run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     run.stages = stage_summaries;
     nlohmann::json extra = {{"mode", mode},

@@ -94,6 +94,20 @@ void RegistrationOptions::check() const {
   checkArgument(tile_footprint_factor >= 1.0, "registration tile_footprint_factor must be >= 1");
   checkArgument(global_candidates >= 1, "registration global_candidates must be >= 1");
   checkArgument(vlad_clusters >= 2, "registration vlad_clusters must be >= 2");
+  if (retrieval == RetrievalMethod::kGlobalDescriptor) {
+    vision::GlobalDescriptorOptions descriptor = retrieval_descriptor;
+    descriptor.device = features.device;
+    descriptor.check();
+  }
+  if (fine_matching == FineMatching::kDenseMatcher) {
+    vision::DenseMatcherOptions dense = dense_matcher;
+    dense.device = features.device;
+    dense.check();
+  }
+  checkArgument(dense_rotations == 1 || dense_rotations == 2 || dense_rotations == 4 ||
+                    dense_rotations == 8,
+                "registration dense_rotations must be 1, 2, 4 or 8, got " +
+                    std::to_string(dense_rotations));
 }
 
 struct BasemapRegistrar::State {

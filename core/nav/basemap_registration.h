@@ -6,10 +6,16 @@
 //           the predicted ground homography, and the residual misalignment is found by
 //           feature matching + robust homography;
 //   global: no usable prior: the basemap is cut into overlapping tiles at the expected
-//           ground resolution, a VLAD descriptor (vocabulary trained on the basemap
-//           itself) ranks them against the frame, and the best candidates are matched
-//           with rotation-invariant features + robust homography (unknown heading and
+//           ground resolution, a global descriptor ranks them against the frame (VLAD
+//           with a vocabulary trained on the basemap itself, or DINOv2), and the best
+//           candidates are matched to the frame + robust homography (unknown heading and
 //           scale within the altitude hint).
+// The fine matching is local features + mutual nearest neighbours (rotation-invariant
+// features handle an unknown heading), or a dense matcher (LiteSAM) that returns point
+// pairs itself. LiteSAM is not rotation invariant: in global mode the frame is matched in
+// `dense_rotations` orientations (multiples of 360 / n degrees) and the orientation with
+// the most RANSAC inliers is kept; with a prior the frame is first rectified onto the map
+// grid, so one orientation suffices.
 // Either way the result is an image_from_ground homography, decomposed into a camera
 // pose, then checked (inliers, inlier ratio, plausible height/tilt, consistency with
 // the prior) and accepted or rejected with a reason.
@@ -28,12 +34,42 @@
 #include "core/geo/geodesy.h"
 #include "core/nav/camera_model.h"
 #include "core/nav/camera_pose.h"
+#include "core/vision/dense_matcher.h"
 #include "core/vision/features.h"
+#include "core/vision/global_descriptor.h"
 
 namespace skytrace::nav {
 
+// How global mode ranks basemap tiles against the frame.
+enum class RetrievalMethod {
+  kVlad,              // VLAD over `features` (vocabulary trained on the basemap tiles)
+  kGlobalDescriptor,  // `retrieval_descriptor` (DINOv2 CLS+GeM) of the frame and each tile
+};
+
+// How the frame is matched to the map window (prior mode) or candidate tile (global mode).
+enum class FineMatching {
+  kLocalFeatures,  // `features` on both images + mutual nearest neighbours
+  kDenseMatcher,   // `dense_matcher` (LiteSAM) point pairs
+};
+
+// Which models the stage uses: core/nav/model_choice.h sets these from a spec such as
+// "dinov2+litesam". `features.device` is the device of the whole stage: the descriptor,
+// the dense matcher and RANSAC run there too (their own device fields are overwritten).
 struct RegistrationOptions {
-  vision::ExtractorOptions features;  // a learned model falls back to "orb" without weights
+  vision::ExtractorOptions features;  // see features_fallback
+  // A learned `features` model whose weights are not found is replaced by "orb" (true),
+  // or throws ModelError naming the file expected (false: the model was asked for).
+  bool features_fallback = true;
+  RetrievalMethod retrieval = RetrievalMethod::kVlad;
+  // Used with kGlobalDescriptor: model ("dinov2-vits14", ...), weights_path (empty: the
+  // published file in the model directory), input size (tiles and frame are resized so
+  // that the shorter side is input_size_px), pooling.
+  vision::GlobalDescriptorOptions retrieval_descriptor;
+  FineMatching fine_matching = FineMatching::kLocalFeatures;
+  // Used with kDenseMatcher: model "litesam", weights_path (empty: the published file in
+  // the model directory), resize_long_side_px, coarse_threshold.
+  vision::DenseMatcherOptions dense_matcher;
+  int dense_rotations = 4;  // global mode with a dense matcher: 1, 2, 4 or 8 orientations
   double search_sigma_factor = 3.0;   // window = footprint + factor * prior sigma
   double min_search_margin_m = 15.0;
   double max_prior_sigma_m = 150.0;   // above this the prior is ignored: global mode
