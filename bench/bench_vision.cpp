@@ -23,6 +23,10 @@
 // --weights-dir/mloftr.ckpt (release layout or a bare state dict), multi-branch and fused
 // MobileOne, with per-stage times (device synchronised after each stage).
 //
+// CUDA graphs: the models replay their fixed-shape work as CUDA graphs on CUDA by default
+// (cuda_graph_impl.h); SKYTRACE_CUDA_GRAPHS=0 runs them eagerly, for side-by-side runs of
+// one binary; the JSON records which ("cuda_graphs", per row "cuda_graph_failed_captures").
+//
 // Usage: skytrace-bench-vision [--device cpu|cuda[:N]] [--models orb,sift,aliked-t16,...]
 //          [--sizes 640x480,1280x720] [--keypoints 1024,2048] [--iterations 30]
 //          [--warmup 3] [--threads N] [--weights-dir DIR] [--out bench.json]
@@ -49,6 +53,7 @@
 #include "core/util/error.h"
 #include "core/vision/aliked_config.h"
 #include "core/vision/aliked_model_impl.h"
+#include "core/vision/cuda_graph_impl.h"
 #include "core/vision/litesam_model_impl.h"
 #include "core/vision/dinov2_descriptor_impl.h"
 #include "core/vision/dinov2_model_impl.h"
@@ -210,6 +215,8 @@ class BenchExtractor {
  public:
   virtual ~BenchExtractor() = default;
   virtual FrameFeatures extract(const at::Tensor& rgb) = 0;
+  // CUDA-graph captures that failed (the model then ran eagerly); 0 where not applicable.
+  virtual int failedGraphCaptures() const { return 0; }
 };
 
 class AlikedBench final : public BenchExtractor {
@@ -224,6 +231,7 @@ class AlikedBench final : public BenchExtractor {
     const aliked::AlikedOutput out = model_.forward(rgb, detection_);
     return {out.keypoints_px, out.descriptors};
   }
+  int failedGraphCaptures() const override { return model_.failedCudaGraphCaptures(); }
 
  private:
   aliked::AlikedModel model_;
@@ -244,6 +252,7 @@ class SuperPointBench final : public BenchExtractor {
     const superpoint::SuperPointOutput out = model_.forward(gray, config_);
     return {out.keypoints_px, out.descriptors};
   }
+  int failedGraphCaptures() const override { return model_.failedCudaGraphCaptures(); }
 
  private:
   superpoint::SuperPointModel model_;
@@ -520,6 +529,8 @@ int main(int argc, char** argv) {
     report["date"] = date;
     report["device"] = device.toString();
     report["runtime"] = torchRuntimeSummary();
+    // CUDA graphs for the models' fixed-shape work (SKYTRACE_CUDA_GRAPHS=0 turns them off).
+    report["cuda_graphs"] = cudaGraphsCompiledIn() && cudaGraphsEnabledByDefault();
     report["hardware_threads"] = std::thread::hardware_concurrency();
     // Other processes compete for the cores on shared machines: record the load.
     std::ifstream loadavg("/proc/loadavg");
@@ -585,6 +596,7 @@ int main(int argc, char** argv) {
                                 {"inliers_median", stats(inliers)["median"]},
                                 {"corner_error_px_median", stats(corner)["median"]}};
           if (plus != std::string::npos) row["lightglue_layers_run_last"] = matcher->layers_run;
+          row["cuda_graph_failed_captures"] = extractor->failedGraphCaptures();
           if (const auto deviation =
                   matcher->deviationFromFloat32(previous, extractor->extract(frame_b)))
             row["deviation_from_float32"] = *deviation;

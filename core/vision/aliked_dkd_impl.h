@@ -29,6 +29,14 @@ struct DkdResult {
 // score_map: [1,1,H,W] float32 (after sigmoid), H,W >= 2*radius+1.
 DkdResult detectKeypoints(const at::Tensor& score_map, const DkdOptions& options);
 
+// The top-k detection without host synchronisation, for CUDA graphs: always
+// min(top_k, H*W) rows (top_k > 0 required), in topk order; *peak_count (an int64
+// scalar tensor on the score map's device) counts the leading rows that are NMS peaks,
+// i.e. detectKeypoints' result is the first *peak_count rows (up to float rounding that
+// depends on the row count in batched kernels).
+DkdResult detectTopKPeaksFixed(const at::Tensor& score_map, const DkdOptions& options,
+                               at::Tensor* peak_count);
+
 // simple_nms: keeps the local maxima of a (2r+1)^2 window, with two rounds of
 // suppression recovery; other pixels set to 0. scores: [B,1,H,W].
 at::Tensor simpleNms(const at::Tensor& scores, int nms_radius);

@@ -1,6 +1,9 @@
 #include "core/vision/aliked_model_impl.h"
 
+#include <sstream>
+
 #include "core/util/error.h"
+#include "core/vision/cuda_graph_impl.h"
 
 namespace skytrace::vision::aliked {
 namespace {
@@ -16,7 +19,9 @@ at::Tensor upsampleTo(const at::Tensor& x, int64_t height, int64_t width) {
 }  // namespace
 
 AlikedModel::AlikedModel(const AlikedConfig& config, const StateDict& weights, at::Device device)
-    : config_(config), device_(device) {
+    : config_(config),
+      device_(device),
+      graphs_(std::make_shared<CapturedGraphs>("ALIKED " + config.name)) {
   StateDictBinder binder(weights, config.name, at::TensorOptions().dtype(at::kFloat).device(device));
   const int64_t c1 = config.c1, c2 = config.c2, c3 = config.c3, c4 = config.c4;
   const int64_t dim = config.dim;
@@ -37,10 +42,14 @@ AlikedModel::AlikedModel(const AlikedConfig& config, const StateDict& weights, a
   sddh_.prepare();
 }
 
-EncodedLevels AlikedModel::encode(const at::Tensor& image, DenseTrace* trace) const {
+void AlikedModel::checkImage(const at::Tensor& image) {
   if (image.dim() != 4 || image.size(0) != 1 || image.size(1) != 3)
     throw InvalidArgument("ALIKED expects a [1,3,H,W] RGB image tensor, got " +
                           shapeToString(image.sizes()));
+}
+
+EncodedLevels AlikedModel::encode(const at::Tensor& image, DenseTrace* trace) const {
+  checkImage(image);
   EncodedLevels out;
   const int64_t h = image.size(2), w = image.size(3);
   // InputPadder: pad to a multiple of 32, split floor/ceil, replicate.
@@ -178,11 +187,9 @@ class AggregatedFeatureLookup final : public FeatureLookup {
 
 }  // namespace
 
-AlikedOutput AlikedModel::forward(const at::Tensor& image, const DkdOptions& detection,
-                                  SddhTrace* sddh_trace) const {
-  const EncodedLevels encoded = encode(image);
-  const at::Tensor score_map = scoreMap(encoded);
-  DkdResult detected = detectKeypoints(score_map, detection);
+AlikedOutput AlikedModel::describe(const at::Tensor& image, const EncodedLevels& encoded,
+                                   const at::Tensor& score_map, DkdResult detected,
+                                   SddhTrace* sddh_trace) const {
   // On the CPU the descriptor map is evaluated only where SDDH reads it; on a GPU it is
   // cheaper to materialise it (a few bandwidth-bound kernels) than to launch the many
   // small kernels of the sparse evaluation.
@@ -193,7 +200,7 @@ AlikedOutput AlikedModel::forward(const at::Tensor& image, const DkdOptions& det
 
   AlikedOutput out;
   const int64_t h = image.size(2), w = image.size(3);
-  const at::Tensor wh = at::tensor({w - 1, h - 1}, detected.keypoints.options().dtype(at::kLong));
+  const at::Tensor wh = longPair(w - 1, h - 1, detected.keypoints.options());
   out.keypoints_px = wh * (detected.keypoints + 1) / 2;
   out.keypoints = std::move(detected.keypoints);
   out.scores = std::move(detected.scores);
@@ -203,6 +210,56 @@ AlikedOutput AlikedModel::forward(const at::Tensor& image, const DkdOptions& det
   out.score_map = score_map;
   return out;
 }
+
+AlikedOutput AlikedModel::forward(const at::Tensor& image, const DkdOptions& detection,
+                                  SddhTrace* sddh_trace) const {
+  checkImage(image);
+  if (!sddh_trace && detection.top_k > 0 && image.is_cuda()) {
+    // The fast path on CUDA: the whole extraction as one graph replay per input shape,
+    // then one host synchronisation for the peak count.
+    std::ostringstream key;
+    key << "top_k=" << detection.top_k << " radius=" << detection.radius
+        << " nms=" << detection.nms_radius << " temperature=" << detection.temperature;
+    const auto outputs = graphs_->run(
+        key.str(), {image}, [this, detection](const std::vector<at::Tensor>& inputs) {
+          at::Tensor peak_count;
+          const AlikedOutput o = forwardFixedCount(inputs[0], detection, &peak_count);
+          return std::vector<at::Tensor>{o.keypoints, o.keypoints_px, o.scores, o.dispersity,
+                                         o.descriptors, o.offsets, o.score_map, peak_count};
+        });
+    if (outputs) {
+      const auto& t = *outputs;
+      const int64_t n = t[7].item<int64_t>();
+      AlikedOutput out;
+      out.keypoints = t[0].narrow(0, 0, n);
+      out.keypoints_px = t[1].narrow(0, 0, n);
+      out.scores = t[2].narrow(0, 0, n);
+      out.dispersity = t[3].narrow(0, 0, n);
+      out.descriptors = t[4].narrow(0, 0, n);
+      out.offsets = t[5].narrow(0, 0, n);
+      out.score_map = t[6];
+      return out;
+    }
+  }
+  const EncodedLevels encoded = encode(image);
+  const at::Tensor score_map = scoreMap(encoded);
+  return describe(image, encoded, score_map, detectKeypoints(score_map, detection), sddh_trace);
+}
+
+AlikedOutput AlikedModel::forwardFixedCount(const at::Tensor& image, const DkdOptions& detection,
+                                            at::Tensor* peak_count) const {
+  checkImage(image);
+  const EncodedLevels encoded = encode(image);
+  const at::Tensor score_map = scoreMap(encoded);
+  return describe(image, encoded, score_map,
+                  detectTopKPeaksFixed(score_map, detection, peak_count), nullptr);
+}
+
+void AlikedModel::setCudaGraphsEnabled(bool enabled) { graphs_->setEnabled(enabled); }
+
+bool AlikedModel::cudaGraphsEnabled() const { return graphs_->enabled(); }
+
+int AlikedModel::failedCudaGraphCaptures() const { return graphs_->failedCaptures(); }
 
 AlikedModel loadAlikedModel(const std::string& variant, const std::string& weights_path,
                             at::Device device) {

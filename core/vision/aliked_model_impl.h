@@ -10,6 +10,7 @@
 #include <ATen/ATen.h>
 
 #include <array>
+#include <memory>
 #include <string>
 
 #include "core/vision/aliked_config.h"
@@ -17,6 +18,7 @@
 #include "core/vision/aliked_layers_impl.h"
 #include "core/vision/aliked_sddh_impl.h"
 #include "core/vision/checkpoint_impl.h"
+#include "core/vision/cuda_graph_impl.h"
 
 namespace skytrace::vision::aliked {
 
@@ -74,8 +76,24 @@ class AlikedModel {
   // are linear), so that no full-resolution dim-channel map is built.
   at::Tensor scoreMap(const EncodedLevels& encoded) const;
 
+  // On CUDA with detection.top_k > 0 and no trace, forward() replays the whole
+  // extraction as a CUDA graph captured per input shape and detection options (see
+  // cuda_graph_impl.h; SKYTRACE_CUDA_GRAPHS=0 or setCudaGraphsEnabled(false) switch it
+  // off), on the caller's current stream, with one host synchronisation (the peak
+  // count) at the end; the eager path otherwise, or when the capture failed (logged
+  // once). Outputs are fresh tensors in both cases.
   AlikedOutput forward(const at::Tensor& image, const DkdOptions& detection,
                        SddhTrace* sddh_trace = nullptr) const;
+
+  // The graph body: like forward() with top_k > 0, without host synchronisation. Always
+  // min(top_k, H*W) keypoint rows; *peak_count (int64 scalar on the device) says how
+  // many leading rows forward() keeps.
+  AlikedOutput forwardFixedCount(const at::Tensor& image, const DkdOptions& detection,
+                                 at::Tensor* peak_count) const;
+
+  void setCudaGraphsEnabled(bool enabled);
+  bool cudaGraphsEnabled() const;
+  int failedCudaGraphCaptures() const;
 
   const Sddh& descriptorHead() const { return sddh_; }
 
@@ -84,6 +102,10 @@ class AlikedModel {
 
  private:
   static at::Tensor concatenatedLevels(const EncodedLevels& encoded);  // padded frame
+  static void checkImage(const at::Tensor& image);  // throws InvalidArgument
+  AlikedOutput describe(const at::Tensor& image, const EncodedLevels& encoded,
+                        const at::Tensor& score_map, DkdResult detected,
+                        SddhTrace* sddh_trace) const;
 
   AlikedConfig config_;
   at::Device device_;
@@ -92,6 +114,8 @@ class AlikedModel {
   Conv2d conv1_, conv2_, conv3_, conv4_;
   std::array<Conv2d, 4> score_head_;  // score_head.{0,2,4,6}
   Sddh sddh_;
+  // Shared by copies of the model (they share the weights the graphs read).
+  std::shared_ptr<CapturedGraphs> graphs_;
 };
 
 // Loads weights from `weights_path` (.pth or .safetensors) into a model on `device`.

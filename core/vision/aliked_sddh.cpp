@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/vision/cuda_graph_impl.h"
+
 namespace skytrace::vision::aliked {
 
 void Sddh::bind(StateDictBinder& binder, const std::string& prefix, int64_t dims,
@@ -88,7 +90,7 @@ SddhResult Sddh::operator()(const FeatureLookup& features, const at::Tensor& key
   const int64_t c = features.channels(), h = features.height(), w = features.width();
   const int64_t n = keypoints.size(0), m = sample_count_;
   const double max_offset = static_cast<double>(std::max(h, w)) / 4.0;
-  const at::Tensor wh = at::tensor({w - 1, h - 1}, keypoints.options().dtype(at::kLong)).view({1, 2});
+  const at::Tensor wh = longPair(w - 1, h - 1, keypoints.options()).view({1, 2});
 
   SddhResult result;
   if (n == 0) {

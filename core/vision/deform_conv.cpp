@@ -71,7 +71,9 @@ at::Tensor deformConv2d(const at::Tensor& input, const at::Tensor& offset,
 
   const auto float_options = input.options();
   // Tap positions relative to the output pixel: i*dil - pad (rows), j*dil - pad (cols).
-  const at::Tensor tap_i = at::arange(kh, float_options).repeat_interleave(kw);  // [K]
+  // (repeat_interleave(kw) written as an expand: no host round trip, capturable in a CUDA graph)
+  const at::Tensor tap_i =
+      at::arange(kh, float_options).view({kh, 1}).expand({kh, kw}).reshape({-1});  // [K]
   const at::Tensor tap_j = at::arange(kw, float_options).repeat({kh});           // [K]
 
   at::Tensor output = at::empty({batch, out_channels, out_h, out_w}, float_options);

@@ -109,6 +109,37 @@ at::Tensor Dinov2Model::positionalEmbedding(int64_t height_px, int64_t width_px)
 }
 
 Dinov2Output Dinov2Model::forward(const at::Tensor& image, Dinov2Trace* trace) const {
+  checkImage(image);
+  if (!trace && image.is_cuda()) {
+    // The fast path on CUDA: the whole transformer as one graph replay per input shape
+    // and attention kernel (no host synchronisation inside).
+    const std::string key = std::string("attention=") +
+                            (attention_kernel_ == AttentionKernel::kFused ? "fused" : "reference");
+    const auto outputs =
+        graphs_->run(key, {image}, [this](const std::vector<at::Tensor>& inputs) {
+          const Dinov2Output o = forwardEager(inputs[0], nullptr);
+          return std::vector<at::Tensor>{o.cls_token, o.register_tokens, o.patch_tokens,
+                                         o.prenorm};
+        });
+    if (outputs) {
+      Dinov2Output out;
+      out.cls_token = (*outputs)[0];
+      out.register_tokens = (*outputs)[1];
+      out.patch_tokens = (*outputs)[2];
+      out.prenorm = (*outputs)[3];
+      out.grid_h = image.size(2) / config_.patch_size_px;
+      out.grid_w = image.size(3) / config_.patch_size_px;
+      return out;
+    }
+  }
+  return forwardEager(image, trace);
+}
+
+void Dinov2Model::setCudaGraphsEnabled(bool enabled) { graphs_->setEnabled(enabled); }
+
+bool Dinov2Model::cudaGraphsEnabled() const { return graphs_->enabled(); }
+
+void Dinov2Model::checkImage(const at::Tensor& image) const {
   const int64_t patch = config_.patch_size_px;
   if (image.dim() != 4 || image.size(1) != 3 || !image.is_floating_point())
     throw InvalidArgument(config_.name + ": expected a floating [B,3,H,W] image, got " +
@@ -124,6 +155,11 @@ Dinov2Output Dinov2Model::forward(const at::Tensor& image, Dinov2Trace* trace) c
   if (!same_device)
     throw InvalidArgument(config_.name + ": image on " + image.device().str() +
                           ", model on " + device_.str());
+}
+
+Dinov2Output Dinov2Model::forwardEager(const at::Tensor& image, Dinov2Trace* trace) const {
+  const int64_t patch = config_.patch_size_px;
+  const int64_t height = image.size(2), width = image.size(3);
   const int64_t batch = image.size(0);
 
   // PatchEmbed: 14x14 stride-14 convolution, flatten, transpose -> [B, h*w, C].

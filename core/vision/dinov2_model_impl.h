@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/vision/checkpoint_impl.h"
+#include "core/vision/cuda_graph_impl.h"
 #include "core/vision/dinov2_config.h"
 #include "core/vision/dinov2_layers_impl.h"
 
@@ -60,7 +61,13 @@ class Dinov2Model {
 
   // image: [B,3,H,W] floating, ImageNet-normalised RGB, on device(); H, W multiples of 14
   // (InvalidArgument otherwise). Runs in dtype().
+  // On CUDA without a trace: replayed as a CUDA graph per input shape/dtype and attention
+  // kernel (cuda_graph_impl.h; SKYTRACE_CUDA_GRAPHS=0 or setCudaGraphsEnabled(false)
+  // switch it off), on the caller's current stream; outputs are fresh tensors.
   Dinov2Output forward(const at::Tensor& image, Dinov2Trace* trace = nullptr) const;
+
+  void setCudaGraphsEnabled(bool enabled);
+  bool cudaGraphsEnabled() const;
 
   // interpolate_pos_encoding() for an input of height_px x width_px: [1, 1 + h*w, C],
   // float32 on device(). The 37 x 37 table itself when the input is 518 x 518.
@@ -68,6 +75,8 @@ class Dinov2Model {
 
  private:
   at::Tensor interpolatePositionalEmbedding(int64_t height_px, int64_t width_px) const;
+  void checkImage(const at::Tensor& image) const;  // throws InvalidArgument
+  Dinov2Output forwardEager(const at::Tensor& image, Dinov2Trace* trace) const;
 
   Dinov2Config config_;
   at::Device device_;
@@ -80,6 +89,7 @@ class Dinov2Model {
   std::vector<Block> blocks_;
   LayerNorm norm_;
 
+  std::unique_ptr<CapturedGraphs> graphs_ = std::make_unique<CapturedGraphs>("DINOv2");
   mutable std::mutex pos_cache_mutex_;
   mutable std::map<std::pair<int64_t, int64_t>, at::Tensor> pos_cache_;  // by (H, W) px
 };

@@ -50,6 +50,10 @@ struct ExtractorOptions {
   float detection_threshold = 0.2f;  // learned detectors: minimum score
   int nms_radius_px = 2;             // learned detectors: non-maximum suppression radius
   DeviceSpec device;
+  // Learned extractors on CUDA in a GPU build: replay the extraction as a CUDA graph per
+  // frame size (faster; results equal to the eager path up to float rounding). false, or
+  // SKYTRACE_CUDA_GRAPHS=0 in the environment, runs eagerly. No effect elsewhere.
+  bool use_cuda_graphs = true;
 
   void check() const;  // throws InvalidArgument
 };

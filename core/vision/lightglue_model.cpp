@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <tuple>
 
 #include "core/util/check.h"
@@ -90,7 +91,9 @@ void LightGlueOptions::check() const {
 
 LightGlueModel::LightGlueModel(const LightGlueConfig& config, const StateDict& weights,
                                at::Device device)
-    : config_(config), device_(device) {
+    : config_(config),
+      device_(device),
+      graphs_(std::make_shared<CapturedGraphs>("LightGlue " + config.features)) {
   checkArgument(config.n_layers >= 1, "LightGlue: n_layers must be >= 1");
   checkArgument(config.num_heads >= 1 && config.descriptor_dim % config.num_heads == 0 &&
                     (config.descriptor_dim / config.num_heads) % 2 == 0,
@@ -163,6 +166,40 @@ LightGlueOutput LightGlueModel::forward(const LightGlueInput& image0, const Ligh
   const int64_t m = image0.keypoints_px.size(0), n = image1.keypoints_px.size(0);
   const auto long_options = at::TensorOptions().dtype(at::kLong).device(device_);
   const auto float_options = at::TensorOptions().dtype(at::kFloat).device(device_);
+
+  const bool full_depth = options.depth_confidence <= 0 && options.width_confidence <= 0;
+  if (!trace && full_depth && device_.is_cuda() && m > 0 && n > 0) {
+    // The fast path on CUDA: every layer, the assignment and the match filter as one graph
+    // replay per point counts and image sizes; the match list after it (one sync).
+    std::ostringstream key;
+    key << "size0=" << image0.image_width << "x" << image0.image_height
+        << " size1=" << image1.image_width << "x" << image1.image_height
+        << " half=" << options.half_precision_attention << " f64=" << options.float64_assignment
+        << " threshold=" << options.filter_threshold;
+    const double w0 = image0.image_width, h0 = image0.image_height;
+    const double w1 = image1.image_width, h1 = image1.image_height;
+    const auto outputs = graphs_->run(
+        key.str(), {image0.keypoints_px, image0.descriptors, image1.keypoints_px, image1.descriptors},
+        [&, w0, h0, w1, h1](const std::vector<at::Tensor>& in) {
+          const FilteredMatches f =
+              fullDepthMatches({in[0], in[1], w0, h0}, {in[2], in[3], w1, h1}, options);
+          return std::vector<at::Tensor>{f.matches0, f.matches1, f.scores0, f.scores1};
+        });
+    if (outputs) {
+      LightGlueOutput out;
+      out.layers_run = config_.n_layers;
+      out.matches0 = (*outputs)[0];
+      out.matches1 = (*outputs)[1];
+      out.scores0 = (*outputs)[2];
+      out.scores1 = (*outputs)[3];
+      const at::Tensor index0 = at::nonzero(out.matches0 > -1).squeeze(1);
+      out.matches = at::stack({index0, out.matches0.index_select(0, index0)}, 1);
+      out.match_scores = out.scores0.index_select(0, index0);
+      out.prune0 = at::full({m}, config_.n_layers, long_options);
+      out.prune1 = at::full({n}, config_.n_layers, long_options);
+      return out;
+    }
+  }
 
   const at::Tensor kpts0 =
       normalizeKeypoints(image0.keypoints_px, image0.image_width, image0.image_height);
@@ -285,6 +322,38 @@ LightGlueOutput LightGlueModel::forward(const LightGlueInput& image0, const Ligh
   out.matches = at::stack({index0, index1}, 1);
   return out;
 }
+
+FilteredMatches LightGlueModel::fullDepthMatches(const LightGlueInput& image0,
+                                                 const LightGlueInput& image1,
+                                                 const LightGlueOptions& options) const {
+  const at::Tensor kpts0 =
+      normalizeKeypoints(image0.keypoints_px, image0.image_width, image0.image_height);
+  const at::Tensor kpts1 =
+      normalizeKeypoints(image1.keypoints_px, image1.image_width, image1.image_height);
+  at::Tensor desc0 = image0.descriptors.contiguous();
+  at::Tensor desc1 = image1.descriptors.contiguous();
+  if (input_proj_) {
+    desc0 = (*input_proj_)(desc0);
+    desc1 = (*input_proj_)(desc1);
+  }
+  const at::Tensor encoding0 = positionalEncoding(kpts0);
+  const at::Tensor encoding1 = positionalEncoding(kpts1);
+  const bool half = options.half_precision_attention;
+  for (int i = 0; i < config_.n_layers; ++i) {
+    desc0 = self_blocks_[i](desc0, encoding0, half);
+    desc1 = self_blocks_[i](desc1, encoding1, half);
+    std::tie(desc0, desc1) = cross_blocks_[i](desc0, desc1, half);
+  }
+  const at::Tensor scores = log_assignment_[config_.n_layers - 1].logAssignment(
+      desc0, desc1, options.float64_assignment);
+  return filterMatches(scores, static_cast<float>(options.filter_threshold));
+}
+
+void LightGlueModel::setCudaGraphsEnabled(bool enabled) { graphs_->setEnabled(enabled); }
+
+bool LightGlueModel::cudaGraphsEnabled() const { return graphs_->enabled(); }
+
+int LightGlueModel::failedCudaGraphCaptures() const { return graphs_->failedCaptures(); }
 
 int layerCountOf(const StateDict& weights) {
   const StateDict release = toReleaseNames(weights);

@@ -17,11 +17,13 @@
 
 #include <ATen/ATen.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/vision/checkpoint_impl.h"
+#include "core/vision/cuda_graph_impl.h"
 #include "core/vision/lightglue_layers_impl.h"
 
 namespace skytrace::vision::lightglue {
@@ -104,9 +106,16 @@ class LightGlueModel {
   const LightGlueConfig& config() const { return config_; }
   at::Device device() const { return device_; }
 
-  // Throws InvalidArgument on shape/device mismatches.
+  // Throws InvalidArgument on shape/device mismatches. On CUDA, without a trace and with
+  // adaptivity off (depth and width confidence <= 0), replayed as a CUDA graph per point
+  // counts and image sizes (cuda_graph_impl.h; SKYTRACE_CUDA_GRAPHS=0 or
+  // setCudaGraphsEnabled(false) switch it off), the match list built after it.
   LightGlueOutput forward(const LightGlueInput& image0, const LightGlueInput& image1,
                           const LightGlueOptions& options, LightGlueTrace* trace = nullptr) const;
+
+  void setCudaGraphsEnabled(bool enabled);
+  bool cudaGraphsEnabled() const;
+  int failedCudaGraphCaptures() const;
 
   // The original's normalize_keypoints and posenc, exposed for tests.
   static at::Tensor normalizeKeypoints(const at::Tensor& keypoints_px, double width,
@@ -115,6 +124,10 @@ class LightGlueModel {
 
  private:
   float confidenceThreshold(int layer) const;
+  // Every layer, the last assignment and the match filter, without host synchronisation
+  // (the graph body of forward() with adaptivity off). Both sets non-empty.
+  FilteredMatches fullDepthMatches(const LightGlueInput& image0, const LightGlueInput& image1,
+                                   const LightGlueOptions& options) const;
   int pruningMinKeypoints(const LightGlueOptions& options) const;
 
   LightGlueConfig config_;
@@ -125,6 +138,7 @@ class LightGlueModel {
   std::vector<CrossBlock> cross_blocks_;
   std::vector<MatchAssignment> log_assignment_;
   std::vector<TokenConfidence> token_confidence_;  // n_layers - 1
+  std::shared_ptr<CapturedGraphs> graphs_;  // shared by copies (same weights)
 };
 
 // Number of transformer layers in a checkpoint: the self_attn.{i} (or

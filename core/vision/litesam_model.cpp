@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "core/util/error.h"
 
@@ -29,7 +30,7 @@ at::Tensor flattenCells(const at::Tensor& feat) { return feat.flatten(2).transpo
 }  // namespace
 
 LiteSamModel::LiteSamModel(const StateDict& weights, at::Device device, LiteSamConfig config)
-    : config_(config), device_(device) {
+    : config_(config), device_(device), graphs_(std::make_shared<CapturedGraphs>("LiteSAM")) {
   StateDictBinder binder(weights, "LiteSAM", at::TensorOptions().dtype(at::kFloat).device(device));
   backbone_.bind(binder, "backbone");
   transformer_.bind(binder, "loftr_coarse", kDModel);
@@ -38,7 +39,17 @@ LiteSamModel::LiteSamModel(const StateDict& weights, at::Device device, LiteSamC
   binder.finish();
 }
 
-void LiteSamModel::reparameterizeBackbone() { backbone_.reparameterize(); }
+void LiteSamModel::reparameterizeBackbone() {
+  backbone_.reparameterize();
+  // Graphs read the weights they were captured with: start afresh.
+  graphs_ = std::make_shared<CapturedGraphs>("LiteSAM");
+}
+
+void LiteSamModel::setCudaGraphsEnabled(bool enabled) { graphs_->setEnabled(enabled); }
+
+bool LiteSamModel::cudaGraphsEnabled() const { return graphs_->enabled(); }
+
+int LiteSamModel::failedCudaGraphCaptures() const { return graphs_->failedCaptures(); }
 
 LiteSamOutput LiteSamModel::forward(const at::Tensor& image0, const at::Tensor& image1,
                                     LiteSamTrace* trace,
@@ -49,36 +60,58 @@ LiteSamOutput LiteSamModel::forward(const at::Tensor& image0, const at::Tensor& 
   checkImage(image0, "image0");
   checkImage(image1, "image1");
   const bool same_size = image0.sizes() == image1.sizes();
-
-  // 1. Backbone: one batch of two when the sizes agree (eval BN: batching is irrelevant).
-  BackboneFeatures b0, b1;
-  if (same_size) {
-    const BackboneFeatures both = backbone_(at::cat({image0, image1}, 0));
-    const auto half = [](const at::Tensor& t, int64_t i) { return t.narrow(0, i, 1); };
-    b0 = {half(both.feats_c, 0), half(both.feats_x2, 0), half(both.feats_x1, 0)};
-    b1 = {half(both.feats_c, 1), half(both.feats_x2, 1), half(both.feats_x1, 1)};
-  } else {
-    b0 = backbone_(image0);
-    b1 = backbone_(image1);
-  }
-  stage_done("backbone", b1.feats_c);
-  if (trace) {
-    trace->backbone0 = b0;
-    trace->backbone1 = b1;
-  }
-  const std::array<int64_t, 2> hw0_c{b0.feats_c.size(2), b0.feats_c.size(3)};
-  const std::array<int64_t, 2> hw1_c{b1.feats_c.size(2), b1.feats_c.size(3)};
-
-  // 2. Coarse transformer, RoPE NPE = [train, train, test, test].
   const int64_t long_side = std::max({image0.size(2), image0.size(3), image1.size(2), image1.size(3)});
   const int64_t test = config_.rope_test_size_px > 0 ? config_.rope_test_size_px : long_side;
   const std::array<int64_t, 4> npe{config_.rope_train_size_px, config_.rope_train_size_px, test,
                                    test};
-  const auto [t0, t1] =
-      transformer_(b0.feats_c, b1.feats_c, npe, trace ? &trace->transformer : nullptr);
-  stage_done("transformer", t1);
-  if (trace) trace->transformer_out = {t0, t1};
-
+  const double norm = std::sqrt(static_cast<double>(kDModel));
+  at::Tensor t0, t1, fine0, fine1;  // fine0/1: computed here on the graph path only
+  if (!trace && !on_stage && same_size && image0.is_cuda()) {
+    // The fast path on CUDA: backbone, coarse transformer and the FPN to full resolution
+    // as one graph replay per image size; matching (data-dependent sizes) runs after it.
+    const std::string key = backboneReparameterized() ? "fused" : "multi-branch";
+    const auto outputs = graphs_->run(key, {image0, image1}, [&](const std::vector<at::Tensor>& in) {
+      const BackboneFeatures both = backbone_(at::cat({in[0], in[1]}, 0));
+      const auto half = [](const at::Tensor& t, int64_t i) { return t.narrow(0, i, 1); };
+      const auto [c0, c1] = transformer_(half(both.feats_c, 0), half(both.feats_c, 1), npe, nullptr);
+      const at::Tensor fine = fine_preprocess_.interFpn(at::cat({c0, c1}, 0) / norm, both.feats_x2,
+                                                        both.feats_x1);
+      return std::vector<at::Tensor>{c0, c1, fine.narrow(0, 0, 1), fine.narrow(0, 1, 1)};
+    });
+    if (outputs) {
+      t0 = (*outputs)[0];
+      t1 = (*outputs)[1];
+      fine0 = (*outputs)[2];
+      fine1 = (*outputs)[3];
+    }
+  }
+  BackboneFeatures b0, b1;
+  if (!t0.defined()) {
+    // 1. Backbone: one batch of two when the sizes agree (eval BN: batching is irrelevant).
+    if (same_size) {
+      const BackboneFeatures both = backbone_(at::cat({image0, image1}, 0));
+      const auto half = [](const at::Tensor& t, int64_t i) { return t.narrow(0, i, 1); };
+      b0 = {half(both.feats_c, 0), half(both.feats_x2, 0), half(both.feats_x1, 0)};
+      b1 = {half(both.feats_c, 1), half(both.feats_x2, 1), half(both.feats_x1, 1)};
+    } else {
+      b0 = backbone_(image0);
+      b1 = backbone_(image1);
+    }
+    stage_done("backbone", b1.feats_c);
+    if (trace) {
+      trace->backbone0 = b0;
+      trace->backbone1 = b1;
+    }
+    // 2. Coarse transformer, RoPE NPE = [train, train, test, test].
+    const auto transformed =
+        transformer_(b0.feats_c, b1.feats_c, npe, trace ? &trace->transformer : nullptr);
+    t0 = transformed[0];
+    t1 = transformed[1];
+    stage_done("transformer", t1);
+    if (trace) trace->transformer_out = {t0, t1};
+  }
+  const std::array<int64_t, 2> hw0_c{t0.size(2), t0.size(3)};
+  const std::array<int64_t, 2> hw1_c{t1.size(2), t1.size(3)};
   // 3. Coarse matching on the flattened cells.
   const double scale = static_cast<double>(image0.size(2)) / static_cast<double>(hw0_c[0]);
   CoarseMatches coarse = matchCoarse(flattenCells(t0), flattenCells(t1), hw0_c, hw1_c, scale,
@@ -101,9 +134,9 @@ LiteSamOutput LiteSamModel::forward(const at::Tensor& image0, const at::Tensor& 
 
   // 4. Fine preprocessing: the transformer output / sqrt(C), FPN to full resolution,
   // windows at the matched cells.
-  const double norm = std::sqrt(static_cast<double>(kDModel));
-  at::Tensor fine0, fine1;
-  if (same_size) {
+  if (fine0.defined()) {
+    // computed on the graph path
+  } else if (same_size) {
     const at::Tensor both = fine_preprocess_.interFpn(
         at::cat({t0, t1}, 0) / norm, at::cat({b0.feats_x2, b1.feats_x2}, 0),
         at::cat({b0.feats_x1, b1.feats_x1}, 0));

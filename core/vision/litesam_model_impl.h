@@ -12,9 +12,11 @@
 
 #include <array>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "core/vision/checkpoint_impl.h"
+#include "core/vision/cuda_graph_impl.h"
 #include "core/vision/litesam_modules_impl.h"
 
 namespace skytrace::vision::litesam {
@@ -65,8 +67,17 @@ class LiteSamModel {
   void reparameterizeBackbone();
   bool backboneReparameterized() const { return backbone_.stage0.fused; }
 
+  // CUDA graphs for the dense stages (see forward()).
+  void setCudaGraphsEnabled(bool enabled);
+  bool cudaGraphsEnabled() const;
+  int failedCudaGraphCaptures() const;
+
   // image0/1: [1, 1, H, W] float32 grayscale in [0, 1] on device(), H and W multiples of
   // 32 (the sizes may differ between the two). Throws InvalidArgument on shapes.
+  // On CUDA with equal sizes and neither trace nor stage callback, the backbone, the
+  // coarse transformer and the fine FPN replay as one CUDA graph per size
+  // (cuda_graph_impl.h; SKYTRACE_CUDA_GRAPHS=0 or setCudaGraphsEnabled(false) switch it
+  // off); coarse and fine matching run eagerly after it.
   LiteSamOutput forward(const at::Tensor& image0, const at::Tensor& image1,
                         LiteSamTrace* trace = nullptr,
                         const LiteSamStageCallback& on_stage = nullptr) const;
@@ -78,6 +89,7 @@ class LiteSamModel {
   CoarseTransformer transformer_;
   FinePreprocess fine_preprocess_;
   FineMatching fine_matching_;
+  std::shared_ptr<CapturedGraphs> graphs_;  // shared by copies (same weights)
 };
 
 // Loads a LiteSAM checkpoint (.ckpt/.pth/.safetensors; a Lightning "state_dict" with

@@ -32,7 +32,8 @@ RopeTables makeRopeTables(int64_t grid_h, int64_t grid_w, int64_t d_model,
     const at::Tensor rows = along_i.unsqueeze(1).expand({grid_h, grid_w, quarter});
     const at::Tensor cols = along_j.unsqueeze(0).expand({grid_h, grid_w, quarter});
     const at::Tensor slots = at::stack({rows, cols}, -1).reshape({grid_h, grid_w, 2 * quarter});
-    return slots.repeat_interleave(2, -1).unsqueeze(0).contiguous();  // [1, h, w, C]
+    // (repeat_interleave(2) written as an expand: no host round trip, capturable)
+    return slots.unsqueeze(-1).expand({grid_h, grid_w, 2 * quarter, 2}).reshape({1, grid_h, grid_w, 4 * quarter});  // [1, h, w, C]
   };
   RopeTables t;
   t.sin = table(half(at::sin(i_position * div_term)), half(at::sin(j_position * div_term)));

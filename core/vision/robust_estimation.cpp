@@ -6,6 +6,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -407,13 +408,19 @@ Matrix3d adjugate(const Matrix3d& m) {  // M^-1 = adj(M) / det(M)
 // The host side of a Problem for single-model scoring: pixel points and transforms.
 struct HostProblem {
   GeometricModelType type;
-  std::vector<double> a_px, b_px;  // interleaved x, y
+  std::vector<double> a_px, b_px;      // interleaved x, y
+  std::vector<double> a_norm, b_norm;  // Hartley-normalised fit coordinates, interleaved
   Matrix3d t_a{}, t_b{}, k_a_inv = kIdentity3d, k_b_inv = kIdentity3d;
 
   explicit HostProblem(const Problem& p) : type(p.type) {
-    const at::Tensor a = p.a_px.contiguous(), b = p.b_px.contiguous();
-    a_px.assign(a.data_ptr<double>(), a.data_ptr<double>() + a.numel());
-    b_px.assign(b.data_ptr<double>(), b.data_ptr<double>() + b.numel());
+    const auto copy = [](const at::Tensor& t, std::vector<double>* out) {
+      const at::Tensor c = t.contiguous();
+      out->assign(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
+    };
+    copy(p.a_px, &a_px);
+    copy(p.b_px, &b_px);
+    copy(p.a_norm, &a_norm);
+    copy(p.b_norm, &b_norm);
     t_a = toMatrix3d(p.t_a);
     t_b = toMatrix3d(p.t_b);
     if (p.k_a_inv.defined()) k_a_inv = toMatrix3d(p.k_a_inv);
@@ -453,6 +460,77 @@ double squaredError(GeometricModelType type, const Matrix3d& m, const Matrix3d& 
     e = numerator * numerator / (fa0 * fa0 + fa1 * fa1 + ftb0 * ftb0 + ftb1 * ftb1);
   }
   return std::isfinite(e) ? e : std::numeric_limits<double>::infinity();
+}
+
+// The eigenvector of the smallest eigenvalue of a symmetric 9x9 matrix (row-major), by
+// cyclic Jacobi rotations (accurate for small eigenvalues; a few microseconds).
+std::array<double, 9> smallestEigenvector9(std::array<double, 81> a) {
+  constexpr int n = 9;
+  std::array<double, 81> v{};
+  for (int i = 0; i < n; ++i) v[i * n + i] = 1.0;
+  double scale = 0.0;
+  for (double x : a) scale += x * x;
+  for (int sweep = 0; sweep < 60; ++sweep) {
+    double off = 0.0;
+    for (int p = 0; p < n; ++p)
+      for (int q = p + 1; q < n; ++q) off += a[p * n + q] * a[p * n + q];
+    if (off <= 1e-34 * scale || off == 0.0) break;
+    for (int p = 0; p < n - 1; ++p) {
+      for (int q = p + 1; q < n; ++q) {
+        const double apq = a[p * n + q];
+        if (apq == 0.0) continue;
+        const double theta = (a[q * n + q] - a[p * n + p]) / (2.0 * apq);
+        const double t = (theta >= 0.0 ? 1.0 : -1.0) / (std::abs(theta) + std::sqrt(theta * theta + 1.0));
+        const double c = 1.0 / std::sqrt(t * t + 1.0), s = t * c;
+        for (int k = 0; k < n; ++k) {  // A J
+          const double akp = a[k * n + p], akq = a[k * n + q];
+          a[k * n + p] = c * akp - s * akq;
+          a[k * n + q] = s * akp + c * akq;
+        }
+        for (int k = 0; k < n; ++k) {  // J^T (A J)
+          const double apk = a[p * n + k], aqk = a[q * n + k];
+          a[p * n + k] = c * apk - s * aqk;
+          a[q * n + k] = s * apk + c * aqk;
+        }
+        for (int k = 0; k < n; ++k) {  // V J
+          const double vkp = v[k * n + p], vkq = v[k * n + q];
+          v[k * n + p] = c * vkp - s * vkq;
+          v[k * n + q] = s * vkp + c * vkq;
+        }
+      }
+    }
+  }
+  int smallest = 0;
+  for (int i = 1; i < n; ++i)
+    if (a[i * n + i] < a[smallest * n + smallest]) smallest = i;
+  std::array<double, 9> h{};
+  for (int k = 0; k < n; ++k) h[k] = v[k * n + smallest];
+  return h;
+}
+
+// The homography DLT of fitNormalised on the host, for the local optimisation: the same
+// least-squares problem (unit h minimising |A h| over the selected correspondences),
+// solved through the 9x9 normal matrix A^T A accumulated in one pass instead of an SVD of
+// the [2N,9] matrix (as OpenCV's homography refinement does): no tensor operators, a
+// few microseconds. Returns [3,3] float64 (unit Frobenius norm, sign arbitrary).
+at::Tensor fitHomographyHost(const HostProblem& p, const std::vector<uint8_t>& selected) {
+  std::array<double, 81> ata{};
+  const size_t n = p.a_norm.size() / 2;
+  for (size_t i = 0; i < n; ++i) {
+    if (!selected[i]) continue;
+    const double x = p.a_norm[2 * i], y = p.a_norm[2 * i + 1];
+    const double u = p.b_norm[2 * i], v = p.b_norm[2 * i + 1];
+    const double ru[9] = {-x, -y, -1.0, 0.0, 0.0, 0.0, u * x, u * y, u};
+    const double rv[9] = {0.0, 0.0, 0.0, -x, -y, -1.0, v * x, v * y, v};
+    for (int r = 0; r < 9; ++r)
+      for (int c = r; c < 9; ++c) ata[r * 9 + c] += ru[r] * ru[c] + rv[r] * rv[c];
+  }
+  for (int r = 0; r < 9; ++r)
+    for (int c = 0; c < r; ++c) ata[r * 9 + c] = ata[c * 9 + r];
+  const std::array<double, 9> h = smallestEigenvector9(ata);
+  at::Tensor model = at::empty({3, 3}, at::kDouble);
+  std::copy(h.begin(), h.end(), model.data_ptr<double>());
+  return model;
 }
 
 struct Scored {
@@ -760,12 +838,18 @@ RansacResult estimateGeometricModel(const at::Tensor& points_a, const at::Tensor
 
   // Local optimisation: refit on the inliers while the MSAC cost drops.
   const HostProblem host(problem);
+  // Least-squares refit on a model's inliers: homographies on the host without tensor
+  // operators (fitHomographyHost), the other models through fitNormalised.
+  const auto refitOnInliers = [&](const Scored& scored) {
+    if (options.model == GeometricModelType::Homography) return fitHomographyHost(host, scored.inliers);
+    const at::Tensor idx = scored.inlierIndices();
+    return fitNormalised(options.model, problem.a_norm.index_select(0, idx),
+                         problem.b_norm.index_select(0, idx));
+  };
   Scored current = scoreSingle(host, best.model_normalised, threshold_sq);
   for (int it = 0; it < options.local_optimisation_iterations; ++it) {
     if (current.num_inliers < sample_size) break;
-    const at::Tensor idx = current.inlierIndices();
-    const at::Tensor refit = fitNormalised(options.model, problem.a_norm.index_select(0, idx),
-                                           problem.b_norm.index_select(0, idx));
+    const at::Tensor refit = refitOnInliers(current);
     Scored candidate = scoreSingle(host, refit, threshold_sq);
     if (!(candidate.cost < current.cost * (1.0 - 1e-12))) break;
     current = std::move(candidate);
@@ -773,12 +857,7 @@ RansacResult estimateGeometricModel(const at::Tensor& points_a, const at::Tensor
   }
   // Final least-squares refit on the final inlier set (kept unless it is worse).
   if (current.num_inliers >= sample_size) {
-    const at::Tensor idx = current.inlierIndices();
-    Scored final_fit = scoreSingle(
-        host,
-        fitNormalised(options.model, problem.a_norm.index_select(0, idx),
-                      problem.b_norm.index_select(0, idx)),
-        threshold_sq);
+    Scored final_fit = scoreSingle(host, refitOnInliers(current), threshold_sq);
     if (final_fit.cost <= current.cost * (1.0 + 1e-9)) current = std::move(final_fit);
   }
 

@@ -26,6 +26,7 @@ class SuperPointExtractor final : public FeatureExtractor {
     config_.nms_radius = detection.nms_radius_px;
     config_.remove_borders = detection.remove_borders_px;
     config_.check();
+    if (!options.use_cuda_graphs) model_.setCudaGraphsEnabled(false);
   }
 
   std::string name() const override { return "superpoint"; }

@@ -2,6 +2,10 @@
 
 #include "core/util/check.h"
 #include "core/util/error.h"
+#include "core/vision/cuda_graph_impl.h"
+
+#include <algorithm>
+#include <sstream>
 
 namespace skytrace::vision::superpoint {
 namespace {
@@ -74,6 +78,36 @@ std::pair<at::Tensor, at::Tensor> selectKeypoints(const at::Tensor& heatmap_nms,
   return {selected.flip({1}).to(at::kFloat), scores};
 }
 
+std::tuple<at::Tensor, at::Tensor, at::Tensor> selectKeypointsFixed(
+    const at::Tensor& heatmap_nms, const SuperPointConfig& config) {
+  checkArgument(config.max_keypoints > 0, "superpoint: the fixed-count selection needs max_keypoints > 0");
+  const at::Tensor map = heatmap_nms.select(0, 0);  // [H,W]
+  const int64_t height = map.size(0), width = map.size(1);
+  const int64_t pixels = height * width;
+  const auto long_options = at::TensorOptions().dtype(at::kLong).device(map.device());
+  const int64_t border = config.remove_borders;
+  const at::Tensor rows = at::arange(height, long_options).unsqueeze(1);
+  const at::Tensor cols = at::arange(width, long_options).unsqueeze(0);
+  const at::Tensor inside = (rows >= border) & (rows < height - border) & (cols >= border) &
+                            (cols < width - border);
+  const at::Tensor candidate = ((map > config.keypoint_threshold) & inside).reshape({-1});
+  const at::Tensor flat_map = map.reshape({-1});
+  const int64_t k = std::min<int64_t>(config.max_keypoints, pixels);
+  // Candidates first (scores > threshold >= 0), by descending score.
+  const at::Tensor top_index =
+      std::get<1>(at::topk(at::where(candidate, flat_map, at::full({}, -1.0f, map.options())), k));
+  const at::Tensor candidates = candidate.sum();
+  // At most k candidates: the original keeps them all in row-major order.
+  const at::Tensor is_candidate = candidate.index_select(0, top_index);
+  const at::Tensor row_major =
+      std::get<0>(at::where(is_candidate, top_index, at::full({}, pixels, long_options)).sort(0));
+  const at::Tensor index =
+      at::where(candidates > k, top_index, row_major.clamp_max(pixels - 1));
+  const at::Tensor keypoints =
+      at::stack({index.remainder(width), index.div(width, "trunc")}, 1).to(at::kFloat);
+  return {keypoints, flat_map.index_select(0, index), candidates.clamp_max(k)};
+}
+
 at::Tensor sampleDescriptors(const at::Tensor& keypoints_px, const at::Tensor& descriptors) {
   const int64_t channels = descriptors.size(1), h = descriptors.size(2), w = descriptors.size(3);
   if (keypoints_px.size(0) == 0) return at::empty({0, channels}, descriptors.options());
@@ -106,7 +140,9 @@ void SuperPointModel::bindConv(StateDictBinder& binder, const std::string& name,
 }
 
 SuperPointModel::SuperPointModel(const StateDict& weights, at::Device device, int descriptor_dim)
-    : device_(device), descriptor_dim_(descriptor_dim) {
+    : device_(device),
+      descriptor_dim_(descriptor_dim),
+      graphs_(std::make_shared<CapturedGraphs>("SuperPoint")) {
   StateDictBinder binder(weights, "SuperPoint",
                          at::TensorOptions().dtype(at::kFloat).device(device));
   constexpr int64_t c1 = 64, c2 = 64, c3 = 128, c4 = 128, c5 = 256;
@@ -125,7 +161,7 @@ SuperPointModel::SuperPointModel(const StateDict& weights, at::Device device, in
   binder.finish();
 }
 
-DenseOutput SuperPointModel::dense(const at::Tensor& image, DenseTrace* trace) const {
+void SuperPointModel::checkImage(const at::Tensor& image) const {
   if (image.dim() != 4 || image.size(0) != 1 || image.size(1) != 1 ||
       image.scalar_type() != at::kFloat)
     throw InvalidArgument("SuperPoint expects a [1,1,H,W] float32 grayscale tensor, got " +
@@ -136,6 +172,10 @@ DenseOutput SuperPointModel::dense(const at::Tensor& image, DenseTrace* trace) c
   if (image.device() != device_)
     throw InvalidArgument("SuperPoint: image on " + image.device().str() + ", model on " +
                           device_.str());
+}
+
+DenseOutput SuperPointModel::dense(const at::Tensor& image, DenseTrace* trace) const {
+  checkImage(image);
   // conv -> (pre-ReLU copy for the trace) -> ReLU in place.
   const auto convRelu = [&](const Conv& conv, const at::Tensor& x, at::Tensor* traced) {
     at::Tensor y = conv(x);
@@ -161,12 +201,35 @@ DenseOutput SuperPointModel::dense(const at::Tensor& image, DenseTrace* trace) c
   return out;
 }
 
-SuperPointOutput SuperPointModel::forward(const at::Tensor& image,
-                                          const SuperPointConfig& config) const {
+void SuperPointModel::checkInputs(const at::Tensor& image, const SuperPointConfig& config) const {
   config.check();
   if (config.descriptor_dim != descriptor_dim_)
     throw InvalidArgument("SuperPoint: config asks for " + std::to_string(config.descriptor_dim) +
                           "-D descriptors, the weights give " + std::to_string(descriptor_dim_));
+  checkImage(image);
+}
+
+SuperPointOutput SuperPointModel::forward(const at::Tensor& image,
+                                          const SuperPointConfig& config) const {
+  checkInputs(image, config);
+  if (config.max_keypoints > 0 && image.is_cuda()) {
+    // The fast path on CUDA: one graph replay per input shape, then one host
+    // synchronisation for the keypoint count.
+    std::ostringstream key;
+    key << "max_keypoints=" << config.max_keypoints << " nms=" << config.nms_radius
+        << " threshold=" << config.keypoint_threshold << " border=" << config.remove_borders;
+    const auto outputs = graphs_->run(
+        key.str(), {image}, [this, config](const std::vector<at::Tensor>& inputs) {
+          at::Tensor count;
+          const SuperPointOutput o = forwardFixedCount(inputs[0], config, &count);
+          return std::vector<at::Tensor>{o.keypoints_px, o.scores, o.descriptors, count};
+        });
+    if (outputs) {
+      const auto& t = *outputs;
+      const int64_t n = t[3].item<int64_t>();
+      return {t[0].narrow(0, 0, n), t[1].narrow(0, 0, n), t[2].narrow(0, 0, n)};
+    }
+  }
   const DenseOutput maps = dense(image);
   const at::Tensor heatmap = simpleNms(heatmapFromLogits(maps.semi), config.nms_radius);
   auto [keypoints, scores] = selectKeypoints(heatmap, config);
@@ -176,6 +239,27 @@ SuperPointOutput SuperPointModel::forward(const at::Tensor& image,
   out.scores = std::move(scores);
   return out;
 }
+
+SuperPointOutput SuperPointModel::forwardFixedCount(const at::Tensor& image,
+                                                    const SuperPointConfig& config,
+                                                    at::Tensor* count) const {
+  checkInputs(image, config);
+  const DenseOutput maps = dense(image);
+  const at::Tensor heatmap = simpleNms(heatmapFromLogits(maps.semi), config.nms_radius);
+  auto [keypoints, scores, selected] = selectKeypointsFixed(heatmap, config);
+  *count = selected;
+  SuperPointOutput out;
+  out.descriptors = sampleDescriptors(keypoints, maps.descriptors);
+  out.keypoints_px = std::move(keypoints);
+  out.scores = std::move(scores);
+  return out;
+}
+
+void SuperPointModel::setCudaGraphsEnabled(bool enabled) { graphs_->setEnabled(enabled); }
+
+bool SuperPointModel::cudaGraphsEnabled() const { return graphs_->enabled(); }
+
+int SuperPointModel::failedCudaGraphCaptures() const { return graphs_->failedCaptures(); }
 
 SuperPointModel loadSuperPointModel(const std::string& weights_path, at::Device device,
                                     int descriptor_dim) {

@@ -15,9 +15,12 @@
 
 #include <ATen/ATen.h>
 
+#include <memory>
 #include <string>
+#include <tuple>
 
 #include "core/vision/checkpoint_impl.h"
+#include "core/vision/cuda_graph_impl.h"
 
 namespace skytrace::vision::superpoint {
 
@@ -64,6 +67,13 @@ at::Tensor simpleNms(const at::Tensor& scores, int nms_radius);
 std::pair<at::Tensor, at::Tensor> selectKeypoints(const at::Tensor& heatmap_nms,
                                                   const SuperPointConfig& config);
 
+// selectKeypoints without host synchronisation (for CUDA graphs), max_keypoints > 0:
+// k = min(max_keypoints, H*W) rows (keypoints [k,2], scores [k]) and the number of
+// valid leading rows (int64 scalar tensor); those rows are selectKeypoints' result
+// (top-k order when there are more candidates than k, else row-major).
+std::tuple<at::Tensor, at::Tensor, at::Tensor> selectKeypointsFixed(
+    const at::Tensor& heatmap_nms, const SuperPointConfig& config);
+
 // The original's sample_descriptors (s = 8): bilinear grid_sample (align_corners=True)
 // of dense descriptors [1,D,h,w] at keypoints [N,2] (x, y pixels), then L2
 // normalisation. Returns [N,D].
@@ -81,8 +91,21 @@ class SuperPointModel {
   // image: [1,1,H,W] float32 on device(), H and W >= 8. Throws InvalidArgument.
   DenseOutput dense(const at::Tensor& image, DenseTrace* trace = nullptr) const;
 
-  // Dense maps, heatmap, NMS, selection and descriptor sampling.
+  // Dense maps, heatmap, NMS, selection and descriptor sampling. On CUDA with
+  // max_keypoints > 0 replayed as a CUDA graph per input shape and config (see
+  // cuda_graph_impl.h; SKYTRACE_CUDA_GRAPHS=0 or setCudaGraphsEnabled(false) switch it
+  // off) with one host synchronisation (the keypoint count); eager otherwise.
   SuperPointOutput forward(const at::Tensor& image, const SuperPointConfig& config) const;
+
+  // The graph body: forward() with max_keypoints > 0 and no host synchronisation:
+  // min(max_keypoints, H*W) rows, of which the first *count (int64 scalar on the device)
+  // are forward()'s keypoints.
+  SuperPointOutput forwardFixedCount(const at::Tensor& image, const SuperPointConfig& config,
+                                     at::Tensor* count) const;
+
+  void setCudaGraphsEnabled(bool enabled);
+  bool cudaGraphsEnabled() const;
+  int failedCudaGraphCaptures() const;
 
  private:
   struct Conv {
@@ -90,6 +113,8 @@ class SuperPointModel {
     int64_t padding = 0;
     at::Tensor operator()(const at::Tensor& x) const;
   };
+  void checkImage(const at::Tensor& image) const;  // throws InvalidArgument
+  void checkInputs(const at::Tensor& image, const SuperPointConfig& config) const;
   void bindConv(StateDictBinder& binder, const std::string& name, int64_t in, int64_t out,
                 int64_t kernel, Conv* conv);
 
@@ -97,6 +122,7 @@ class SuperPointModel {
   int descriptor_dim_;
   Conv conv1a_, conv1b_, conv2a_, conv2b_, conv3a_, conv3b_, conv4a_, conv4b_;
   Conv convPa_, convPb_, convDa_, convDb_;
+  std::shared_ptr<CapturedGraphs> graphs_;  // shared by copies (same weights)
 };
 
 // Loads superpoint_v1.pth (or a .safetensors with the same keys) onto `device`.

@@ -3,7 +3,15 @@
 # device machine (PyTorch's LibTorch, cmake, ninja, g++; no Qt/OpenCV/GDAL, no network),
 # runs the gpu-labelled check and the benchmark, and leaves JSON + logs in $OUT (or
 # ./out/gpu when $OUT is unset). Run from the repository root:
-#   scripts/gpu/build_and_bench.sh [--quick]
+#   scripts/gpu/build_and_bench.sh [--quick] [--fast-paths]
+# --fast-paths replaces the ALIKED benchmark matrix with the side-by-side measurement of
+# the CUDA-graph fast paths (issue 7/9): every timed configuration runs twice with
+# SKYTRACE_CUDA_GRAPHS=0 and with graphs on (same binary, alternating; ALIKED-n16rot VO at
+# 640x480 with 1024 keypoints and SuperPoint + LightGlue in two rounds, LiteSAM 512x512
+# and DINOv2-S/14 224 px in one);
+# with .orig/time_original_{superpoint_lightglue,litesam}.py present it also times the
+# original code and benchmarks ours on the weights those scripts write. All results go
+# into $OUT/fastpaths.tar.gz (the device returns at most 8 files).
 # Inputs it looks for (see docs/gpu.md):
 #   nlohmann/json.hpp  in $SKYTRACE_EXTRA_INCLUDE_DIR, build-gpu-deps/include or /usr/include
 #   ALIKED weights     in $SKYTRACE_MODEL_DIR, shared/models/aliked, ../shared/models/aliked
@@ -21,7 +29,14 @@ out="${OUT:-$root/out/gpu}"
 mkdir -p "$out"
 build="$root/build-gpu"
 quick=0
-[[ "${1:-}" == "--quick" ]] && quick=1
+fast_paths=0
+for arg in "$@"; do
+  case "$arg" in
+    --quick) quick=1 ;;
+    --fast-paths) fast_paths=1 ;;
+    *) echo "unknown option $arg"; exit 2 ;;
+  esac
+done
 
 log() { echo "[build_and_bench] $*" | tee -a "$out/build_and_bench.log"; }
 
@@ -102,6 +117,60 @@ set -e
 # --- benchmark -------------------------------------------------------------------------
 iterations=100; warmup=10
 [[ $quick == 1 ]] && { iterations=20; warmup=5; }
+if [[ $fast_paths == 1 ]]; then
+  fp="$out/fastpaths"
+  mkdir -p "$fp"
+  bench="$build/skytrace-bench-vision"
+  common=(--device cuda:0 --sizes 640x480 --keypoints 1024 --iterations "$iterations" --warmup "$warmup")
+  splg_weights=""
+  if [[ -f "$root/.orig/time_original_superpoint_lightglue.py" ]]; then
+    splg_weights="/tmp/splg_weights"
+    log "original SuperPoint + LightGlue (writes the seeded weights both sides use)"
+    PYTHONUNBUFFERED=1 python3 "$root/.orig/time_original_superpoint_lightglue.py" --weights-dir "$splg_weights" \
+      --iterations "$iterations" --warmup "$warmup" --out "$fp/original_splg_cuda.json" > "$fp/original_splg.log" 2>&1 \
+      || { log "original SuperPoint + LightGlue failed (see original_splg.log)"; splg_weights=""; }
+  fi
+  litesam_weights=""
+  if [[ -f "$root/.orig/time_original_litesam.py" ]]; then
+    litesam_weights="/tmp/litesam_weights"
+    log "original LiteSAM 512x512 float32 (writes the seeded weights both sides use)"
+    PYTHONUNBUFFERED=1 python3 "$root/.orig/time_original_litesam.py" --weights-dir "$litesam_weights" \
+      --modes fp32 --iterations 50 --warmup 5 --out "$fp/original_litesam_cuda.json" > "$fp/original_litesam.log" 2>&1 \
+      || { log "original LiteSAM failed (see original_litesam.log)"; litesam_weights=""; }
+  fi
+  cp "$out"/gpu_check.log "$fp"/ 2>/dev/null || true
+  tar -C "$out" -czf "$out/fastpaths.tar.gz" fastpaths
+  for round in 1 2; do
+    for graphs in 0 1; do
+      tag="graphs${graphs}_r${round}"
+      log "fast paths: $tag"
+      SKYTRACE_CUDA_GRAPHS=$graphs "$bench" "${common[@]}" --models aliked-n16rot --weights-dir "$model_dir" \
+        --out "$fp/vo_aliked_$tag.json" > "$fp/vo_aliked_$tag.log" 2>&1 || log "aliked bench $tag failed"
+      if [[ -n "$splg_weights" ]]; then
+        SKYTRACE_CUDA_GRAPHS=$graphs "$bench" "${common[@]}" \
+          --models superpoint,superpoint+lightglue-full,superpoint+lightglue-full-fp16,superpoint+lightglue \
+          --weights-dir "$splg_weights" --out "$fp/splg_$tag.json" > "$fp/splg_$tag.log" 2>&1 || log "splg bench $tag failed"
+      fi
+      tar -C "$out" -czf "$out/fastpaths.tar.gz" fastpaths  # partial results survive a timeout
+      [[ $round == 2 ]] && continue  # LiteSAM and DINOv2: one round (device time)
+      if [[ -n "$litesam_weights" ]]; then
+        SKYTRACE_CUDA_GRAPHS=$graphs "$bench" --device cuda:0 --models '' --dense litesam --dense-size 512 \
+          --iterations 50 --warmup 5 --weights-dir "$litesam_weights" --out "$fp/litesam_$tag.json" \
+          > "$fp/litesam_$tag.log" 2>&1 || log "litesam bench $tag failed"
+      fi
+      SKYTRACE_CUDA_GRAPHS=$graphs "$bench" "${common[@]}" --models '' --retrieval dinov2-vits14 \
+        --weights-dir "$model_dir" --out "$fp/dinov2_$tag.json" > "$fp/dinov2_$tag.log" 2>&1 || log "dinov2 bench $tag failed"
+      tar -C "$out" -czf "$out/fastpaths.tar.gz" fastpaths
+    done
+  done
+  cp "$out"/*.log "$out"/*.txt "$fp"/ 2>/dev/null || true
+  # One-line summary per run (the reply shows the end of the output).
+  grep -h -E "k=1024|224x224|512x512|WARN|capture" "$fp"/*_r*.log | sed 's/^/  /' | tee -a "$out/build_and_bench.log" || true
+  for f in "$fp"/*_r*.log; do echo "== $(basename "$f")"; grep -E "k=1024|224x224|512x512|WARN|capture" "$f"; done > "$fp/summary.txt" 2>/dev/null || true
+  tar -C "$out" -czf "$out/fastpaths.tar.gz" fastpaths && rm -rf "$fp"
+  log "done: $out/fastpaths.tar.gz (gpu check exit status $check_status)"
+  exit "$check_status"
+fi
 models="aliked-t16,aliked-n16,aliked-n16rot,aliked-n32"
 log "benchmark on cuda:0 ($models; 640x480,1280x720; 1024,2048 keypoints; $iterations iterations)"
 "$build/skytrace-bench-vision" --device cuda:0 --models "$models" --sizes 640x480,1280x720 \

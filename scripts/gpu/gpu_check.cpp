@@ -6,7 +6,8 @@
 //   3. ALIKED-n16rot (when weights are found) on the parity fixture's two photographs (when
 //      SKYTRACE_PARITY_DIR or ../shared/fixtures/parity has them) and a synthetic frame:
 //      CUDA keypoints/descriptors/score map match the CPU's, keypoints that differ only
-//      through near-tied score peaks counted apart; diagnostics under three cuDNN settings.
+//      through near-tied score peaks counted apart; diagnostics under three cuDNN settings;
+//      the CUDA-graph fast path (the default) against the eager path on the device.
 // Exit code 0 when all checks pass, 1 otherwise. SKYTRACE_GPU_CHECK_DEVICE=cpu runs the
 // same comparisons CPU-against-CPU (to test the program itself without a GPU).
 #include <ATen/ATen.h>
@@ -146,6 +147,28 @@ KeypointAgreement compareKeypoints(const aliked::AlikedOutput& cpu, const aliked
   return agreement;
 }
 
+// The CUDA-graph replay (forward's default on CUDA) against the eager path on the same
+// device: the same keypoints (the graph computes a fixed top-k and narrows it to the
+// peak count) up to rounding of batched kernels, and a capture that succeeded.
+void checkGraphAgainstEager(aliked::AlikedModel& model, const at::Tensor& image,
+                            const aliked::DkdOptions& detection, const aliked::AlikedOutput& graph,
+                            const std::string& name) {
+  expect(model.cudaGraphsEnabled() && model.failedCudaGraphCaptures() == 0,
+         "ALIKED-n16rot " + name + ": CUDA graph captured and replayed");
+  model.setCudaGraphsEnabled(false);
+  const aliked::AlikedOutput eager = model.forward(image, detection);
+  model.setCudaGraphsEnabled(true);
+  const bool same_count = eager.keypoints_px.size(0) == graph.keypoints_px.size(0);
+  const double keypoints = same_count ? maxAbsDiff(eager.keypoints_px, graph.keypoints_px) : 1e30;
+  const double descriptors = same_count ? maxAbsDiff(eager.descriptors, graph.descriptors) : 1e30;
+  const double scores = same_count ? maxAbsDiff(eager.scores, graph.scores) : 1e30;
+  std::cout << "      ALIKED-n16rot " << name << " graph vs eager (CUDA): " << graph.keypoints_px.size(0)
+            << " / " << eager.keypoints_px.size(0) << " keypoints, max |dkeypoint| " << keypoints
+            << " px, max |dscore| " << scores << ", max |ddescriptor| " << descriptors << "\n";
+  expect(same_count && keypoints < 1e-3 && scores < 1e-5 && descriptors < 1e-4,
+         "ALIKED-n16rot " + name + ": CUDA graph output equals the eager CUDA output (1e-3 px, 1e-4)");
+}
+
 // cuDNN settings the ALIKED comparison runs under; the first is the production one.
 struct CudnnSetting {
   const char* name;
@@ -183,7 +206,7 @@ void checkAliked(const at::Device& device) {
   aliked::DkdOptions detection;
   detection.top_k = 1024;
   const auto cpu_model = aliked::loadAlikedModel("aliked-n16rot", path, at::kCPU);
-  const auto dev_model = aliked::loadAlikedModel("aliked-n16rot", path, device);
+  auto dev_model = aliked::loadAlikedModel("aliked-n16rot", path, device);
   std::vector<aliked::AlikedOutput> cpu_out;
   for (const auto& [name, image] : images) cpu_out.push_back(cpu_model.forward(image, detection));
 
@@ -195,6 +218,10 @@ void checkAliked(const at::Device& device) {
   for (size_t s = 0; s < (device.is_cuda() ? settings.size() : 1); ++s) {
     context.setUserEnabledCuDNN(settings[s].enabled);
     context.setDeterministicCuDNN(settings[s].deterministic);
+    // The production setting runs the CUDA-graph fast path (the default); graphs are
+    // captured once per shape under the cuDNN setting of their capture, so the
+    // diagnostic settings run eagerly.
+    dev_model.setCudaGraphsEnabled(s == 0);
     for (size_t i = 0; i < images.size(); ++i) {
       const auto& [name, image] = images[i];
       const aliked::AlikedOutput dev = dev_model.forward(image.to(device), detection);
@@ -220,6 +247,7 @@ void checkAliked(const at::Device& device) {
                   << "% of its keypoints within 0.01 px";
       }
       std::cout << "\n";
+      if (s == 0 && device.is_cuda()) checkGraphAgainstEager(dev_model, image.to(device), detection, dev, name);
       if (s == 0) {
         // Production setting: a keypoint may differ only through a near-tie; the dense
         // score map must agree to the parity tolerance.

@@ -1,0 +1,148 @@
+#include "core/vision/cuda_graph_impl.h"
+
+#include <cstdlib>
+#include <sstream>
+
+#include "core/util/log.h"
+
+#if defined(SKYTRACE_WITH_CUDA)
+// GPU build only (scripts/gpu): the main build's LibTorch has no CUDA.
+#include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAGuard.h>
+#endif
+
+namespace skytrace::vision {
+
+bool cudaGraphsEnabledByDefault() {
+  static const bool enabled = [] {
+    const char* value = std::getenv("SKYTRACE_CUDA_GRAPHS");
+    if (!value) return true;
+    const std::string text(value);
+    return !(text == "0" || text == "off" || text == "false");
+  }();
+  return enabled;
+}
+
+bool cudaGraphsCompiledIn() {
+#if defined(SKYTRACE_WITH_CUDA)
+  return true;
+#else
+  return false;
+#endif
+}
+
+at::Tensor longPair(int64_t first, int64_t second, const at::TensorOptions& options) {
+  return at::arange(2, options.dtype(at::kLong)) * (second - first) + first;
+}
+
+struct CapturedGraphs::Entry {
+  bool failed = false;
+#if defined(SKYTRACE_WITH_CUDA)
+  std::vector<at::Tensor> static_inputs;
+  std::vector<at::Tensor> outputs;  // live in the graph's private pool
+  std::unique_ptr<at::cuda::CUDAGraph> graph;
+#endif
+};
+
+CapturedGraphs::CapturedGraphs(std::string name)
+    : name_(std::move(name)), enabled_(cudaGraphsEnabledByDefault()) {}
+
+CapturedGraphs::~CapturedGraphs() = default;
+
+void CapturedGraphs::setEnabled(bool enabled) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  enabled_ = enabled;
+}
+
+bool CapturedGraphs::enabled() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return enabled_;
+}
+
+int CapturedGraphs::failedCaptures() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  int failed = 0;
+  for (const auto& entry : entries_) failed += entry.second->failed ? 1 : 0;
+  return failed;
+}
+
+std::optional<std::vector<at::Tensor>> CapturedGraphs::run(const std::string& key,
+                                                           const std::vector<at::Tensor>& inputs,
+                                                           const Function& fn) {
+#if !defined(SKYTRACE_WITH_CUDA)
+  (void)key;
+  (void)inputs;
+  (void)fn;
+  return std::nullopt;
+#else
+  if (inputs.empty() || !inputs.front().is_cuda()) return std::nullopt;
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (!enabled_) return std::nullopt;
+  const at::Device device = inputs.front().device();
+  std::ostringstream full_key;
+  full_key << key << "|" << device;
+  for (const at::Tensor& input : inputs) {
+    if (!input.is_cuda() || input.device() != device) return std::nullopt;
+    full_key << "|" << input.scalar_type() << input.sizes();
+  }
+
+  Entry* entry = nullptr;
+  for (auto& [entry_key, value] : entries_) {
+    if (entry_key == full_key.str()) entry = value.get();
+  }
+  if (!entry) {
+    if (entries_.size() >= kMaxGraphs) entries_.erase(entries_.begin());
+    auto made = std::make_unique<Entry>();
+    const c10::cuda::CUDAGuard on_device(device);
+    // Static inputs filled with this call's values (the warm-up and capture read them).
+    for (const at::Tensor& input : inputs) made->static_inputs.push_back(input.clone());
+    at::cuda::getCurrentCUDAStream(device.index()).synchronize();
+    const c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, device.index());
+    try {
+      const c10::cuda::CUDAStreamGuard on_side(side);
+      fn(made->static_inputs);  // warm-up: library handles, cuDNN/cuBLAS choices, caches
+      side.synchronize();
+      made->graph = std::make_unique<at::cuda::CUDAGraph>();
+      made->graph->capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);
+      try {
+        made->outputs = fn(made->static_inputs);
+      } catch (...) {
+        // End the (invalidated) capture so that the stream and the allocator leave
+        // capture mode; its own error is the less informative one.
+        try {
+          made->graph->capture_end();
+        } catch (...) {
+        }
+        throw;
+      }
+      made->graph->capture_end();
+      side.synchronize();
+    } catch (const std::exception& e) {
+      (void)cudaGetLastError();  // capture errors are not sticky; clear the last-error slot
+      made->failed = true;
+      made->outputs.clear();
+      made->graph.reset();
+      std::string reason = e.what();
+      if (const size_t newline = reason.find('\n'); newline != std::string::npos)
+        reason.resize(newline);
+      SKYTRACE_LOG(Warning, "vision.cuda_graph")
+          << name_ << ": CUDA graph capture failed for " << full_key.str() << " (" << reason
+          << "); running eagerly";
+    }
+    entries_.emplace_back(full_key.str(), std::move(made));
+    entry = entries_.back().second.get();
+  }
+  if (entry->failed) return std::nullopt;
+
+  for (size_t i = 0; i < inputs.size(); ++i)
+    entry->static_inputs[i].copy_(inputs[i], /*non_blocking=*/true);
+  entry->graph->replay();  // on the current stream
+  std::vector<at::Tensor> outputs;
+  outputs.reserve(entry->outputs.size());
+  for (const at::Tensor& output : entry->outputs) outputs.push_back(output.clone());
+  return outputs;
+#endif
+}
+
+}  // namespace skytrace::vision

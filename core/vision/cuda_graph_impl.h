@@ -1,0 +1,94 @@
+// Internal (torch allowed; core/vision sources, bench, GPU checks): fixed-shape tensor
+// work replayed as CUDA graphs.
+//
+// Why: at the sizes Skytrace runs (one 640x480 frame, 1024 keypoints, one 224 px crop)
+// the models are launch-bound on a data-centre GPU: hundreds of small kernels whose
+// launch cost exceeds their arithmetic. A CUDA graph records such a function once and
+// replays it as one launch.
+//
+// Contract for a function given to CapturedGraphs::run (checked only by trying: a
+// violation makes the capture fail, see below):
+//   - device work only, on the current CUDA stream: no host synchronisation (.item(),
+//     nonzero, masked_select, printing tensors), no copy from pageable host memory (no
+//     at::tensor({...}) on the device: see longPair), no random numbers;
+//   - every shape a function of the input shapes and of values the key covers;
+//   - inputs and outputs are device tensors; it must not keep references to its inputs.
+// The key names everything besides the inputs' shapes/dtypes that changes the recorded
+// work (options, thresholds); run() adds the inputs' shapes, dtypes and device itself.
+//
+// Fallback: in builds without CUDA (the main build: Debian's CPU LibTorch), for CPU
+// tensors, when disabled, or when the capture for a key failed, run() returns nullopt
+// and the caller runs its eager code (a failed capture is logged once as a warning and
+// not retried for that key; nothing throws because of it).
+//
+// Switches: the environment variable SKYTRACE_CUDA_GRAPHS=0 (also "off"/"false") turns
+// graphs off process-wide (side-by-side measurements with the same binary);
+// setEnabled(false) turns them off for one model.
+//
+// Memory: each key's graph keeps its intermediate tensors in a private pool for as long
+// as the instance lives (at most kMaxGraphs keys; the oldest are dropped beyond that).
+// Outputs are returned as fresh copies, so callers may keep them across calls.
+// Streams and threads: replays run on the calling thread's current CUDA stream (capture
+// itself happens on a side stream, once). Calls are serialised by a mutex; two threads
+// replaying one instance on different streams are NOT ordered against each other on the
+// device: use an instance from one stream (the models' one-thread rule ensures that).
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace skytrace::vision {
+
+// False when SKYTRACE_CUDA_GRAPHS is "0", "off" or "false" (read once per process).
+bool cudaGraphsEnabledByDefault();
+
+// True in builds that can capture graphs (SKYTRACE_WITH_CUDA).
+bool cudaGraphsCompiledIn();
+
+// [first, second] as a 1-D int64 tensor made on the device by a kernel (arange), not
+// copied from the host: usable inside a captured function, and the same values on
+// every device (e.g. the (W-1, H-1) scale of normalised keypoints).
+at::Tensor longPair(int64_t first, int64_t second, const at::TensorOptions& options);
+
+class CapturedGraphs {
+ public:
+  using Function = std::function<std::vector<at::Tensor>(const std::vector<at::Tensor>& inputs)>;
+  static constexpr size_t kMaxGraphs = 8;
+
+  // name: used in the warning when a capture fails (e.g. "ALIKED aliked-n16rot").
+  explicit CapturedGraphs(std::string name);
+  ~CapturedGraphs();
+  CapturedGraphs(const CapturedGraphs&) = delete;
+  CapturedGraphs& operator=(const CapturedGraphs&) = delete;
+
+  void setEnabled(bool enabled);
+  bool enabled() const;
+
+  // Runs fn(inputs) through the graph for (key, input shapes): the first call for a key
+  // runs fn once eagerly (lazy library handles, algorithm choice) and captures it; every
+  // call copies `inputs` into the graph's static inputs and replays it on the current
+  // stream. Returns copies of fn's outputs, or nullopt where no graph is used (see the
+  // file comment): then the caller runs its eager code. inputs: non-empty, all on one
+  // CUDA device.
+  std::optional<std::vector<at::Tensor>> run(const std::string& key,
+                                             const std::vector<at::Tensor>& inputs,
+                                             const Function& fn);
+
+  // Number of keys whose capture failed (diagnostics for checks and benchmarks).
+  int failedCaptures() const;
+
+ private:
+  struct Entry;
+  std::string name_;
+  bool enabled_;
+  mutable std::mutex mutex_;
+  std::vector<std::pair<std::string, std::unique_ptr<Entry>>> entries_;  // oldest first
+};
+
+}  // namespace skytrace::vision
