@@ -16,6 +16,7 @@
 #include "core/geo/photo_metadata.h"
 #include "core/nav/basemap_registration.h"
 #include "core/nav/camera_pose.h"
+#include "core/nav/model_choice.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "core/vision/torch_runtime.h"
@@ -32,6 +33,11 @@ int runLocate(const QStringList& args) {
       {"image", "Photo to locate; repeat, or give photos as positional arguments.", "FILE"},
       {"model", "Feature model (default sift).", "NAME", "sift"},
       {"weights", "Weights file of --model.", "FILE"},
+      {"sat-model", QString::fromStdString("Registration models instead of --model: " +
+                                           nav::satelliteModelSyntax() + "."),
+       "SPEC"},
+      {"sat-weights", "Weights of the --sat-model fine matcher (LiteSAM checkpoint) or features.", "FILE"},
+      {"retrieval-weights", "Weights of the --sat-model DINOv2 retrieval.", "FILE"},
       {"alt-m", "Height above ground when the photo does not say (DJI XMP).", "M"},
       {"hfov-deg", "Horizontal field of view when EXIF has no 35 mm focal length.", "DEG"},
       {"out", "CSV with one row per photo.", "FILE"},
@@ -53,6 +59,14 @@ int runLocate(const QStringList& args) {
     std::vector<std::string> basemap_paths;
     for (const auto& b : basemaps) basemap_paths.push_back(b.toStdString());
     const geo::LocalEnuFrame enu(nav::defaultEnuOrigin(basemap_paths.front(), 0.0));
+    nav::RegistrationOptions options;
+    options.features.model = parser.value("model").toStdString();
+    options.features.weights_path = parser.value("weights").toStdString();
+    options.features.max_keypoints = 2048;
+    if (parser.isSet("sat-model")) nav::applySatelliteModel(parser.value("sat-model").toStdString(), options);
+    nav::setSatelliteWeights(parser.value("sat-weights").toStdString(),
+                             parser.value("retrieval-weights").toStdString(), options);
+    nav::checkRegistrationWeights(options);  // before the first photo
     std::ostringstream csv;
     csv << "image,lat_deg,lon_deg,yaw_deg,height_m,inliers,inlier_ratio,accepted,reason,gps_lat_deg,"
            "gps_lon_deg,distance_to_gps_m\n";
@@ -71,10 +85,6 @@ int runLocate(const QStringList& args) {
         throw InvalidArgument(image.toStdString() + ": no relative altitude in its XMP; give --alt-m");
       }
       const nav::CameraModel camera = nav::CameraModel::fromHorizontalFov(meta.width_px, meta.height_px, hfov);
-      nav::RegistrationOptions options;
-      options.features.model = parser.value("model").toStdString();
-      options.features.weights_path = parser.value("weights").toStdString();
-      options.features.max_keypoints = 2048;
       nav::BasemapRegistrar registrar(basemap_paths, enu, 0.0, camera, options);
       nav::RegistrationRequest request;
       request.frame = 0;

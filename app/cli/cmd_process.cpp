@@ -102,6 +102,8 @@ int runProcess(const QStringList& args) {
                       "(default: the model directory).", "FILE"},
       {"retrieval-weights", "Weights of the --sat-model DINOv2 retrieval (default: the published "
                             "dinov2_*_pretrain.pth in the model directory).", "FILE"},
+      {"sat-size", "Dense matcher input: long side of the larger image of a pair, pixels "
+                   "(default 512; smaller is faster and coarser).", "PX"},
       {"out", "Results folder (default out/process).", "DIR", "out/process"},
       {"ground-alt-m", "Ellipsoidal height of the ground (default: from the log, else unknown).", "M"},
       {"use-gnss-prior", "Use the logged GNSS as a prior (default: judge it independently)."},
@@ -188,10 +190,15 @@ int runProcess(const QStringList& args) {
     }
     options.vo_match.device = placement.vo;
     options.vo_match.weights_path = parser.value("matcher-weights").toStdString();
-    if (parser.isSet("sat-model"))
+    if (parser.isSet("sat-model")) {
+      const std::string base_model = options.registration.features.model;
       nav::applySatelliteModel(parser.value("sat-model").toStdString(), options.registration);
+      if (options.registration.features.model != base_model) options.registration.features.weights_path.clear();
+    }
     nav::setSatelliteWeights(parser.value("sat-weights").toStdString(),
                              parser.value("retrieval-weights").toStdString(), options.registration);
+    if (parser.isSet("sat-size"))
+      options.registration.dense_matcher.resize_long_side_px = int(numberOption(parser, "sat-size", 512));
     options.use_gnss_prior = parser.isSet("use-gnss-prior");
     options.registration_enabled = !parser.isSet("no-registration");
     if (!options.registration_enabled) options.use_gnss_prior = true;  // the only absolute start
@@ -200,6 +207,10 @@ int runProcess(const QStringList& args) {
                                 ? "--use-gnss-prior needs --telemetry"
                                 : "--no-registration needs --telemetry (its GNSS gives the start)");
     }
+
+    // Missing satellite weights fail here, before any frame (the engine creates the
+    // registrar later, on its own thread).
+    if (options.registration_enabled) nav::checkRegistrationWeights(options.registration);
 
     g_interrupted.store(false);
     auto previous_handler = std::signal(SIGINT, onInterrupt);
@@ -245,6 +256,19 @@ int runProcess(const QStringList& args) {
                             {"device_placement", placement.reason},
                             {"ground_alt_m", std::isfinite(ground_alt_m) ? nlohmann::json(ground_alt_m)
                                                                          : nlohmann::json(nullptr)}};
+    const nav::RegistrationOptions& sat = options.registration;
+    auto weightsOrModelDirectory = [](const std::string& path) {
+      return path.empty() ? nlohmann::json("model directory") : nlohmann::json(path);
+    };
+    const bool dense = sat.fine_matching == nav::FineMatching::kDenseMatcher;
+    const bool learned_retrieval = sat.retrieval == nav::RetrievalMethod::kGlobalDescriptor;
+    extra["satellite_models"] = {
+        {"retrieval", learned_retrieval ? sat.retrieval_descriptor.model : "vlad"},
+        {"retrieval_weights", learned_retrieval ? weightsOrModelDirectory(sat.retrieval_descriptor.weights_path)
+                                                : nlohmann::json(nullptr)},
+        {"fine_matching", dense ? sat.dense_matcher.model : sat.features.model},
+        {"fine_weights", dense ? weightsOrModelDirectory(sat.dense_matcher.weights_path)
+                               : nlohmann::json(nullptr)}};
     run.extra = &extra;
     for (const auto& w : result.warnings) {
       if (w.find("weights") != std::string::npos) run.fallback_reason = w;

@@ -13,8 +13,13 @@
 #include "core/util/check.h"
 #include "core/util/error.h"
 #include "core/util/log.h"
+#include "core/vision/aliked_config.h"
+#include "core/vision/dinov2_config.h"
+#include "core/vision/litesam_matcher.h"
 #include "core/vision/matcher.h"
+#include "core/vision/model_paths.h"
 #include "core/vision/robust_estimation.h"
+#include "core/vision/superpoint_extractor.h"
 #include "core/vision/vlad.h"
 
 namespace skytrace::nav {
@@ -45,13 +50,141 @@ struct OpenBasemap {
   cv::Rect2d coverage_enu;  // envelope of the raster's outline in ENU
 };
 
-// One global-search tile with its features and VLAD descriptor.
+// An image as the fine matchers see it: pixels, plus local features when the stage
+// extracts them (VLAD retrieval or local-feature matching).
+struct MatchImage {
+  cv::Mat bgr;
+  vision::FeatureSet features;
+  std::vector<cv::Point2f> keypoints;  // host copy of features' keypoints
+};
+
+// Corresponding points, query[k] <-> reference[k], in each image's pixels.
+struct Correspondences {
+  std::vector<cv::Point2f> query;
+  std::vector<cv::Point2f> reference;
+};
+
+// The fine-matching seam: point pairs between a frame image (rectified or scaled) and a
+// map image (window or tile). Thread: the registrar's.
+class FineMatcher {
+ public:
+  virtual ~FineMatcher() = default;
+  virtual bool needsLocalFeatures() const = 0;
+  virtual bool rotationInvariant() const = 0;
+  virtual Correspondences match(const MatchImage& query, const MatchImage& reference) = 0;
+};
+
+// Local features (extracted by the registrar) + mutual nearest neighbours.
+class LocalFeatureFineMatcher final : public FineMatcher {
+ public:
+  LocalFeatureFineMatcher() {
+    vision::MatchOptions options;
+    options.max_ratio = 0.9f;
+    matcher_ = vision::createMatcher("mnn", options);
+  }
+  bool needsLocalFeatures() const override { return true; }
+  bool rotationInvariant() const override { return true; }  // as the stage's features are
+  Correspondences match(const MatchImage& query, const MatchImage& reference) override {
+    Correspondences out;
+    if (query.features.empty() || reference.features.empty()) return out;
+    const vision::Matches matches = matcher_->match(query.features, reference.features);
+    for (int k = 0; k < matches.size(); ++k) {
+      out.query.push_back(query.keypoints[std::size_t(matches.index_a[k])]);
+      out.reference.push_back(reference.keypoints[std::size_t(matches.index_b[k])]);
+    }
+    return out;
+  }
+
+ private:
+  std::unique_ptr<vision::Matcher> matcher_;
+};
+
+// A dense matcher (LiteSAM) on both images scaled by ONE factor, so that the larger image's
+// long side is resize_long_side_px: the pair keeps its relative scale (the model is trained
+// on same-scale pairs), unlike resizing each image to the same long side.
+class DenseFineMatcher final : public FineMatcher {
+ public:
+  explicit DenseFineMatcher(const vision::DenseMatcherOptions& options)
+      : long_side_px_(options.resize_long_side_px) {
+    vision::DenseMatcherOptions unscaled = options;
+    unscaled.resize_long_side_px = 0;
+    matcher_ = vision::createDenseMatcher(unscaled);
+  }
+  bool needsLocalFeatures() const override { return false; }
+  bool rotationInvariant() const override { return false; }
+  Correspondences match(const MatchImage& query, const MatchImage& reference) override {
+    Correspondences out;
+    const int longest = std::max({query.bgr.cols, query.bgr.rows, reference.bgr.cols, reference.bgr.rows});
+    const double scale = long_side_px_ > 0 ? double(long_side_px_) / longest : 1.0;
+    const cv::Mat a = scaled(query.bgr, scale), b = scaled(reference.bgr, scale);
+    if (std::min({a.cols, a.rows, b.cols, b.rows}) < 32) return out;  // too small to match
+    const vision::DenseMatches matches = matcher_->match(a, b);
+    auto unscale = [scale](const cv::Point2f& p) {
+      return cv::Point2f(float((p.x + 0.5) / scale - 0.5), float((p.y + 0.5) / scale - 0.5));
+    };
+    for (int k = 0; k < matches.size(); ++k) {
+      out.query.push_back(unscale(matches.points_a[std::size_t(k)]));
+      out.reference.push_back(unscale(matches.points_b[std::size_t(k)]));
+    }
+    return out;
+  }
+
+ private:
+  static cv::Mat scaled(const cv::Mat& image, double scale) {
+    if (scale == 1.0) return image;
+    cv::Mat out;
+    cv::resize(image, out, cv::Size(), scale, scale, scale < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
+    return out;
+  }
+
+  int long_side_px_;
+  std::unique_ptr<vision::DenseMatcher> matcher_;
+};
+
+// An image turned by `angle_deg` (counter-clockwise as displayed) on a canvas that holds
+// all of it; `valid` marks the image's pixels (empty: all), `rotated_from_image` maps
+// pixel centres.
+struct RotatedImage {
+  cv::Mat bgr;
+  cv::Mat valid;
+  cv::Matx33d rotated_from_image = cv::Matx33d::eye();
+};
+
+RotatedImage rotatedImage(const cv::Mat& image, double angle_deg) {
+  RotatedImage out;
+  if (angle_deg == 0.0) {
+    out.bgr = image;
+    return out;
+  }
+  const double a = angle_deg * CV_PI / 180.0;
+  const double c = std::abs(std::cos(a)) < 1e-12 ? 0.0 : std::cos(a);
+  const double s = std::abs(std::sin(a)) < 1e-12 ? 0.0 : std::sin(a);
+  const int width = int(std::lround(std::abs(c) * image.cols + std::abs(s) * image.rows));
+  const int height = int(std::lround(std::abs(s) * image.cols + std::abs(c) * image.rows));
+  // Rotate about the image centre, then move it to the canvas centre (y down: a
+  // counter-clockwise turn on screen is x' = c x + s y, y' = -s x + c y).
+  const cv::Point2d from((image.cols - 1) * 0.5, (image.rows - 1) * 0.5);
+  const cv::Point2d to((width - 1) * 0.5, (height - 1) * 0.5);
+  out.rotated_from_image = cv::Matx33d(c, s, to.x - (c * from.x + s * from.y),  //
+                                       -s, c, to.y - (-s * from.x + c * from.y),  //
+                                       0, 0, 1);
+  const cv::Matx23d affine(out.rotated_from_image(0, 0), out.rotated_from_image(0, 1),
+                           out.rotated_from_image(0, 2), out.rotated_from_image(1, 0),
+                           out.rotated_from_image(1, 1), out.rotated_from_image(1, 2));
+  cv::warpAffine(image, out.bgr, affine, cv::Size(width, height), cv::INTER_LINEAR, cv::BORDER_CONSTANT);
+  const cv::Mat ones(image.size(), CV_8UC1, cv::Scalar(255));
+  cv::warpAffine(ones, out.valid, affine, cv::Size(width, height), cv::INTER_NEAREST, cv::BORDER_CONSTANT);
+  cv::erode(out.valid, out.valid, cv::Mat(), cv::Point(-1, -1), 2);
+  return out;
+}
+
+// One global-search tile: its map window, features (when extracted) and descriptors.
 struct Tile {
   int basemap = 0;
   MapWindow window;
-  vision::FeatureSet features;
-  std::vector<cv::Point2f> keypoints;
+  MatchImage image;
   vision::GlobalDescriptor vlad;
+  vision::GlobalDescriptor learned;  // RetrievalMethod::kGlobalDescriptor
 };
 
 struct TileCache {
@@ -116,9 +249,11 @@ struct BasemapRegistrar::State {
   CameraModel camera;
   RegistrationOptions options;
   std::vector<OpenBasemap> basemaps;
+  // Local features: created when VLAD or the fine matcher needs them (else null).
   std::unique_ptr<vision::FeatureExtractor> frame_extractor;
-  std::unique_ptr<vision::FeatureExtractor> map_extractor;
-  std::unique_ptr<vision::Matcher> matcher;
+  std::unique_ptr<vision::FeatureExtractor> map_extractor;  // twice the keypoint budget
+  std::unique_ptr<FineMatcher> fine_matcher;
+  std::unique_ptr<vision::GlobalDescriptorExtractor> descriptor;  // kGlobalDescriptor only
   cv::Mat undistort_map_x, undistort_map_y;  // undistorted pixel -> distorted pixel
   std::map<long, TileCache> tile_caches;     // by quantised GSD
   std::uint64_t calls = 0;
@@ -180,29 +315,35 @@ struct BasemapRegistrar::State {
     return out;
   }
 
-  // Matches `query` against `reference` features, keeps matches whose keypoints lie in
-  // the valid masks, and fits reference_from_query. Returns inlier count etc. in `fit`.
+  // An image with the local features of `extractor` (none when null).
+  static MatchImage matchImage(const cv::Mat& bgr, vision::FeatureExtractor* extractor) {
+    MatchImage out{bgr, {}, {}};
+    if (extractor) {
+      out.features = extractor->extract(bgr);
+      out.keypoints = out.features.keypoints();
+    }
+    return out;
+  }
+
+  // Fits reference_from_query to the correspondences whose points lie in the valid masks
+  // (empty mask: all valid).
   struct PairFit {
     vision::RansacResult ransac;
     int matches = 0;
     cv::Matx33d reference_from_query = cv::Matx33d::eye();
   };
-  PairFit fitPair(const vision::FeatureSet& query, const cv::Mat& query_valid,
-                  const vision::FeatureSet& reference, const std::vector<cv::Point2f>& reference_points,
+  PairFit fitPair(const Correspondences& pairs, const cv::Mat& query_valid,
                   const cv::Mat& reference_valid) {
     PairFit out;
-    if (query.empty() || reference.empty()) return out;
-    const vision::Matches matches = matcher->match(query, reference);
-    const std::vector<cv::Point2f> query_points = query.keypoints();
     std::vector<vision::Point2d> a, b;
     auto inside = [](const cv::Mat& mask, const cv::Point2f& p) {
       if (mask.empty()) return true;
       const int x = int(std::lround(p.x)), y = int(std::lround(p.y));
       return x >= 0 && y >= 0 && x < mask.cols && y < mask.rows && mask.at<uint8_t>(y, x) != 0;
     };
-    for (int k = 0; k < matches.size(); ++k) {
-      const cv::Point2f& q = query_points[std::size_t(matches.index_a[k])];
-      const cv::Point2f& r = reference_points[std::size_t(matches.index_b[k])];
+    for (std::size_t k = 0; k < pairs.query.size(); ++k) {
+      const cv::Point2f& q = pairs.query[k];
+      const cv::Point2f& r = pairs.reference[k];
       if (!inside(query_valid, q) || !inside(reference_valid, r)) continue;
       a.push_back({q.x, q.y});
       b.push_back({r.x, r.y});
@@ -341,10 +482,11 @@ struct BasemapRegistrar::State {
     cv::Mat map_valid;
     cv::erode(window.valid, map_valid, cv::Mat(), cv::Point(-1, -1), 4);
 
-    const vision::FeatureSet map_features = map_extractor->extract(window.bgr);
-    const vision::FeatureSet frame_features = frame_extractor->extract(rectified);
-    const PairFit fit =
-        fitPair(frame_features, rectified_valid, map_features, map_features.keypoints(), map_valid);
+    const bool local = fine_matcher->needsLocalFeatures();
+    const Correspondences pairs =
+        fine_matcher->match(matchImage(rectified, local ? frame_extractor.get() : nullptr),
+                            matchImage(window.bgr, local ? map_extractor.get() : nullptr));
+    const PairFit fit = fitPair(pairs, rectified_valid, map_valid);
     fix.fine_match_ms = elapsedMs(start);
     finishFix(fit.reference_from_query * window_from_image_prior, window, fit, request, height, &fix);
     return fix;
@@ -378,25 +520,63 @@ struct BasemapRegistrar::State {
         tile.basemap = int(bi);
         tile.window = readWindow(int(bi), r, g);
         if (cv::countNonZero(tile.window.valid) < 0.2 * tile.window.valid.total()) continue;
-        tile.features = map_extractor->extract(tile.window.bgr);
-        tile.keypoints = tile.features.keypoints();
-        if (!tile.features.empty()) all_descriptors.push_back(tile.features.descriptors());
+        tile.image = matchImage(tile.window.bgr, map_extractor.get());
+        if (!tile.image.features.empty()) all_descriptors.push_back(tile.image.features.descriptors());
         cache.tiles.push_back(std::move(tile));
       }
     }
-    if (all_descriptors.rows >= options.vlad_clusters) {
+    if (options.retrieval == RetrievalMethod::kVlad && all_descriptors.rows >= options.vlad_clusters) {
       cache.vocabulary = vision::VladVocabulary::train(all_descriptors, options.vlad_clusters, options.seed);
       for (auto& tile : cache.tiles) {
-        tile.vlad = cache.vocabulary.describe(tile.features.empty() ? cv::Mat() : tile.features.descriptors());
+        tile.vlad = cache.vocabulary.describe(tile.image.features.empty() ? cv::Mat()
+                                                                          : tile.image.features.descriptors());
       }
+    }
+    if (descriptor && cache.tiles.size() > std::size_t(options.global_candidates)) {
+      std::vector<cv::Mat> images;
+      for (const auto& tile : cache.tiles) images.push_back(tile.window.bgr);
+      const std::vector<vision::GlobalDescriptor> described = descriptor->describeBatch(images);
+      for (std::size_t i = 0; i < cache.tiles.size(); ++i) cache.tiles[i].learned = described[i];
     }
     SKYTRACE_LOG(Info, "nav.registration")
         << "global search: " << cache.tiles.size() << " tiles at " << gsd_m << " m/px";
     return tile_caches.emplace(key, std::move(cache)).first->second;
   }
 
-  // Global mode: retrieval over tiles, then rotation-invariant matching of the frame
-  // (scaled to the tiles' resolution, assumed near nadir) against the best candidates.
+  // Tile indices by decreasing similarity to the frame, the best `global_candidates`
+  // (every tile, unranked, when there are no more than that).
+  std::vector<std::size_t> rankTiles(const TileCache& cache, const MatchImage& scaled_frame) {
+    std::vector<std::size_t> all(cache.tiles.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    if (cache.tiles.size() <= std::size_t(options.global_candidates)) return all;
+    std::vector<double> similarity(cache.tiles.size(), 0.0);
+    if (descriptor) {
+      // DINOv2 is not rotation invariant: the frame in four orientations, the best per tile.
+      std::vector<cv::Mat> turned;
+      for (double angle : {0.0, 90.0, 180.0, 270.0}) turned.push_back(rotatedImage(scaled_frame.bgr, angle).bgr);
+      const std::vector<vision::GlobalDescriptor> queries = descriptor->describeBatch(turned);
+      for (std::size_t i = 0; i < cache.tiles.size(); ++i) {
+        similarity[i] = -1.0;
+        for (const auto& q : queries)
+          similarity[i] = std::max(similarity[i], double(vision::descriptorSimilarity(q, cache.tiles[i].learned)));
+      }
+    } else if (!cache.vocabulary.empty()) {
+      const vision::GlobalDescriptor q = cache.vocabulary.describe(
+          scaled_frame.features.empty() ? cv::Mat() : scaled_frame.features.descriptors());
+      for (std::size_t i = 0; i < cache.tiles.size(); ++i)
+        similarity[i] = vision::descriptorSimilarity(q, cache.tiles[i].vlad);
+    } else {
+      return all;  // no vocabulary (too few features on the map): every tile
+    }
+    std::stable_sort(all.begin(), all.end(),
+                     [&](std::size_t a, std::size_t b) { return similarity[a] > similarity[b]; });
+    all.resize(std::size_t(options.global_candidates));
+    return all;
+  }
+
+  // Global mode: retrieval over tiles, then fine matching of the frame (scaled to the
+  // tiles' resolution, assumed near nadir) against the best candidates; a matcher that
+  // is not rotation invariant sees the frame in `dense_rotations` orientations.
   RegistrationFix registerGlobally(const RegistrationRequest& request) {
     RegistrationFix fix;
     fix.frame = request.frame;
@@ -421,37 +601,30 @@ struct BasemapRegistrar::State {
     const cv::Mat undistorted = undistortedFrame(request.image_bgr);
     cv::resize(undistorted, scaled, cv::Size(), scale, scale, scale < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
     const cv::Matx33d scaled_from_image(scale, 0, 0.5 * scale - 0.5, 0, scale, 0.5 * scale - 0.5, 0, 0, 1);
-    const vision::FeatureSet frame_features = frame_extractor->extract(scaled);
-    std::vector<std::pair<double, std::size_t>> ranked;
-    if (!cache.vocabulary.empty() && cache.tiles.size() > std::size_t(options.global_candidates)) {
-      const vision::GlobalDescriptor q =
-          cache.vocabulary.describe(frame_features.empty() ? cv::Mat() : frame_features.descriptors());
-      for (std::size_t i = 0; i < cache.tiles.size(); ++i) {
-        double dot = 0.0;
-        for (std::size_t j = 0; j < q.values.size(); ++j) dot += double(q.values[j]) * cache.tiles[i].vlad.values[j];
-        ranked.emplace_back(-dot, i);
-      }
-      std::sort(ranked.begin(), ranked.end());
-      ranked.resize(std::size_t(options.global_candidates));
-    } else {
-      for (std::size_t i = 0; i < cache.tiles.size(); ++i) ranked.emplace_back(0.0, i);
-    }
+    const MatchImage frame = matchImage(scaled, frame_extractor.get());
+    const std::vector<std::size_t> candidates = rankTiles(cache, frame);
     fix.retrieval_ms = elapsedMs(start);
 
     start = Clock::now();
+    const int orientations = fine_matcher->rotationInvariant() ? 1 : options.dense_rotations;
+    std::vector<RotatedImage> turned;
+    for (int k = 0; k < orientations; ++k) turned.push_back(rotatedImage(scaled, 360.0 * k / orientations));
     RegistrationFix best = fix;
     best.reason = "no_candidate";
-    for (const auto& [negative_similarity, tile_index] : ranked) {
-      (void)negative_similarity;
+    for (const std::size_t tile_index : candidates) {
       const Tile& tile = cache.tiles[tile_index];
-      ++calls;
-      const PairFit fit = fitPair(frame_features, cv::Mat(), tile.features, tile.keypoints, tile.window.valid);
-      RegistrationFix candidate = fix;
-      candidate.basemap_index = tile.basemap;
-      finishFix(fit.reference_from_query * scaled_from_image, tile.window, fit, request, height, &candidate);
-      if ((candidate.accepted && (!best.accepted || candidate.inliers > best.inliers)) ||
-          (!best.accepted && candidate.inliers > best.inliers)) {
-        best = candidate;
+      for (const RotatedImage& query : turned) {
+        ++calls;
+        const MatchImage query_image = orientations == 1 ? frame : MatchImage{query.bgr, {}, {}};
+        const PairFit fit = fitPair(fine_matcher->match(query_image, tile.image), query.valid, tile.window.valid);
+        RegistrationFix candidate = fix;
+        candidate.basemap_index = tile.basemap;
+        finishFix(fit.reference_from_query * query.rotated_from_image * scaled_from_image, tile.window, fit,
+                  request, height, &candidate);
+        if ((candidate.accepted && (!best.accepted || candidate.inliers > best.inliers)) ||
+            (!best.accepted && candidate.inliers > best.inliers)) {
+          best = candidate;
+        }
       }
     }
     best.fine_match_ms = elapsedMs(start);
@@ -487,14 +660,30 @@ BasemapRegistrar::BasemapRegistrar(const std::vector<std::string>& basemap_paths
     b.coverage_enu = envelope(corners);
     s.basemaps.push_back(std::move(b));
   }
-  vision::ExtractorOptions frame_options = options.features;
-  s.frame_extractor = vision::createFeatureExtractorOrFallback(frame_options, "orb");
-  vision::ExtractorOptions map_options = options.features;
-  map_options.max_keypoints = std::max(options.features.max_keypoints, 2 * options.features.max_keypoints);
-  s.map_extractor = vision::createFeatureExtractorOrFallback(map_options, "orb");
-  vision::MatchOptions match_options;
-  match_options.max_ratio = 0.9f;
-  s.matcher = vision::createMatcher("mnn", match_options);
+  // Learned models first: a missing weights file fails here, before any frame.
+  const vision::DeviceSpec device = options.features.device;
+  if (options.fine_matching == FineMatching::kDenseMatcher) {
+    vision::DenseMatcherOptions dense = options.dense_matcher;
+    dense.device = device;
+    s.fine_matcher = std::make_unique<DenseFineMatcher>(dense);
+  } else {
+    s.fine_matcher = std::make_unique<LocalFeatureFineMatcher>();
+  }
+  if (options.retrieval == RetrievalMethod::kGlobalDescriptor) {
+    vision::GlobalDescriptorOptions descriptor = options.retrieval_descriptor;
+    descriptor.device = device;
+    s.descriptor = vision::createGlobalDescriptorExtractor(descriptor);
+  }
+  if (options.retrieval == RetrievalMethod::kVlad || s.fine_matcher->needsLocalFeatures()) {
+    auto create = [&](const vision::ExtractorOptions& extractor) {
+      return options.features_fallback ? vision::createFeatureExtractorOrFallback(extractor, "orb")
+                                       : vision::createFeatureExtractor(extractor);
+    };
+    s.frame_extractor = create(options.features);
+    vision::ExtractorOptions map_options = options.features;
+    map_options.max_keypoints = 2 * options.features.max_keypoints;
+    s.map_extractor = create(map_options);
+  }
 }
 
 BasemapRegistrar::~BasemapRegistrar() = default;
@@ -517,6 +706,30 @@ cv::Rect2d BasemapRegistrar::coverageEnu() const {
   cv::Rect2d out = state_->basemaps.front().coverage_enu;
   for (const auto& b : state_->basemaps) out |= b.coverage_enu;
   return out;
+}
+
+void checkRegistrationWeights(const RegistrationOptions& options) {
+  options.check();
+  if (options.fine_matching == FineMatching::kDenseMatcher && options.dense_matcher.model == "litesam") {
+    vision::resolveWeightsPath("litesam", options.dense_matcher.weights_path, vision::kLiteSamPublishedFile,
+                               vision::kLiteSamWeightsUrl);
+  }
+  if (options.retrieval == RetrievalMethod::kGlobalDescriptor) {
+    const vision::Dinov2Config& config = vision::dinov2Config(options.retrieval_descriptor.model);
+    vision::resolveWeightsPath(config.name, options.retrieval_descriptor.weights_path, config.published_file,
+                               vision::kDinov2WeightsUrl);
+  }
+  const bool local = options.retrieval == RetrievalMethod::kVlad ||
+                     options.fine_matching == FineMatching::kLocalFeatures;
+  if (local && !options.features_fallback) {
+    const std::string& model = options.features.model;
+    if (model == "superpoint") {
+      vision::superPointWeightsPath(options.features);
+    } else if (model.rfind("aliked", 0) == 0) {
+      vision::resolveWeightsPath(model, options.features.weights_path,
+                                 vision::alikedConfig(model).published_file, vision::kAlikedWeightsUrl);
+    }
+  }
 }
 
 geo::GeoPoint defaultEnuOrigin(const std::string& basemap_path, double ground_alt_m) {

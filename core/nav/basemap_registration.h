@@ -149,6 +149,12 @@ class BasemapRegistrar {
   std::unique_ptr<State> state_;
 };
 
+// Throws the ModelError that creating the stage's learned models would throw for a
+// missing weights file (naming the file expected and where its authors publish it),
+// without loading anything: lets a run whose registrar is created later on another
+// thread fail before its first frame. InvalidArgument for invalid options.
+void checkRegistrationWeights(const RegistrationOptions& options);
+
 // The ENU origin for a session without telemetry: the centre of the first basemap at
 // ground level (ellipsoidal height `ground_alt_m`).
 geo::GeoPoint defaultEnuOrigin(const std::string& basemap_path, double ground_alt_m);
