@@ -3,6 +3,8 @@
 // bench.json and a bar chart bench.png beside it.
 //   skytrace-cli bench --synthetic 640x480 --frames 200 [--device cuda] --out bench.json
 //   skytrace-cli bench --video flight.mp4 --frames 300 --out bench.json
+//   skytrace-cli bench --vo-model superpoint+lightglue --sat-model dinov2+litesam
+//       --weights-dir DIR --device cuda --out bench.json     (the seed pipeline)
 //   skytrace-cli bench --plot bench.json [--png chart.png]   (a JSON from the GPU machine)
 #include <QTextStream>
 
@@ -31,7 +33,9 @@ const char* const kUsage =
     "       skytrace-cli bench --plot bench.json [--png chart.png]\n\n"
     "Runs one workload through the engine in several modes and writes bench.json (per\n"
     "stage p50/p99, fps, VO latency alone vs loaded, H2D GB/s pinned vs pageable, peak\n"
-    "device memory) and bench.png. Options:\n";
+    "device memory) and bench.png. The seed pipeline: --vo-model superpoint+lightglue\n"
+    "--sat-model dinov2+litesam (weights under their published names in --weights-dir or\n"
+    "the model directory). Options:\n";
 
 // Grouped bars: per stage (and VO frame / satellite keyframe) the p50 of every mode.
 void writePlot(const nlohmann::json& report, const std::string& png_path) {

@@ -81,11 +81,22 @@ std::string engineBenchUsage() {
          "  --modes a,b           sequential,vo_only,overlapped,multi_gpu (default: all)\n"
          "  --device D            cpu, cuda, cuda:N for both stages\n"
          "  --vo-device D / --sat-device D   per stage (two GPUs: satellite on cuda:1)\n"
-         "  --vo-model M          aliked-t16|n16|n16rot|n32, orb, sift (default aliked-n16rot)\n"
+         "  --vo-model M          FEATURES[+mnn|+lightglue]; features aliked-t16|n16|n16rot|n32,\n"
+         "                        superpoint, orb, sift (default aliked-n16rot, i.e. +mnn),\n"
+         "                        e.g. superpoint+lightglue, aliked-n16rot+lightglue\n"
          "  --vo-keypoints N      (default 1024)\n"
-         "  --sat-model M         (default aliked-n16rot)\n"
-         "  --sat-keypoints N     (default 2048)\n"
-         "  --weights-dir DIR     ALIKED weights (default: SKYTRACE_MODEL_DIR)\n"
+         "  --sat-model M         FEATURES[+MATCHER] (mean-descriptor retrieval over the tiles)\n"
+         "                        or RETRIEVAL+FINE: dinov2[-vits14|-vitb14|...]+litesam or\n"
+         "                        dinov2+FEATURES[+MATCHER] (default aliked-n16rot)\n"
+         "  --sat-keypoints N     local features of the satellite stage (default 2048)\n"
+         "  --retrieval-crop N    DINOv2 square crop side in px, multiple of 14 (default 224)\n"
+         "  --fine-size N         LiteSAM square pair side in px, multiple of 32 (default 512)\n"
+         "  --lightglue-depth D   full (every layer, every point: default) or adaptive (the\n"
+         "                        original's early exit and pruning)\n"
+         "  --weights-dir DIR     weights under their published file names (superpoint_v1.pth,\n"
+         "                        superpoint_lightglue.pth, aliked_lightglue.pth, aliked-*.pth,\n"
+         "                        dinov2_vits14_pretrain.pth, mloftr.ckpt; default: the model\n"
+         "                        directory, SKYTRACE_MODEL_DIR)\n"
          "  --keyframe-interval N every N-th frame goes to the satellite stage (default 1)\n"
          "  --candidates N        tiles fine-matched per keyframe (default 1)\n"
          "  --tiles N             basemap-like tiles (default 8)\n"
@@ -127,6 +138,14 @@ EngineBenchOptions parseEngineBenchArguments(const std::vector<std::string>& arg
       options.payload.satellite_model = value;
     } else if (key == "--sat-keypoints") {
       options.payload.satellite_keypoints = toInt(key, value);
+    } else if (key == "--retrieval-crop") {
+      options.payload.retrieval_crop_px = toInt(key, value);
+    } else if (key == "--fine-size") {
+      options.payload.fine_match_size_px = toInt(key, value);
+    } else if (key == "--lightglue-depth") {
+      if (value != "full" && value != "adaptive")
+        throw InvalidArgument("--lightglue-depth expects full or adaptive, got '" + value + "'");
+      options.payload.lightglue_adaptive = value == "adaptive";
     } else if (key == "--weights-dir") {
       options.payload.weights_dir = value;
     } else if (key == "--keyframe-interval") {
@@ -223,7 +242,10 @@ json modeJson(const RunReport& report, const std::vector<LatencySample>& samples
                  {"out_of_order", report.fixes_out_of_order},
                  {"lost_at_end", report.fixes_lost_at_end},
                  {"accepted", stats.fixes_accepted},
+                 {"mean_matches", safeDiv(stats.fix_matches, stats.keyframes)},
                  {"mean_inliers", safeDiv(stats.fix_inliers, stats.keyframes)}}},
+      {"vo_keypoints", {{"frames", stats.vo_frames},
+                        {"mean", safeDiv(stats.vo_keypoints, stats.vo_frames)}}},
       {"vo_pairs", {{"count", stats.vo_pairs},
                     {"mean_matches", safeDiv(stats.vo_matches, stats.vo_pairs)},
                     {"mean_inliers", safeDiv(stats.vo_inliers, stats.vo_pairs)}}},
@@ -260,6 +282,41 @@ json measureTransfers(const vision::DeviceSpec& device, int mib, int repeats) {
   return result;
 }
 
+std::string lightGlueDescription(const VisionPayloadOptions& options) {
+  return options.lightglue_adaptive
+             ? "LightGlue adaptive (early exit 0.95, pruning 0.99: the original's defaults)"
+             : "LightGlue full depth (every layer on every point: no early exit, no pruning)";
+}
+
+std::string voDescription(const VisionPayloadOptions& options) {
+  const FeatureMatchingModel model = parseFeatureMatchingModel(options.vo_model);
+  return model.features + " (" + std::to_string(options.vo_keypoints) + " keypoints) + " +
+         (model.matcher == "lightglue" ? lightGlueDescription(options) : std::string("MNN")) +
+         " + LO-RANSAC homography (" + std::to_string(options.ransac_hypotheses) + " hypotheses)";
+}
+
+std::string satelliteDescription(const VisionPayloadOptions& options, std::size_t tiles) {
+  const SatelliteModel model = parseSatelliteModel(options.satellite_model);
+  const auto local = [&](const FeatureMatchingModel& m) {
+    return m.features + " (" + std::to_string(options.satellite_keypoints) + " keypoints) + " +
+           (m.matcher == "lightglue" ? lightGlueDescription(options) : std::string("MNN")) +
+           " + RANSAC homography";
+  };
+  const std::string n = std::to_string(tiles) + " tiles";
+  if (model.retrieval.empty())
+    return "retrieval: mean local descriptor of " + local(model.local) + " against " + n +
+           "; fine_match: the same features matched to the best tile(s)";
+  const std::string crop = std::to_string(options.retrieval_crop_px);
+  const std::string retrieval = "retrieval: " + model.retrieval + " CLS+GeM on a " + crop + "x" +
+                                crop + " centre crop (float32) against " + n +
+                                " (described once per payload)";
+  if (model.dense_matcher.empty())
+    return retrieval + "; fine_match: " + local(model.local) + " to the best tile(s)";
+  const std::string size = std::to_string(options.fine_match_size_px);
+  return retrieval + "; fine_match: " + model.dense_matcher + " on " + size + "x" + size +
+         " grayscale pairs (keyframe vs best tile(s), MobileOne reparameterised, float32) + RANSAC homography";
+}
+
 std::string isoTimeNow() {
   const std::time_t now = std::time(nullptr);
   char buffer[32];
@@ -281,6 +338,9 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
       resolveDevicePlacement(options.device, options.vo_device, options.sat_device, cuda_count);
   vision::requireDeviceAvailable(placement.vo);
   vision::requireDeviceAvailable(placement.satellite);
+  // Every weight file first (ModelError naming the missing one), not in a worker thread.
+  json weights = json::object();
+  for (const auto& [role, path] : visionPayloadWeights(options.payload)) weights[role] = path;
 
   // The workload: a source factory and the satellite stage's tiles.
   std::function<std::unique_ptr<FrameSource>()> make_source;
@@ -331,9 +391,10 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
                             {"satellite_model", options.payload.satellite_model},
                             {"satellite_keypoints", options.payload.satellite_keypoints},
                             {"keyframe_interval", options.payload.keyframe_interval},
-                            {"retrieval", "mean local descriptor over " + std::to_string(tiles->size()) +
-                                              " tiles (no DINOv2 in the engine bench)"},
-                            {"retrieval_candidates", options.payload.retrieval_candidates}}},
+                            {"vo_pipeline", voDescription(options.payload)},
+                            {"satellite_pipeline", satelliteDescription(options.payload, tiles->size())},
+                            {"retrieval_candidates", options.payload.retrieval_candidates},
+                            {"weights", weights}}},
               {"placement", {{"vo", placement.vo.toString()},
                              {"satellite", placement.satellite.toString()},
                              {"reason", placement.reason}}}};

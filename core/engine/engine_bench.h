@@ -54,7 +54,10 @@ using VideoSourceOpener = std::function<std::unique_ptr<FrameSource>(const std::
 
 // Runs every requested mode and returns the report (see the file comment). Progress
 // lines go to `log` (may be empty). Throws skytrace::Error when the workload cannot be
-// set up (missing weights, unreadable video); a mode that fails is reported in its entry.
+// set up (ModelError for a missing weight file, checked for every model before the first
+// mode; unreadable video); a mode that fails is reported in its entry. The report's
+// "workload" records the model names, a description of both pipelines and every
+// weight file.
 nlohmann::json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& open_video,
                               const std::function<void(const std::string&)>& log);
 

@@ -16,6 +16,7 @@ set(SKYTRACE_ENGINE_PORTABLE_SOURCES
   sequential_run.cpp
   vision_extractor.cpp
   vision_payloads.cpp
+  vision_payload_models.cpp
   engine_bench.cpp
 )
 # Exactly one of these, by SKYTRACE_WITH_CUDA.

@@ -6,29 +6,165 @@
 
 #include "core/engine/engine_frame_impl.h"
 #include "core/engine/vision_extractor_impl.h"
+#include "core/engine/vision_payload_models_impl.h"
 #include "core/util/error.h"
+#include "core/vision/aliked_config.h"
+#include "core/vision/dinov2_config.h"
+#include "core/vision/lightglue_model_impl.h"
 #include "core/vision/matcher_impl.h"
 #include "core/vision/robust_estimation_impl.h"
+#include "core/vision/superpoint_model_impl.h"
 
 namespace skytrace::engine {
+
+namespace {
+
+std::vector<std::string> splitPlus(const std::string& text) {
+  std::vector<std::string> parts;
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t plus = text.find('+', begin);
+    parts.push_back(text.substr(begin, plus == std::string::npos ? std::string::npos : plus - begin));
+    if (plus == std::string::npos) return parts;
+    begin = plus + 1;
+  }
+}
+
+bool isClassicalFeatures(const std::string& name) { return name == "orb" || name == "sift"; }
+
+constexpr const char* kFeatureNames = "aliked-t16, aliked-n16, aliked-n16rot, aliked-n32, superpoint, orb, sift";
+
+// The LightGlue weights family of a features model, or "" when LightGlue has none for it.
+std::string lightGlueFamily(const std::string& features) {
+  if (features == "superpoint") return "superpoint";
+  if (features.rfind("aliked", 0) == 0 &&
+      vision::alikedConfig(features).dim == vision::lightglue::lightGlueConfig("aliked").input_dim)
+    return "aliked";
+  return "";
+}
+
+}  // namespace
+
+FeatureMatchingModel parseFeatureMatchingModel(const std::string& text) {
+  const std::vector<std::string> parts = splitPlus(text);
+  const std::string form = "'" + text + "': expected FEATURES[+mnn|+lightglue] (features: " +
+                           kFeatureNames + "), e.g. superpoint+lightglue";
+  if (parts.size() > 2 || std::any_of(parts.begin(), parts.end(), [](const std::string& p) { return p.empty(); }))
+    throw InvalidArgument("model " + form);
+  FeatureMatchingModel model;
+  model.features = parts[0];
+  if (model.features.rfind("aliked", 0) == 0) {
+    try {
+      vision::alikedConfig(model.features);
+    } catch (const InvalidArgument&) {
+      throw InvalidArgument("unknown features '" + model.features + "' in model " + form);
+    }
+  } else if (model.features != "superpoint" && !isClassicalFeatures(model.features)) {
+    throw InvalidArgument("unknown features '" + model.features + "' in model " + form);
+  }
+  if (parts.size() == 2) model.matcher = parts[1];
+  if (model.matcher != "mnn" && model.matcher != "lightglue")
+    throw InvalidArgument("unknown matcher '" + model.matcher + "' in model " + form);
+  if (model.matcher == "lightglue" && lightGlueFamily(model.features).empty())
+    throw InvalidArgument("model '" + text + "': LightGlue is published for SuperPoint and for " +
+                          "128-D ALIKED descriptors (aliked-n16, aliked-n16rot, aliked-n32), not for " +
+                          model.features);
+  return model;
+}
+
+SatelliteModel parseSatelliteModel(const std::string& text) {
+  const std::vector<std::string> parts = splitPlus(text);
+  SatelliteModel model;
+  if (parts[0].rfind("dinov2", 0) != 0) {
+    if (parts[0] == "litesam")
+      throw InvalidArgument("satellite model '" + text +
+                            "': LiteSAM needs a retrieval step first, e.g. dinov2+litesam");
+    model.local = parseFeatureMatchingModel(text);
+    return model;
+  }
+  model.retrieval = parts[0] == "dinov2" ? "dinov2-vits14" : parts[0];
+  vision::dinov2Config(model.retrieval);  // InvalidArgument naming the known backbones
+  if (parts.size() < 2)
+    throw InvalidArgument("satellite model '" + text +
+                          "': RETRIEVAL+FINE needs a fine matcher, e.g. dinov2+litesam or "
+                          "dinov2+aliked-n16rot");
+  const std::string fine = text.substr(parts[0].size() + 1);
+  if (fine == "litesam") model.dense_matcher = fine;
+  else model.local = parseFeatureMatchingModel(fine);
+  return model;
+}
 
 void VisionPayloadOptions::check() const {
   if (vo_keypoints < 8 || satellite_keypoints < 8)
     throw InvalidArgument("keypoint budgets must be >= 8");
   if (keyframe_interval < 1) throw InvalidArgument("keyframe interval must be >= 1");
   if (retrieval_candidates < 1) throw InvalidArgument("retrieval candidates must be >= 1");
+  if (retrieval_crop_px < 14 || retrieval_crop_px % 14 != 0)
+    throw InvalidArgument("the retrieval crop must be a positive multiple of 14 px (DINOv2 patches), got " +
+                          std::to_string(retrieval_crop_px));
+  if (fine_match_size_px < 32 || fine_match_size_px % 32 != 0)
+    throw InvalidArgument("the fine-match size must be a positive multiple of 32 px (LiteSAM), got " +
+                          std::to_string(fine_match_size_px));
   if (min_inliers < 4) throw InvalidArgument("min_inliers must be >= 4");
   if (!(ransac_threshold_px > 0.0)) throw InvalidArgument("RANSAC threshold must be > 0");
   if (ransac_hypotheses < 16) throw InvalidArgument("RANSAC hypotheses must be >= 16");
+  parseFeatureMatchingModel(vo_model);
+  parseSatelliteModel(satellite_model);
+}
+
+std::vector<std::pair<std::string, std::string>> visionPayloadWeights(
+    const VisionPayloadOptions& options) {
+  options.check();
+  const std::string& dir = options.weights_dir;
+  std::vector<std::pair<std::string, std::string>> files;
+  const auto addFeatures = [&](const std::string& role, const std::string& features) {
+    if (isClassicalFeatures(features)) return;
+    if (features == "superpoint") {
+      files.emplace_back(role, payloadWeightsPath(features, dir,
+                                                  vision::superpoint::kSuperPointPublishedFile,
+                                                  vision::superpoint::kSuperPointWeightsUrl));
+    } else {
+      files.emplace_back(role, payloadWeightsPath(features, dir,
+                                                  vision::alikedConfig(features).published_file,
+                                                  vision::kAlikedWeightsUrl));
+    }
+  };
+  const auto addMatcher = [&](const std::string& role, const FeatureMatchingModel& model) {
+    if (model.matcher != "lightglue") return;
+    const std::string family = lightGlueFamily(model.features);
+    files.emplace_back(role, payloadWeightsPath("lightglue (" + family + ")", dir,
+                                                vision::lightglue::lightGlueConfig(family).published_file,
+                                                vision::lightglue::kLightGlueWeightsUrl));
+  };
+  const FeatureMatchingModel vo = parseFeatureMatchingModel(options.vo_model);
+  addFeatures("vo features", vo.features);
+  addMatcher("vo matcher", vo);
+  const SatelliteModel satellite = parseSatelliteModel(options.satellite_model);
+  if (!satellite.retrieval.empty())
+    files.emplace_back("satellite retrieval",
+                       payloadWeightsPath(satellite.retrieval, dir,
+                                          vision::dinov2Config(satellite.retrieval).published_file,
+                                          vision::kDinov2WeightsUrl));
+  if (satellite.dense_matcher == "litesam") {
+    files.emplace_back("satellite fine matcher",
+                       payloadWeightsPath("litesam", dir, kLiteSamCheckpointFile, kLiteSamCheckpointUrl));
+  } else {
+    addFeatures("satellite features", satellite.local.features);
+    addMatcher("satellite matcher", satellite.local);
+  }
+  return files;
 }
 
 void VisionStatsSink::add(const VisionPayloadStats& d) {
   std::lock_guard<std::mutex> lock(mutex_);
+  stats_.vo_frames += d.vo_frames;
+  stats_.vo_keypoints += d.vo_keypoints;
   stats_.vo_pairs += d.vo_pairs;
   stats_.vo_matches += d.vo_matches;
   stats_.vo_inliers += d.vo_inliers;
   stats_.keyframes += d.keyframes;
   stats_.fixes_accepted += d.fixes_accepted;
+  stats_.fix_matches += d.fix_matches;
   stats_.fix_inliers += d.fix_inliers;
   stats_.fixes_applied += d.fixes_applied;
 }
@@ -46,6 +182,7 @@ struct VisionKeyframeRequest final : KeyframeRequest {
 
 struct VisionFix final : SatelliteFix {
   int tile = -1;
+  int matches = 0;
   int inliers = 0;
 };
 
@@ -65,28 +202,35 @@ struct PairFit {
   int inliers = 0;
 };
 
+// Homography inliers of corresponding points [M,2] (none below 8 pairs).
+PairFit fitPoints(const at::Tensor& points_a, const at::Tensor& points_b,
+                  const vision::RansacOptions& ransac) {
+  PairFit fit;
+  fit.matches = static_cast<int>(points_a.size(0));
+  if (fit.matches >= 8)
+    fit.inliers = vision::estimateGeometricModel(points_a, points_b, ransac).num_inliers;
+  return fit;
+}
+
 // Matches a -> b and fits b_from_a; marks the "match" and "pose" stages on `clock`
 // unless it is null.
-PairFit matchAndFit(const TensorFeatures& a, const TensorFeatures& b,
+PairFit matchAndFit(TensorPairMatcher& matcher, const ImageFeatures& a, const ImageFeatures& b,
                     const vision::RansacOptions& ransac, StageClock* clock) {
-  PairFit fit;
   vision::MatchTensors matches;
   {
     if (clock) clock->begin(Stage::Match);
-    matches = vision::matchMutualNearestNeighbours(a.descriptors, b.descriptors, vision::MatchOptions{});
+    matches = matcher.match(a, b);
     if (clock) clock->end(Stage::Match);
   }
-  {
-    if (clock) clock->begin(Stage::Pose);
-    fit.matches = static_cast<int>(matches.index_a.size(0));
-    if (fit.matches >= 8) {
-      const at::Tensor points_a = a.keypoints_px.index_select(0, matches.index_a);
-      const at::Tensor points_b = b.keypoints_px.index_select(0, matches.index_b);
-      fit.inliers = vision::estimateGeometricModel(points_a, points_b, ransac).num_inliers;
-    }
-    if (clock) clock->end(Stage::Pose);
-  }
+  if (clock) clock->begin(Stage::Pose);
+  const PairFit fit = fitPoints(a.features.keypoints_px.index_select(0, matches.index_a),
+                                b.features.keypoints_px.index_select(0, matches.index_b), ransac);
+  if (clock) clock->end(Stage::Pose);
   return fit;
+}
+
+ImageFeatures extractImage(TensorExtractor& extractor, const at::Tensor& bgr) {
+  return {extractor.extract(bgr), static_cast<double>(bgr.size(1)), static_cast<double>(bgr.size(0))};
 }
 
 class VisionVoPayload final : public VoPayload {
@@ -94,8 +238,10 @@ class VisionVoPayload final : public VoPayload {
   VisionVoPayload(const VisionPayloadOptions& options, const vision::DeviceSpec& device,
                   std::shared_ptr<VisionStatsSink> stats)
       : options_(options),
-        extractor_(createTensorExtractor(options.vo_model, options.vo_keypoints,
-                                         options.weights_dir, device)),
+        model_(parseFeatureMatchingModel(options.vo_model)),
+        extractor_(createPayloadExtractor(model_.features, options.vo_keypoints,
+                                          options.weights_dir, device)),
+        matcher_(createPairMatcher(model_, options.weights_dir, options.lightglue_adaptive, device)),
         ransac_(ransacOptions(options, device)),
         stats_(std::move(stats)) {}
 
@@ -103,14 +249,16 @@ class VisionVoPayload final : public VoPayload {
 
   std::shared_ptr<KeyframeRequest> processFrame(const EngineFrame& frame, StageClock& clock) override {
     const at::Tensor& bgr = frame.pixels->bgr;
-    TensorFeatures features;
+    ImageFeatures features;
     {
       StageClock::Scope scope(clock, Stage::Extract);
-      features = extractor_->extract(bgr);
+      features = extractImage(*extractor_, bgr);
     }
     VisionPayloadStats delta;
-    if (previous_.descriptors.defined()) {
-      const PairFit fit = matchAndFit(previous_, features, ransac_, &clock);
+    delta.vo_frames = 1;
+    delta.vo_keypoints = features.features.keypoints_px.size(0);
+    if (previous_.features.descriptors.defined()) {
+      const PairFit fit = matchAndFit(*matcher_, previous_, features, ransac_, &clock);
       delta.vo_pairs = 1;
       delta.vo_matches = fit.matches;
       delta.vo_inliers = fit.inliers;
@@ -135,32 +283,60 @@ class VisionVoPayload final : public VoPayload {
 
  private:
   VisionPayloadOptions options_;
+  FeatureMatchingModel model_;
   std::unique_ptr<TensorExtractor> extractor_;
+  std::unique_ptr<TensorPairMatcher> matcher_;
   vision::RansacOptions ransac_;
   std::shared_ptr<VisionStatsSink> stats_;
-  TensorFeatures previous_;
+  ImageFeatures previous_;
 };
+
+// The global descriptor of the "FEATURES" satellite model: the mean of the local
+// descriptors, L2-normalised (zeros without features).
+at::Tensor meanDescriptor(const TensorFeatures& features) {
+  if (features.descriptors.size(0) == 0)
+    return at::zeros({features.descriptors.size(1)}, features.descriptors.options());
+  const at::Tensor mean = features.descriptors.mean(0);
+  return mean / mean.norm().clamp_min(1e-12);
+}
 
 class VisionSatellitePayload final : public SatellitePayload {
  public:
   VisionSatellitePayload(const VisionPayloadOptions& options, const vision::DeviceSpec& device,
                          const std::vector<HostImage>& tiles, std::shared_ptr<VisionStatsSink> stats)
       : options_(options),
+        model_(parseSatelliteModel(options.satellite_model)),
         device_(device),
-        extractor_(createTensorExtractor(options.satellite_model, options.satellite_keypoints,
-                                         options.weights_dir, device)),
         ransac_(ransacOptions(options, device)),
         stats_(std::move(stats)) {
     if (tiles.empty()) throw InvalidArgument("satellite payload: no basemap tiles");
-    std::vector<at::Tensor> globals;
+    std::vector<at::Tensor> pixels;
     for (const HostImage& tile : tiles) {
       const at::Tensor host =
           at::from_blob(const_cast<std::uint8_t*>(tile.bgr.data()), {tile.height_px, tile.width_px, 3},
                         at::TensorOptions().dtype(at::kByte));
-      tiles_.push_back(extractor_->extract(host.to(atDevice(device))));
-      globals.push_back(globalDescriptor(tiles_.back()));
+      pixels.push_back(host.to(atDevice(device)));
     }
-    tile_globals_ = at::stack(globals);  // [T,D]
+    if (!model_.retrieval.empty()) {
+      retrieval_ = std::make_unique<TileRetrieval>(model_.retrieval, options.weights_dir,
+                                                   options.retrieval_crop_px, device);
+      tile_globals_ = retrieval_->describeBatch(pixels);  // [T,D]
+    }
+    if (!model_.dense_matcher.empty()) {
+      dense_ = std::make_unique<DenseTileMatcher>(model_.dense_matcher, options.weights_dir,
+                                                  options.fine_match_size_px, device);
+      for (const at::Tensor& tile : pixels) tile_inputs_.push_back(dense_->prepare(tile));
+      return;
+    }
+    extractor_ = createPayloadExtractor(model_.local.features, options.satellite_keypoints,
+                                        options.weights_dir, device);
+    matcher_ = createPairMatcher(model_.local, options.weights_dir, options.lightglue_adaptive, device);
+    std::vector<at::Tensor> globals;
+    for (const at::Tensor& tile : pixels) {
+      tile_features_.push_back(extractImage(*extractor_, tile));
+      globals.push_back(meanDescriptor(tile_features_.back().features));
+    }
+    if (!retrieval_) tile_globals_ = at::stack(globals);  // [T,D]
   }
 
   std::string name() const override { return "vision satellite (" + options_.satellite_model + ")"; }
@@ -168,13 +344,20 @@ class VisionSatellitePayload final : public SatellitePayload {
   std::shared_ptr<SatelliteFix> process(const KeyframeRequest& request, StageClock& clock) override {
     const auto* keyframe = dynamic_cast<const VisionKeyframeRequest*>(&request);
     if (!keyframe) throw InvalidArgument("vision satellite payload got a request of another payload");
-    TensorFeatures features;
+    const at::Tensor bgr = keyframe->bgr.to(atDevice(device_));
+    ImageFeatures features;  // local features of the keyframe, when the model uses them
     std::vector<std::int64_t> candidates;
     {
       StageClock::Scope scope(clock, Stage::Retrieval);
-      features = extractor_->extract(keyframe->bgr.to(atDevice(device_)));
-      const at::Tensor similarity = at::mv(tile_globals_, globalDescriptor(features));
-      const int k = std::min<int>(options_.retrieval_candidates, static_cast<int>(tiles_.size()));
+      at::Tensor global;
+      if (retrieval_) {
+        global = retrieval_->describe(bgr);
+      } else {
+        features = extractImage(*extractor_, bgr);
+        global = meanDescriptor(features.features);
+      }
+      const at::Tensor similarity = at::mv(tile_globals_, global);
+      const int k = std::min<int>(options_.retrieval_candidates, static_cast<int>(similarity.size(0)));
       const at::Tensor best = std::get<1>(similarity.topk(k)).to(at::kCPU);
       candidates.assign(best.data_ptr<std::int64_t>(), best.data_ptr<std::int64_t>() + k);
     }
@@ -182,12 +365,22 @@ class VisionSatellitePayload final : public SatellitePayload {
     fix->frame = request.frame;
     {
       StageClock::Scope scope(clock, Stage::FineMatch);
+      DenseTileMatcher::Input frame_input;
+      if (dense_) frame_input = dense_->prepare(bgr);
+      else if (!features.features.descriptors.defined()) features = extractImage(*extractor_, bgr);
       for (const std::int64_t tile : candidates) {
-        const PairFit fit =
-            matchAndFit(features, tiles_[static_cast<std::size_t>(tile)], ransac_, nullptr);
-        if (fit.inliers > fix->inliers) {
-          fix->inliers = fit.inliers;
+        const auto t = static_cast<std::size_t>(tile);
+        PairFit fit;
+        if (dense_) {
+          const DenseTileMatcher::Result matched = dense_->match(frame_input, tile_inputs_[t]);
+          fit = fitPoints(matched.points_a, matched.points_b, ransac_);  // tile_from_frame
+        } else {
+          fit = matchAndFit(*matcher_, features, tile_features_[t], ransac_, nullptr);
+        }
+        if (fix->tile < 0 || fit.inliers > fix->inliers) {
           fix->tile = static_cast<int>(tile);
+          fix->matches = fit.matches;
+          fix->inliers = fit.inliers;
         }
       }
     }
@@ -195,26 +388,25 @@ class VisionSatellitePayload final : public SatellitePayload {
     VisionPayloadStats delta;
     delta.keyframes = 1;
     delta.fixes_accepted = fix->accepted ? 1 : 0;
+    delta.fix_matches = fix->matches;
     delta.fix_inliers = fix->inliers;
     if (stats_) stats_->add(delta);
     return fix;
   }
 
  private:
-  static at::Tensor globalDescriptor(const TensorFeatures& features) {
-    if (features.descriptors.size(0) == 0)
-      return at::zeros({features.descriptors.size(1)}, features.descriptors.options());
-    const at::Tensor mean = features.descriptors.mean(0);
-    return mean / mean.norm().clamp_min(1e-12);
-  }
-
   VisionPayloadOptions options_;
+  SatelliteModel model_;
   vision::DeviceSpec device_;
-  std::unique_ptr<TensorExtractor> extractor_;
   vision::RansacOptions ransac_;
   std::shared_ptr<VisionStatsSink> stats_;
-  std::vector<TensorFeatures> tiles_;
-  at::Tensor tile_globals_;
+  std::unique_ptr<TileRetrieval> retrieval_;     // RETRIEVAL+FINE
+  std::unique_ptr<DenseTileMatcher> dense_;      // ...+litesam
+  std::vector<DenseTileMatcher::Input> tile_inputs_;
+  std::unique_ptr<TensorExtractor> extractor_;   // local features (FEATURES, or the fine step)
+  std::unique_ptr<TensorPairMatcher> matcher_;
+  std::vector<ImageFeatures> tile_features_;
+  at::Tensor tile_globals_;                      // [T,D] unit rows
 };
 
 }  // namespace

@@ -8,8 +8,10 @@
 #   .device-prefix/debs   Debian's Qt 6 Core (+ nlohmann-json) .debs, unpacked here into
 #                         build-engine-gpu/prefix (dpkg -x, or ar + tar without dpkg)
 #   build-gpu-deps        nlohmann/json.hpp (include/) and ALIKED weights (models/aliked)
-# Environment: SKYTRACE_ENGINE_CUDA=OFF builds the CPU twin (dry run on a CPU LibTorch,
-# with SKYTRACE_TORCH_PREFIX=/usr/lib/x86_64-linux-gnu/cmake where python has no torch);
+# Environment discovery and the build itself: scripts/gpu/engine/engine_env.sh (shared
+# with scripts/gpu/bench_seed_pipeline.sh). SKYTRACE_ENGINE_CUDA=OFF builds the CPU twin
+# (dry run on a CPU LibTorch, with SKYTRACE_TORCH_PREFIX=/usr/lib/x86_64-linux-gnu/cmake
+# where python has no torch);
 # SKYTRACE_BENCH_DEVICE (default cuda:0) is the device the benchmark and checks use.
 set -euo pipefail
 
@@ -17,9 +19,6 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 out="${OUT:-$root/out/gpu-engine}"
 mkdir -p "$out"
-work="$root/build-engine-gpu"
-prefix="$work/prefix"
-build="$work/build"
 quick=0
 frames=300
 build_only=0
@@ -32,84 +31,25 @@ while [[ $# -gt 0 ]]; do
   esac
   shift
 done
-engine_cuda="${SKYTRACE_ENGINE_CUDA:-ON}"
 device="${SKYTRACE_BENCH_DEVICE:-cuda:0}"
 
 log() { echo "[build_engine_bench] $*" | tee -a "$out/build_engine_bench.log"; }
 
-# --- environment -------------------------------------------------------------------
-{
-  date -u +"%Y-%m-%dT%H:%M:%SZ"
-  nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader || true
-  echo "cpus: $(nproc)"
-  g++ --version | head -1
-  cmake --version | head -1
-  python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)'
-} > "$out/environment.txt" 2>&1 || true
+# --- environment, LibTorch, Qt prefix, nlohmann, ALIKED weights (engine_env.sh) --------
+source "$root/scripts/gpu/engine/engine_env.sh"
+engine_env_record "$out/environment.txt"
 cat "$out/environment.txt"
-
-torch_prefix="${SKYTRACE_TORCH_PREFIX:-$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')}"
-log "LibTorch CMake prefix: $torch_prefix"
-
-# --- Qt Core (and nlohmann-json) from the carried Debian packages ---------------------
-if [[ ! -f "$prefix/.unpacked" ]]; then
-  shopt -s nullglob
-  debs=("$root"/.device-prefix/debs/*.deb)
-  if [[ ${#debs[@]} -eq 0 ]]; then
-    log "ERROR: no .deb files in .device-prefix/debs (carry .device-prefix with the run)"
-    exit 2
-  fi
-  mkdir -p "$prefix"
-  for deb in "${debs[@]}"; do
-    if command -v dpkg >/dev/null 2>&1; then
-      dpkg -x "$deb" "$prefix"
-    else
-      tmp="$(mktemp -d)"
-      (cd "$tmp" && ar x "$deb" && tar xf data.tar.* -C "$prefix")
-      rm -rf "$tmp"
-    fi
-  done
-  touch "$prefix/.unpacked"
-  log "unpacked ${#debs[@]} packages into $prefix"
+engine_env_setup log || exit 2
+if [[ -z "$aliked_dir" ]]; then
+  log "ERROR: no ALIKED weights (aliked-n16rot.pth); carry build-gpu-deps/models/aliked"; exit 2
 fi
-qt_cmake="$prefix/usr/lib/x86_64-linux-gnu/cmake"
-export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-
-include_dir=""
-for candidate in "${SKYTRACE_EXTRA_INCLUDE_DIR:-}" "$root/build-gpu-deps/include" "$prefix/usr/include" /usr/include; do
-  if [[ -n "$candidate" && -f "$candidate/nlohmann/json.hpp" ]]; then include_dir="$candidate"; break; fi
-done
-[[ -z "$include_dir" ]] && { log "ERROR: nlohmann/json.hpp not found"; exit 2; }
-
-model_dir=""
-for candidate in "${SKYTRACE_MODEL_DIR:-}" "$root/shared/models/aliked" "$root/../shared/models/aliked" "$root/build-gpu-deps/models/aliked"; do
-  if [[ -n "$candidate" && -f "$candidate/aliked-n16rot.pth" ]]; then model_dir="$(cd "$candidate" && pwd)"; break; fi
-done
-[[ -z "$model_dir" ]] && { log "ERROR: no ALIKED weights (aliked-n16rot.pth); carry build-gpu-deps/models/aliked"; exit 2; }
-export SKYTRACE_MODEL_DIR="$model_dir"
-log "ALIKED weights: $model_dir; nlohmann: $include_dir; Qt: $qt_cmake"
+export SKYTRACE_MODEL_DIR="$aliked_dir"
+model_dir="$aliked_dir"
+build="$engine_build"
 
 # --- configure and build -----------------------------------------------------------
-nvcc_path="$(command -v nvcc || true)"
-[[ -z "$nvcc_path" && -x /usr/local/cuda/bin/nvcc ]] && nvcc_path=/usr/local/cuda/bin/nvcc
-configure() {
-  cmake -S "$root/scripts/gpu/engine" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_PREFIX_PATH="$torch_prefix;$qt_cmake" \
-    -DSKYTRACE_EXTRA_INCLUDE_DIR="$include_dir" \
-    -DSKYTRACE_GPU_CXX_STANDARD="$1" \
-    -DSKYTRACE_ENGINE_CUDA="$engine_cuda" \
-    ${nvcc_path:+-DCMAKE_CUDA_COMPILER="$nvcc_path"} \
-    -DTORCH_CUDA_ARCH_LIST="9.0" >> "$out/engine_configure.log" 2>&1
-}
-build_all() { cmake --build "$build" -j "$(nproc)" >> "$out/engine_build.log" 2>&1; }
-log "configuring (C++17, engine CUDA=$engine_cuda)"
-if ! configure 17 || ! build_all; then
-  log "C++17 configure/build failed (engine_configure.log/engine_build.log); retrying with C++20"
-  rm -rf "$build"
-  if ! configure 20 || ! build_all; then
-    log "ERROR: build failed"; tail -40 "$out/engine_configure.log"; tail -60 "$out/engine_build.log"; exit 1
-  fi
-fi
+log "configuring and building (engine CUDA=${SKYTRACE_ENGINE_CUDA:-ON})"
+engine_env_build "$out" || { log "ERROR: build failed"; exit 1; }
 log "built: $build/skytrace-bench-engine"
 [[ $build_only == 1 ]] && exit 0
 
