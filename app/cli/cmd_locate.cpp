@@ -66,7 +66,13 @@ int runLocate(const QStringList& args) {
     if (parser.isSet("sat-model")) nav::applySatelliteModel(parser.value("sat-model").toStdString(), options);
     nav::setSatelliteWeights(parser.value("sat-weights").toStdString(),
                              parser.value("retrieval-weights").toStdString(), options);
-    nav::checkRegistrationWeights(options);  // before the first photo
+    try {
+      nav::checkRegistrationWeights(options);  // before the first photo
+    } catch (const ModelError& e) {
+      throw ModelError(std::string(e.what()) +
+                       ". For --sat-model: --sat-weights FILE (LiteSAM or the features), "
+                       "--retrieval-weights FILE (DINOv2)");
+    }
     std::ostringstream csv;
     csv << "image,lat_deg,lon_deg,yaw_deg,height_m,inliers,inlier_ratio,accepted,reason,gps_lat_deg,"
            "gps_lon_deg,distance_to_gps_m\n";

@@ -210,7 +210,15 @@ int runProcess(const QStringList& args) {
 
     // Missing satellite weights fail here, before any frame (the engine creates the
     // registrar later, on its own thread).
-    if (options.registration_enabled) nav::checkRegistrationWeights(options.registration);
+    if (options.registration_enabled) {
+      try {
+        nav::checkRegistrationWeights(options.registration);
+      } catch (const ModelError& e) {
+        throw ModelError(std::string(e.what()) +
+                         ". For the satellite stage: --sat-weights FILE (LiteSAM or the features), "
+                         "--retrieval-weights FILE (DINOv2)");
+      }
+    }
 
     g_interrupted.store(false);
     auto previous_handler = std::signal(SIGINT, onInterrupt);
