@@ -10,6 +10,7 @@
 #include "core/geo/basemap.h"
 #include "core/geo/crs_transform.h"
 #include "core/nav/ground_projection.h"
+#include "core/nav/image_rotation.h"
 #include "core/util/check.h"
 #include "core/util/error.h"
 #include "core/util/log.h"
@@ -140,43 +141,6 @@ class DenseFineMatcher final : public FineMatcher {
   int long_side_px_;
   std::unique_ptr<vision::DenseMatcher> matcher_;
 };
-
-// An image turned by `angle_deg` (counter-clockwise as displayed) on a canvas that holds
-// all of it; `valid` marks the image's pixels (empty: all), `rotated_from_image` maps
-// pixel centres.
-struct RotatedImage {
-  cv::Mat bgr;
-  cv::Mat valid;
-  cv::Matx33d rotated_from_image = cv::Matx33d::eye();
-};
-
-RotatedImage rotatedImage(const cv::Mat& image, double angle_deg) {
-  RotatedImage out;
-  if (angle_deg == 0.0) {
-    out.bgr = image;
-    return out;
-  }
-  const double a = angle_deg * CV_PI / 180.0;
-  const double c = std::abs(std::cos(a)) < 1e-12 ? 0.0 : std::cos(a);
-  const double s = std::abs(std::sin(a)) < 1e-12 ? 0.0 : std::sin(a);
-  const int width = int(std::lround(std::abs(c) * image.cols + std::abs(s) * image.rows));
-  const int height = int(std::lround(std::abs(s) * image.cols + std::abs(c) * image.rows));
-  // Rotate about the image centre, then move it to the canvas centre (y down: a
-  // counter-clockwise turn on screen is x' = c x + s y, y' = -s x + c y).
-  const cv::Point2d from((image.cols - 1) * 0.5, (image.rows - 1) * 0.5);
-  const cv::Point2d to((width - 1) * 0.5, (height - 1) * 0.5);
-  out.rotated_from_image = cv::Matx33d(c, s, to.x - (c * from.x + s * from.y),  //
-                                       -s, c, to.y - (-s * from.x + c * from.y),  //
-                                       0, 0, 1);
-  const cv::Matx23d affine(out.rotated_from_image(0, 0), out.rotated_from_image(0, 1),
-                           out.rotated_from_image(0, 2), out.rotated_from_image(1, 0),
-                           out.rotated_from_image(1, 1), out.rotated_from_image(1, 2));
-  cv::warpAffine(image, out.bgr, affine, cv::Size(width, height), cv::INTER_LINEAR, cv::BORDER_CONSTANT);
-  const cv::Mat ones(image.size(), CV_8UC1, cv::Scalar(255));
-  cv::warpAffine(ones, out.valid, affine, cv::Size(width, height), cv::INTER_NEAREST, cv::BORDER_CONSTANT);
-  cv::erode(out.valid, out.valid, cv::Mat(), cv::Point(-1, -1), 2);
-  return out;
-}
 
 // One global-search tile: its map window, features (when extracted) and descriptors.
 struct Tile {
@@ -553,7 +517,7 @@ struct BasemapRegistrar::State {
     if (descriptor) {
       // DINOv2 is not rotation invariant: the frame in four orientations, the best per tile.
       std::vector<cv::Mat> turned;
-      for (double angle : {0.0, 90.0, 180.0, 270.0}) turned.push_back(rotatedImage(scaled_frame.bgr, angle).bgr);
+      for (double angle : {0.0, 90.0, 180.0, 270.0}) turned.push_back(rotateImage(scaled_frame.bgr, angle).bgr);
       const std::vector<vision::GlobalDescriptor> queries = descriptor->describeBatch(turned);
       for (std::size_t i = 0; i < cache.tiles.size(); ++i) {
         similarity[i] = -1.0;
@@ -608,7 +572,7 @@ struct BasemapRegistrar::State {
     start = Clock::now();
     const int orientations = fine_matcher->rotationInvariant() ? 1 : options.dense_rotations;
     std::vector<RotatedImage> turned;
-    for (int k = 0; k < orientations; ++k) turned.push_back(rotatedImage(scaled, 360.0 * k / orientations));
+    for (int k = 0; k < orientations; ++k) turned.push_back(rotateImage(scaled, 360.0 * k / orientations));
     RegistrationFix best = fix;
     best.reason = "no_candidate";
     for (const std::size_t tile_index : candidates) {
