@@ -640,6 +640,26 @@
         <source>Zoom to &amp;Track</source>
         <translation>Auf &amp;Flugbahn zoomen</translation>
     </message>
+    <message>
+        <source>Processing &amp;Options...</source>
+        <translation>Verarbeitungs&amp;optionen...</translation>
+    </message>
+    <message>
+        <source>Choose the models and devices of visual odometry and the satellite stage, and the mode</source>
+        <translation>Modelle und Geräte der visuellen Odometrie und der Satellitenstufe sowie den Modus wählen</translation>
+    </message>
+    <message>
+        <source>Satellite: %1</source>
+        <translation>Satellit: %1</translation>
+    </message>
+    <message>
+        <source>sequential</source>
+        <translation>sequenziell</translation>
+    </message>
+    <message>
+        <source>overlapped</source>
+        <translation>überlappend</translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>
@@ -662,14 +682,6 @@
 </context>
 <context>
     <name>skytrace::ui::OpenFlightDialog</name>
-    <message>
-        <source>The weights of %1 (%1.pth) were not found in the model folder (%2). Processing will use the classical default, SIFT, instead.</source>
-        <translation>Die Gewichte von %1 (%1.pth) wurden im Modellordner (%2) nicht gefunden. Die Verarbeitung verwendet stattdessen den klassischen Standard SIFT.</translation>
-    </message>
-    <message>
-        <source>none set: SKYTRACE_MODEL_DIR</source>
-        <translation>keiner gesetzt: SKYTRACE_MODEL_DIR</translation>
-    </message>
     <message>
         <source>Flight Video</source>
         <translation>Flugvideo</translation>
@@ -783,24 +795,16 @@
         <translation>Horizontaler Bildwinkel</translation>
     </message>
     <message>
-        <source>Features / device:</source>
-        <translation>Merkmale / Gerät:</translation>
-    </message>
-    <message>
-        <source>Feature model for visual odometry and registration</source>
-        <translation>Merkmalsmodell für visuelle Odometrie und Registrierung</translation>
-    </message>
-    <message>
-        <source>cpu, cuda or cuda:N</source>
-        <translation>cpu, cuda oder cuda:N</translation>
-    </message>
-    <message>
         <source>Results folder:</source>
         <translation>Ergebnisordner:</translation>
     </message>
     <message>
         <source>Default: &lt;project name&gt;_results beside the project</source>
         <translation>Standard: &lt;Projektname&gt;_results neben dem Projekt</translation>
+    </message>
+    <message>
+        <source>Processing:</source>
+        <translation>Verarbeitung:</translation>
     </message>
 </context>
 <context>
@@ -879,6 +883,64 @@
     <message>
         <source>A flight is already being processed.</source>
         <translation>Es wird bereits ein Flug verarbeitet.</translation>
+    </message>
+</context>
+<context>
+    <name>skytrace::ui::ProcessingOptionsDialog</name>
+    <message>
+        <source>Processing Options</source>
+        <translation>Verarbeitungsoptionen</translation>
+    </message>
+</context>
+<context>
+    <name>skytrace::ui::ProcessingOptionsWidget</name>
+    <message>
+        <source>Visual odometry</source>
+        <translation>Visuelle Odometrie</translation>
+    </message>
+    <message>
+        <source>Satellite stage</source>
+        <translation>Satellitenstufe</translation>
+    </message>
+    <message>
+        <source>Processing uses ORB instead.</source>
+        <translation>Die Verarbeitung verwendet stattdessen ORB.</translation>
+    </message>
+    <message>
+        <source>Processing stops with this error.</source>
+        <translation>Die Verarbeitung bricht mit diesem Fehler ab.</translation>
+    </message>
+    <message>
+        <source>Visual odometry:</source>
+        <translation>Visuelle Odometrie:</translation>
+    </message>
+    <message>
+        <source>FEATURES[+MATCHER], e.g. orb, aliked-n16rot, superpoint+lightglue</source>
+        <translation>MERKMALE[+MATCHER], z. B. orb, aliked-n16rot, superpoint+lightglue</translation>
+    </message>
+    <message>
+        <source>Satellite stage:</source>
+        <translation>Satellitenstufe:</translation>
+    </message>
+    <message>
+        <source>FEATURES, or RETRIEVAL+FINE, e.g. dinov2+litesam, vlad+litesam</source>
+        <translation>MERKMALE oder SUCHE+FEIN, z. B. dinov2+litesam, vlad+litesam</translation>
+    </message>
+    <message>
+        <source>auto, cpu or cuda:N</source>
+        <translation>auto, cpu oder cuda:N</translation>
+    </message>
+    <message>
+        <source>Mode:</source>
+        <translation>Modus:</translation>
+    </message>
+    <message>
+        <source>Overlapped (engine: decode, VO and satellite threads)</source>
+        <translation>Überlappend (Engine: Dekodier-, VO- und Satelliten-Thread)</translation>
+    </message>
+    <message>
+        <source>Sequential (one thread)</source>
+        <translation>Sequenziell (ein Thread)</translation>
     </message>
 </context>
 <context>

@@ -640,6 +640,26 @@
         <source>Zoom to &amp;Track</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Processing &amp;Options...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose the models and devices of visual odometry and the satellite stage, and the mode</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Satellite: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>sequential</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>overlapped</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>
@@ -662,14 +682,6 @@
 </context>
 <context>
     <name>skytrace::ui::OpenFlightDialog</name>
-    <message>
-        <source>The weights of %1 (%1.pth) were not found in the model folder (%2). Processing will use the classical default, SIFT, instead.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>none set: SKYTRACE_MODEL_DIR</source>
-        <translation type="unfinished"></translation>
-    </message>
     <message>
         <source>Flight Video</source>
         <translation type="unfinished"></translation>
@@ -783,23 +795,15 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Features / device:</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Feature model for visual odometry and registration</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>cpu, cuda or cuda:N</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Results folder:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Default: &lt;project name&gt;_results beside the project</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Processing:</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -878,6 +882,64 @@
     <name>skytrace::ui::ProcessingController</name>
     <message>
         <source>A flight is already being processed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>skytrace::ui::ProcessingOptionsDialog</name>
+    <message>
+        <source>Processing Options</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>skytrace::ui::ProcessingOptionsWidget</name>
+    <message>
+        <source>Visual odometry</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Satellite stage</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Processing uses ORB instead.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Processing stops with this error.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Visual odometry:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>FEATURES[+MATCHER], e.g. orb, aliked-n16rot, superpoint+lightglue</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Satellite stage:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>FEATURES, or RETRIEVAL+FINE, e.g. dinov2+litesam, vlad+litesam</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>auto, cpu or cuda:N</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Mode:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Overlapped (engine: decode, VO and satellite threads)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sequential (one thread)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -55,7 +55,19 @@ QStringList CliProcessRunner::argumentsFor(const io::Project& project) {
   if (project.camera.source == io::CameraSource::HorizontalFov)
     args << QStringLiteral("--hfov-deg") << QString::number(project.camera.hfov_deg);
   args << QStringLiteral("--model") << QString::fromStdString(project.feature_model);
-  args << QStringLiteral("--device") << QString::fromStdString(project.device);
+  if (!project.vo_model.empty()) args << QStringLiteral("--vo-model") << QString::fromStdString(project.vo_model);
+  if (!project.satellite_model.empty())
+    args << QStringLiteral("--sat-model") << QString::fromStdString(project.satellite_model);
+  if (project.vo_device.empty() && project.satellite_device.empty()) {
+    args << QStringLiteral("--device") << QString::fromStdString(project.device);
+  } else {  // per stage; "auto" = the CLI's automatic placement
+    const std::string vo_device = project.effectiveVoDevice();
+    const std::string satellite_device = project.effectiveSatelliteDevice();
+    if (vo_device != "auto") args << QStringLiteral("--vo-device") << QString::fromStdString(vo_device);
+    if (satellite_device != "auto")
+      args << QStringLiteral("--sat-device") << QString::fromStdString(satellite_device);
+  }
+  args << QStringLiteral("--mode") << QString::fromStdString(project.processing_mode);
   args << QStringLiteral("--out") << QString::fromStdString(project.results_dir);
   return args;
 }

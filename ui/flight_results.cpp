@@ -154,6 +154,8 @@ void readReport(const fs::path& path, FlightResults* results) {
   results->completed = report.value("completed", false);
   results->device = report.value("device", std::string());
   results->feature_model = report.value("feature_model", std::string());
+  results->registration_model = report.value("registration_model", std::string());
+  results->mode = report.value("mode", std::string());
   results->fallback_reason = report.value("fallback_reason", std::string());
   if (report.contains("ground_alt_m") && report["ground_alt_m"].is_number())
     results->ground_alt_m = report["ground_alt_m"].get<double>();

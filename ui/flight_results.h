@@ -58,7 +58,9 @@ struct FlightResults {
   std::string report_json;  // report.json as written (empty when absent)
   bool completed = false;
   std::string device;
-  std::string feature_model;
+  std::string feature_model;       // VO model as run ("sift+mnn", "superpoint+lightglue")
+  std::string registration_model;  // satellite stage as run ("vlad+sift", "dinov2-vits14+litesam")
+  std::string mode;                // "overlapped", "sequential", "" when not recorded
   std::string fallback_reason;
   // Ground height (ellipsoidal metres) under the flight, for camera footprints; NaN when
   // unknown (report.json "ground_alt_m", else flight.json's ENU origin beside the video).

@@ -48,6 +48,7 @@
 #include "ui/open_flight_dialog.h"
 #include "ui/plots_panel.h"
 #include "ui/processing_controller.h"
+#include "ui/processing_options.h"
 #include "ui/results_model.h"
 #include "ui/time_model.h"
 #include "ui/timeline_widget.h"
@@ -188,6 +189,15 @@ void MainWindow::createModels() {
   connect(processing_, &ProcessingController::failed, this, [this](const QString& message) {
     updateProcessingState();
     reportError(tr("Processing failed"), message);  // once per run; the results shown stay
+    // A run that failed before computing anything (e.g. missing weights) brings back the
+    // results folder it would have replaced, so nothing disappears from the views.
+    const std::string folder = project_.results_dir;
+    if (results_model_->results().empty() && !folder.empty() && isResultsFolder(folder))
+      openResults(QString::fromStdString(folder));
+  });
+  connect(processing_, &ProcessingController::warningReported, this, [this](const QString& message) {
+    statusBar()->showMessage(message, 15000);  // never modal: the run goes on
+    if (!options_.interactive) QTextStream(stderr) << "skytrace: warning: " << message << "\n";
   });
 }
 
@@ -236,6 +246,8 @@ void MainWindow::createActions() {
 
   process_action_ = make("process", QKeySequence(Qt::Key_F5));
   connect(process_action_, &QAction::triggered, this, [this] { startProcessing(); });
+  processing_options_action_ = make("processingOptions");
+  connect(processing_options_action_, &QAction::triggered, this, &MainWindow::chooseProcessingOptions);
   pause_action_ = make("pauseProcessing", QKeySequence(Qt::Key_F6));
   pause_action_->setCheckable(true);
   connect(pause_action_, &QAction::triggered, processing_, &ProcessingController::setPaused);
@@ -342,6 +354,8 @@ void MainWindow::createMenus() {
   process_menu_->addAction(process_action_);
   process_menu_->addAction(pause_action_);
   process_menu_->addAction(cancel_action_);
+  process_menu_->addSeparator();
+  process_menu_->addAction(processing_options_action_);
 
   export_menu_ = menuBar()->addMenu(QString());
   export_menu_->addAction(export_track_action_);
@@ -462,6 +476,9 @@ void MainWindow::retranslateUi() {
   quit_action_->setText(tr("&Quit"));
   process_action_->setText(tr("&Process Flight"));
   process_action_->setStatusTip(tr("Compute the visual track of the open project"));
+  processing_options_action_->setText(tr("Processing &Options..."));
+  processing_options_action_->setStatusTip(
+      tr("Choose the models and devices of visual odometry and the satellite stage, and the mode"));
   pause_action_->setText(tr("P&ause"));
   cancel_action_->setText(tr("&Cancel"));
   export_track_action_->setText(tr("&Track..."));
@@ -967,12 +984,39 @@ void MainWindow::updateProcessingState() {
 }
 
 void MainWindow::updateEngineLabel() {
+  // The results' own record while they are shown, else what the project will run.
   const FlightResults& r = results_model_->results();
-  const QString device = QString::fromStdString(!r.device.empty() ? r.device : project_.device);
-  QString model = QString::fromStdString(!r.feature_model.empty() ? r.feature_model : project_.feature_model);
+  const QString device = QString::fromStdString(!r.device.empty() ? r.device : project_.effectiveVoDevice());
+  QString model = QString::fromStdString(!r.feature_model.empty() ? r.feature_model : project_.effectiveVoModel());
   if (!r.fallback_reason.empty()) model += tr(" (fallback)");
-  engine_label_->setText(tr("Device: %1 · Model: %2").arg(device, model));
+  const QString satellite = QString::fromStdString(
+      !r.registration_model.empty() ? r.registration_model : project_.effectiveSatelliteModel());
+  const std::string mode = !r.mode.empty() ? r.mode : project_.processing_mode;
+  engine_label_->setText(tr("Device: %1 · Model: %2").arg(device, model) + QStringLiteral(" · ") +
+                         tr("Satellite: %1").arg(satellite) + QStringLiteral(" · ") +
+                         (mode == "sequential" ? tr("sequential") : tr("overlapped")));
   engine_label_->setToolTip(QString::fromStdString(r.fallback_reason));
+}
+
+void MainWindow::setProcessingOptions(const io::Project& choice) {
+  project_.feature_model = choice.feature_model;
+  project_.device = choice.device;
+  project_.vo_model = choice.vo_model;
+  project_.satellite_model = choice.satellite_model;
+  project_.vo_device = choice.vo_device;
+  project_.satellite_device = choice.satellite_device;
+  project_.processing_mode = choice.processing_mode;
+  updateEngineLabel();
+}
+
+void MainWindow::chooseProcessingOptions() {
+  if (!options_.interactive) return;  // no modal dialogs in batch mode
+  ProcessingOptionsDialog dialog(this);
+  dialog.setProject(project_);
+  if (dialog.exec() != QDialog::Accepted) return;
+  io::Project choice = project_;
+  dialog.applyTo(&choice);
+  setProcessingOptions(choice);
 }
 
 void MainWindow::updateActions() {

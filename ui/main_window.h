@@ -88,8 +88,11 @@ class MainWindow : public QMainWindow {
   // Saves the current project; false after reporting the error.
   bool saveProject(const QString& path);
   // Processes the current project with `runner` (default: NavigationRunner, in process,
-  // live).
+  // live; through the engine unless the project's mode is sequential).
   bool startProcessing(std::unique_ptr<ProcessingRunner> runner = nullptr);
+  // Takes the processing choice (models, devices, mode) of `choice` into the current
+  // project; saved with it. No effect on a run in progress.
+  void setProcessingOptions(const io::Project& choice);
 
   // Exports, each to `path` (no dialog); false after reporting the error.
   bool exportTrack(const QString& path);  // format from the extension
@@ -145,6 +148,8 @@ class MainWindow : public QMainWindow {
   void chooseVideo();
   void chooseImageFolder();
   void chooseTelemetry();
+  // Process > Processing Options (a modal dialog; interactive mode only).
+  void chooseProcessingOptions();
   void showAbout();
 
  protected:
@@ -228,6 +233,7 @@ class MainWindow : public QMainWindow {
   QAction* clear_recent_action_ = nullptr;
   QAction* quit_action_ = nullptr;
   QAction* process_action_ = nullptr;
+  QAction* processing_options_action_ = nullptr;
   QAction* pause_action_ = nullptr;
   QAction* cancel_action_ = nullptr;
   QAction* export_track_action_ = nullptr;

@@ -19,8 +19,8 @@
 #include <QVBoxLayout>
 
 #include "core/util/error.h"
-#include "core/vision/model_paths.h"
 #include "ui/flight_results.h"
+#include "ui/processing_options.h"
 
 namespace skytrace::ui {
 namespace {
@@ -48,26 +48,6 @@ InputKind classifyInputPath(const QString& path) {
   if (kLogSuffixes.contains(suffix)) return InputKind::Telemetry;
   if (suffix == QLatin1String("json")) return InputKind::CameraFile;
   return InputKind::Unknown;
-}
-
-QStringList OpenFlightDialog::featureModels() {
-  return {QStringLiteral("sift"), QStringLiteral("orb"), QStringLiteral("aliked-n16rot"),
-          QStringLiteral("aliked-n16"), QStringLiteral("aliked-t16"), QStringLiteral("aliked-n32")};
-}
-
-QString OpenFlightDialog::weightsNoteFor(const QString& model) {
-  if (!model.startsWith(QLatin1String("aliked"))) return {};  // classical: no weights
-  try {
-    vision::resolveWeightsPath(model.toStdString(), std::string(), model.toStdString() + ".pth",
-                               "https://github.com/Shiaoming/ALIKED");
-    return {};
-  } catch (const Error&) {
-    return tr("The weights of %1 (%1.pth) were not found in the model folder (%2). "
-              "Processing will use the classical default, SIFT, instead.")
-        .arg(model, vision::modelDirectory().empty()
-                        ? tr("none set: SKYTRACE_MODEL_DIR")
-                        : QString::fromStdString(vision::modelDirectory()));
-  }
 }
 
 OpenFlightDialog::OpenFlightDialog(QWidget* parent) : QDialog(parent) {
@@ -127,20 +107,9 @@ OpenFlightDialog::OpenFlightDialog(QWidget* parent) : QDialog(parent) {
   grid->addWidget(camera_file_button_, row++, 2);
 
   model_label_ = new QLabel(this);
-  model_box_ = new QComboBox(this);
-  model_box_->addItems(featureModels());
-  device_box_ = new QComboBox(this);
-  device_box_->addItems({QStringLiteral("cpu"), QStringLiteral("cuda"), QStringLiteral("cuda:1")});
-  device_box_->setEditable(true);
-  auto* model_row = new QHBoxLayout;
-  model_row->addWidget(model_box_, 1);
-  model_row->addWidget(device_box_);
-  grid->addWidget(model_label_, row, 0);
-  grid->addLayout(model_row, row++, 1);
-  model_note_ = new QLabel(this);
-  model_note_->setWordWrap(true);
-  model_note_->setStyleSheet(QStringLiteral("color: #b35900;"));
-  grid->addWidget(model_note_, row++, 1, 1, 2);
+  processing_ = new ProcessingOptionsWidget(this);
+  grid->addWidget(model_label_, row, 0, Qt::AlignTop);
+  grid->addWidget(processing_, row++, 1, 1, 2);
 
   results_label_ = new QLabel(this);
   results_edit_ = new QLineEdit(this);
@@ -200,7 +169,7 @@ OpenFlightDialog::OpenFlightDialog(QWidget* parent) : QDialog(parent) {
   for (QLineEdit* edit : {video_edit_, telemetry_edit_, camera_file_edit_, results_edit_})
     connect(edit, &QLineEdit::textChanged, this, &OpenFlightDialog::updateState);
   connect(camera_box_, &QComboBox::currentIndexChanged, this, &OpenFlightDialog::updateState);
-  connect(model_box_, &QComboBox::currentTextChanged, this, &OpenFlightDialog::updateState);
+  connect(processing_, &ProcessingOptionsWidget::changed, this, &OpenFlightDialog::updateState);
   connect(hfov_box_, &QDoubleSpinBox::valueChanged, this, &OpenFlightDialog::updateState);
   retranslateUi();
   resize(720, sizeHint().height());
@@ -215,13 +184,7 @@ void OpenFlightDialog::setProject(const io::Project& project) {
     if (kCameraSources[i] == project.camera.source) camera_box_->setCurrentIndex(i);
   camera_file_edit_->setText(QString::fromStdString(project.camera.file_path));
   if (project.camera.hfov_deg > 0) hfov_box_->setValue(project.camera.hfov_deg);
-  const int model = model_box_->findText(QString::fromStdString(project.feature_model));
-  if (model >= 0) model_box_->setCurrentIndex(model);
-  else {
-    model_box_->addItem(QString::fromStdString(project.feature_model));
-    model_box_->setCurrentIndex(model_box_->count() - 1);
-  }
-  device_box_->setCurrentText(QString::fromStdString(project.device));
+  processing_->setProject(project);
   results_edit_->setText(QString::fromStdString(project.results_dir));
   updateState();
 }
@@ -234,8 +197,7 @@ io::Project OpenFlightDialog::project() const {
   p.camera.source = kCameraSources[std::max(0, camera_box_->currentIndex())];
   p.camera.file_path = camera_file_edit_->text().trimmed().toStdString();
   p.camera.hfov_deg = hfov_box_->value();
-  p.feature_model = model_box_->currentText().toStdString();
-  p.device = device_box_->currentText().trimmed().toStdString();
+  processing_->applyTo(&p);
   p.results_dir = results_edit_->text().trimmed().toStdString();
   return p;
 }
@@ -261,15 +223,16 @@ QStringList OpenFlightDialog::addPaths(const QStringList& paths) {
   return unplaced;
 }
 
-QString OpenFlightDialog::modelNote() const { return model_note_->text(); }
+QString OpenFlightDialog::modelNote() const { return processing_->weightsNote(); }
 
 QString OpenFlightDialog::validationMessage() const {
+  const io::Project p = project();
   try {
-    project().check();
-    return {};
+    p.check();
   } catch (const Error& e) {
     return QString::fromStdString(e.what());
   }
+  return ProcessingOptionsWidget::problemFor(p);
 }
 
 void OpenFlightDialog::updateState() {
@@ -278,9 +241,6 @@ void OpenFlightDialog::updateState() {
   camera_file_button_->setEnabled(camera == io::CameraSource::File);
   hfov_box_->setVisible(camera == io::CameraSource::HorizontalFov);
   remove_basemap_button_->setEnabled(basemap_list_->count() > 0);
-  const QString note = weightsNoteFor(model_box_->currentText());
-  model_note_->setText(note);
-  model_note_->setVisible(!note.isEmpty());
   const QString problem = validationMessage();
   validation_label_->setText(problem);
   buttons_->button(QDialogButtonBox::Ok)->setEnabled(problem.isEmpty());
@@ -306,9 +266,7 @@ void OpenFlightDialog::retranslateUi() {
   camera_box_->setItemText(3, tr("From the flight log's camera model"));
   camera_file_button_->setText(tr("Browse..."));
   hfov_box_->setToolTip(tr("Horizontal field of view"));
-  model_label_->setText(tr("Features / device:"));
-  model_box_->setToolTip(tr("Feature model for visual odometry and registration"));
-  device_box_->setToolTip(tr("cpu, cuda or cuda:N"));
+  model_label_->setText(tr("Processing:"));
   results_label_->setText(tr("Results folder:"));
   results_edit_->setPlaceholderText(tr("Default: <project name>_results beside the project"));
   results_button_->setText(tr("Browse..."));

@@ -1,9 +1,9 @@
 // OpenFlightDialog: chooses what a project holds: the video (file or image folder), one
 // or more basemaps, an optional flight log, the camera (processing default, a camera
-// file, a horizontal FOV, or the log's camera model) and the feature model and device,
-// plus the results folder. It says clearly when a learned model's weights are missing
-// and the classical default will be used instead. OK is enabled only for a valid project
-// (io::Project::check()).
+// file, a horizontal FOV, or the log's camera model), how it is processed (models and
+// devices of both stages, mode: ProcessingOptionsWidget), plus the results folder. It
+// says clearly when a learned model's weights are missing and what processing then does.
+// OK is enabled only for a valid project (io::Project::check() and a valid model choice).
 // Thread: GUI thread only.
 #pragma once
 
@@ -21,6 +21,8 @@ class QPushButton;
 
 namespace skytrace::ui {
 
+class ProcessingOptionsWidget;
+
 class OpenFlightDialog : public QDialog {
   Q_OBJECT
 
@@ -34,14 +36,12 @@ class OpenFlightDialog : public QDialog {
   // camera JSON) into the fields. Returns the paths it could not place.
   QStringList addPaths(const QStringList& paths);
 
-  // The note shown for the chosen model ("" when its weights are found or none needed).
+  // The note shown for the chosen models ("" when their weights are found or none needed).
   QString modelNote() const;
   // Empty when the project is valid, else why not (as shown under the fields).
   QString validationMessage() const;
 
-  // Feature models offered, and the note for one of them.
-  static QStringList featureModels();
-  static QString weightsNoteFor(const QString& model);
+  ProcessingOptionsWidget* processingOptions() const { return processing_; }
 
  protected:
   void changeEvent(QEvent* event) override;
@@ -69,9 +69,7 @@ class OpenFlightDialog : public QDialog {
   QPushButton* camera_file_button_ = nullptr;
   QDoubleSpinBox* hfov_box_ = nullptr;
   QLabel* model_label_ = nullptr;
-  QComboBox* model_box_ = nullptr;
-  QComboBox* device_box_ = nullptr;
-  QLabel* model_note_ = nullptr;
+  ProcessingOptionsWidget* processing_ = nullptr;
   QLabel* results_label_ = nullptr;
   QLineEdit* results_edit_ = nullptr;
   QPushButton* results_button_ = nullptr;

@@ -49,6 +49,8 @@ ProcessingController::ProcessingController(ResultsModel* results, QObject* paren
           Qt::QueuedConnection);
   connect(this, &ProcessingController::workerDone, this, &ProcessingController::onWorkerDone,
           Qt::QueuedConnection);
+  connect(this, &ProcessingController::workerWarning, this, &ProcessingController::warningReported,
+          Qt::QueuedConnection);
   connect(publisher_, &engine::LatencyPublisher::samplesReady, results_, &ResultsModel::addLatency);
   progress_timer_.setInterval(kProgressIntervalMs);
   connect(&progress_timer_, &QTimer::timeout, this, &ProcessingController::sampleProgress);
@@ -75,7 +77,8 @@ bool ProcessingController::start(const io::Project& project, std::unique_ptr<Pro
   std::vector<engine::LatencySample> stale;
   recorder_->drain(&stale);  // samples of an earlier run
   publisher_->clearHistory();
-  results_->beginLive(QString::fromStdString(project.device), QString::fromStdString(project.feature_model));
+  results_->beginLive(QString::fromStdString(project.effectiveVoDevice()),
+                      QString::fromStdString(project.effectiveVoModel()));
   running_ = true;
   paused_ms_ = 0;
   clock_.start();

@@ -82,6 +82,9 @@ class ProcessingController : public QObject {
   void finished(bool completed, const QString& results_dir);
   // The run failed (once per run); results computed so far stay in the model.
   void failed(const QString& message);
+  // Something the user should know that does not stop the run (e.g. a model replaced by
+  // the classical fallback because its weights are missing).
+  void warningReported(const QString& message);
 
   // Internal (worker -> GUI, queued).
   void workerFrame(const skytrace::ui::LiveFrameUpdate& update);

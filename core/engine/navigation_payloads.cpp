@@ -4,6 +4,9 @@
 
 #include <opencv2/core.hpp>
 
+#include <algorithm>
+#include <chrono>
+
 #include "core/engine/engine_frame_impl.h"
 #include "core/engine/pipeline.h"
 #include "core/engine/video_frame_source.h"
@@ -51,9 +54,11 @@ struct NavigationFix final : SatelliteFix {
 class NavigationVoPayload final : public VoPayload {
  public:
   NavigationVoPayload(const nav::NavigationInputs& inputs, const nav::NavigationOptions& options,
-                      std::int64_t frames_total, std::shared_ptr<NavigationRunOutput> output)
-      : session_(inputs, options), frames_total_(frames_total), output_(std::move(output)) {
+                      std::int64_t frames_total, std::shared_ptr<NavigationRunOutput> output,
+                      NavigationLiveSink* live)
+      : session_(inputs, options), frames_total_(frames_total), output_(std::move(output)), live_(live) {
     output_->setModel(session_.voModelName(), session_.fallbackReason());
+    if (live_) live_->onSessionStarted(session_.voModelName(), session_.fallbackReason());
   }
 
   std::string name() const override { return "navigation (" + session_.voModelName() + ")"; }
@@ -74,6 +79,7 @@ class NavigationVoPayload final : public VoPayload {
       at_ms += ms;
     }
     ++processed_;
+    if (live_) live_->onFrame(result);
     std::optional<nav::RegistrationRequest> request = session_.takeRegistrationRequest();
     if (!request) return nullptr;
     auto keyframe = std::make_shared<NavigationKeyframeRequest>();
@@ -87,6 +93,7 @@ class NavigationVoPayload final : public VoPayload {
     const auto* navigation_fix = dynamic_cast<const NavigationFix*>(&fix);
     if (!navigation_fix) throw InvalidArgument("navigation VO payload got a fix of another payload");
     session_.addFix(navigation_fix->fix);
+    if (live_) live_->onFix(navigation_fix->fix);
   }
 
   void finish(bool completed) override {
@@ -98,6 +105,7 @@ class NavigationVoPayload final : public VoPayload {
   std::int64_t frames_total_;
   std::int64_t processed_ = 0;
   std::shared_ptr<NavigationRunOutput> output_;
+  NavigationLiveSink* live_;
 };
 
 class NavigationSatellitePayload final : public SatellitePayload {
@@ -129,14 +137,17 @@ class NavigationSatellitePayload final : public SatellitePayload {
 PayloadFactories makeNavigationPayloads(const nav::NavigationInputs& inputs,
                                         const nav::NavigationOptions& options,
                                         std::int64_t frames_total,
-                                        std::shared_ptr<NavigationRunOutput> output) {
+                                        std::shared_ptr<NavigationRunOutput> output,
+                                        NavigationLiveSink* live) {
   options.check();
   if (!output) throw InvalidArgument("makeNavigationPayloads: no output object");
   PayloadFactories factories;
-  factories.vo = [inputs, options, frames_total, output](const vision::DeviceSpec& device) {
+  factories.vo = [inputs, options, frames_total, output, live](const vision::DeviceSpec& device) {
     nav::NavigationOptions on_device = options;
     on_device.vo_features.device = device;
-    return std::make_unique<NavigationVoPayload>(inputs, on_device, frames_total, output);
+    on_device.vo_match.device = device;
+    on_device.vo.device = device;
+    return std::make_unique<NavigationVoPayload>(inputs, on_device, frames_total, output, live);
   };
   if (options.registration_enabled && !inputs.basemap_paths.empty()) {
     factories.satellite = [inputs, registration = options.registration](const vision::DeviceSpec& device) {
@@ -151,7 +162,11 @@ PayloadFactories makeNavigationPayloads(const nav::NavigationInputs& inputs,
 NavigationEngineRun runNavigationEngine(const std::string& video_path, nav::NavigationInputs inputs,
                                         const nav::NavigationOptions& options,
                                         const DevicePlacement& placement,
-                                        const ProgressCallback& progress) {
+                                        const ProgressCallback& progress,
+                                        const NavigationEngineHooks& hooks) {
+  if (hooks.poll_interval_ms < 1 || hooks.poll_interval_ms > 1000)
+    throw InvalidArgument("runNavigationEngine: poll_interval_ms must be in [1, 1000], got " +
+                          std::to_string(hooks.poll_interval_ms));
   std::int64_t frames_total = 0;
   {
     const VideoFrameSource probe(video_path);  // fails early on an unreadable video
@@ -169,24 +184,51 @@ NavigationEngineRun runNavigationEngine(const std::string& video_path, nav::Navi
   pipeline_options.placement = placement;
   pipeline_options.mode_name = "overlapped";
   Pipeline pipeline(pipeline_options, [video_path] { return std::make_unique<VideoFrameSource>(video_path); },
-                    makeNavigationPayloads(inputs, options, frames_total, output), &recorder);
+                    makeNavigationPayloads(inputs, options, frames_total, output, hooks.live), &recorder);
   NavigationEngineRun run;
-  pipeline.start();
-  bool cancelled_by_caller = false;
-  while (!pipeline.wait(100)) {
+  std::int64_t frames_done = 0;
+  // Takes the new samples, forwards them, and counts frames (from any stage's frame).
+  auto drain = [&] {
+    const std::size_t before = run.samples.size();
     recorder.drain(&run.samples);
-    std::int64_t done = 0;
-    for (const LatencySample& sample : run.samples) done = std::max(done, sample.frame + 1);
-    const double fraction = frames_total > 0 ? std::min(1.0, double(done) / double(frames_total)) : 0.0;
-    if (!cancelled_by_caller && !reportProgress(progress, fraction, "navigating")) {
-      cancelled_by_caller = true;
+    for (std::size_t i = before; i < run.samples.size(); ++i) {
+      frames_done = std::max(frames_done, run.samples[i].frame + 1);
+      if (hooks.latency_forward) hooks.latency_forward->push(run.samples[i]);
+    }
+  };
+  using Clock = std::chrono::steady_clock;
+  constexpr auto kProgressInterval = std::chrono::milliseconds(100);
+  auto last_progress = Clock::now() - kProgressInterval;
+  bool cancel_requested = false;
+  bool paused = false;
+  pipeline.start();
+  while (!pipeline.wait(hooks.poll_interval_ms)) {
+    drain();
+    if (cancel_requested) continue;
+    if (hooks.control && hooks.control->isCancelled()) {
+      cancel_requested = true;
       pipeline.cancel();
+      continue;
+    }
+    if (hooks.control && hooks.control->isPaused() != paused) {
+      paused = !paused;
+      pipeline.setPaused(paused);
+    }
+    if (Clock::now() - last_progress >= kProgressInterval) {
+      last_progress = Clock::now();
+      const double fraction =
+          frames_total > 0 ? std::min(1.0, double(frames_done) / double(frames_total)) : 0.0;
+      if (!reportProgress(progress, fraction, "navigating")) {
+        cancel_requested = true;
+        pipeline.cancel();
+      }
     }
   }
-  recorder.drain(&run.samples);
+  drain();
   run.report = pipeline.report();
   if (!run.report.error.empty()) throw Error(run.report.error);
   std::optional<nav::NavigationResult> result = output->result();
+  if (!result && run.report.cancelled) throw Cancelled();  // cancelled before the first frame
   if (!result) throw Error("navigation run ended without a result");
   run.result = std::move(*result);
   run.vo_model = output->voModel();

@@ -10,6 +10,8 @@
 //   Pipeline pipeline(options, source, makeNavigationPayloads(inputs, nav_options,
 //                     frames_total, output), &recorder);
 //   pipeline.start(); pipeline.wait(...); output->result() -> writeNavigationResults.
+// Live observers (the GUI) get every frame's result and every fix through a
+// NavigationLiveSink, and pause/cancel/latency through NavigationEngineHooks.
 // Thread: factories run on the worker threads; NavigationRunOutput is thread-safe.
 #pragma once
 
@@ -21,6 +23,7 @@
 #include "core/engine/device_placement.h"
 #include "core/engine/latency_recorder.h"
 #include "core/engine/payload.h"
+#include "core/engine/run_control.h"
 #include "core/engine/run_report.h"
 #include "core/nav/navigation_report.h"
 #include "core/nav/navigation_session.h"
@@ -45,19 +48,56 @@ class NavigationRunOutput {
   std::string fallback_reason_;
 };
 
+// What a live view learns while the engine navigates: the same per-frame results and
+// fixes the sequential driver has in hand, as they happen.
+// Thread: all methods are called on the VO worker thread (the thread that owns the
+// NavigationSession), never concurrently: onFrame right after each processFrame, in frame
+// order; onFix when a fix is applied to the session (fixes are computed on the satellite
+// thread and applied by the VO thread between frames, late and in any order: onFix may
+// name a frame older than the last onFrame). The VO worker waits for these calls: copy
+// what is needed and hand it to the consumer's thread (a queued signal), no heavy work.
+// Exceptions thrown here fail the run like a VO error.
+class NavigationLiveSink {
+ public:
+  virtual ~NavigationLiveSink() = default;
+  // Once per run, when the session (its models) is ready, before the first frame: the
+  // VO model actually used and why the requested one was replaced ("" when it was not).
+  virtual void onSessionStarted(const std::string& vo_model, const std::string& fallback_reason) {}
+  virtual void onFrame(const nav::FrameResult& frame) = 0;
+  virtual void onFix(const nav::RegistrationFix& fix) = 0;
+};
+
 // `frames_total` is the video's frame count (for the result). The satellite factory is
-// left empty when registration is disabled in `options`.
+// left empty when registration is disabled in `options`. `live` (may be null) must
+// outlive every run of the factories' payloads.
 PayloadFactories makeNavigationPayloads(const nav::NavigationInputs& inputs,
                                         const nav::NavigationOptions& options,
                                         std::int64_t frames_total,
-                                        std::shared_ptr<NavigationRunOutput> output);
+                                        std::shared_ptr<NavigationRunOutput> output,
+                                        NavigationLiveSink* live = nullptr);
+
+// Optional attachments of runNavigationEngine for a live front end (all may be null;
+// each must outlive the call).
+struct NavigationEngineHooks {
+  // Per-frame results and fixes, on the VO worker thread (see NavigationLiveSink).
+  NavigationLiveSink* live = nullptr;
+  // Pause and cancel requested by the front end (its own RunControl, set from any
+  // thread), mirrored onto the pipeline by the calling thread every poll interval.
+  // A cancel ends the run like a progress callback returning false.
+  const RunControl* control = nullptr;
+  // Every latency sample of the run is also pushed here, by the calling thread at every
+  // poll (at most `poll_interval_ms` late): e.g. the recorder a LatencyPublisher drains.
+  LatencyRecorder* latency_forward = nullptr;
+  int poll_interval_ms = 40;  // in [1, 1000]
+};
 
 // A whole navigation run through the overlapped engine: decode thread, VO worker,
 // registration on the satellite QThread. `progress` is called on the calling thread
 // about every 100 ms (fraction of frames done); returning false cancels (the result
-// then holds what was computed, completed = false). Throws skytrace::Error for setup
-// failures (unreadable video, missing weights) and for the run's error.
-// Thread: any thread; needs no Qt event loop.
+// then holds what was computed, completed = false, report.cancelled = true). Throws
+// skytrace::Error for setup failures (unreadable video, missing weights) and for the
+// run's error. `hooks` attach a live front end (see NavigationEngineHooks).
+// Thread: any thread; needs no Qt event loop (the calling thread polls the pipeline).
 struct NavigationEngineRun {
   nav::NavigationResult result;
   RunReport report;
@@ -68,7 +108,8 @@ struct NavigationEngineRun {
 NavigationEngineRun runNavigationEngine(const std::string& video_path, nav::NavigationInputs inputs,
                                         const nav::NavigationOptions& options,
                                         const DevicePlacement& placement,
-                                        const ProgressCallback& progress);
+                                        const ProgressCallback& progress,
+                                        const NavigationEngineHooks& hooks = {});
 
 // The sequential driver's per-frame timings (nav::runNavigationSequential) as latency
 // samples on `device` (host clock; no start times): the same CSV and summaries as an

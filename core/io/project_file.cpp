@@ -84,6 +84,9 @@ void Project::check() const {
     throw InvalidArgument("project: camera from the flight log, but no flight log chosen");
   if (feature_model.empty()) throw InvalidArgument("project: no feature model chosen");
   if (device.empty()) throw InvalidArgument("project: no device chosen");
+  if (processing_mode != "overlapped" && processing_mode != "sequential")
+    throw InvalidArgument("project: processing mode '" + processing_mode +
+                          "' is not one of overlapped, sequential");
 }
 
 std::string defaultResultsDir(const std::string& project_path) {
@@ -140,6 +143,16 @@ Project readProjectFile(const std::string& path) {
     if (!model.empty()) project.feature_model = model;
     const std::string device = stringField(*processing, "device", path, false);
     if (!device.empty()) project.device = device;
+    project.vo_model = stringField(*processing, "vo_model", path, false);
+    project.satellite_model = stringField(*processing, "satellite_model", path, false);
+    project.vo_device = stringField(*processing, "vo_device", path, false);
+    project.satellite_device = stringField(*processing, "satellite_device", path, false);
+    const std::string mode = stringField(*processing, "mode", path, false);
+    if (!mode.empty()) {
+      if (mode != "overlapped" && mode != "sequential")
+        fail(path, "\"processing.mode\" must be \"overlapped\" or \"sequential\", not \"" + mode + "\"");
+      project.processing_mode = mode;
+    }
   }
   const std::string results = stringField(root, "results", path, false);
   project.results_dir = results.empty() ? defaultResultsDir(path) : resolvedPath(results, base);
@@ -163,7 +176,14 @@ void writeProjectFile(const std::string& path, const Project& project) {
   if (project.camera.source == CameraSource::File) camera["path"] = storedPath(project.camera.file_path, base);
   if (project.camera.source == CameraSource::HorizontalFov) camera["hfov_deg"] = project.camera.hfov_deg;
   root["camera"] = camera;
-  root["processing"] = {{"feature_model", project.feature_model}, {"device", project.device}};
+  json processing = {{"feature_model", project.feature_model}, {"device", project.device}};
+  for (const auto& [key, value] : {std::pair<const char*, const std::string*>{"vo_model", &project.vo_model},
+                                   {"satellite_model", &project.satellite_model},
+                                   {"vo_device", &project.vo_device},
+                                   {"satellite_device", &project.satellite_device}})
+    if (!value->empty()) processing[key] = *value;
+  processing["mode"] = project.processing_mode;
+  root["processing"] = processing;
   root["results"] = storedPath(project.results_dir.empty() ? defaultResultsDir(path) : project.results_dir, base);
   writeFileAtomically(path, root.dump(2) + "\n");
 }

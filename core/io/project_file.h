@@ -8,8 +8,15 @@
 //    "camera": {"source": "file", "path": "camera.json"}
 //            | {"source": "hfov", "hfov_deg": 82.1}
 //            | {"source": "telemetry"} | {"source": "default"},
-//    "processing": {"feature_model": "sift", "device": "cpu"},
+//    "processing": {"feature_model": "sift", "device": "cpu",
+//                   "vo_model": "superpoint+lightglue", "satellite_model": "dinov2+litesam",
+//                   "vo_device": "auto", "satellite_device": "cuda:1",
+//                   "mode": "overlapped"},
 //    "results": "flight_results"}
+//
+// The processing fields after "device" came later (still version 1): a project without
+// them means feature_model (matched with mnn) for both stages, on `device`, through the
+// engine (mode "overlapped"); older Skytrace versions ignore them.
 //
 // Paths inside the project's folder are stored relative to it (the project moves with
 // its data); others stay absolute. Reading resolves every path to an absolute one.
@@ -45,11 +52,29 @@ struct Project {
   ProjectCamera camera;
   std::string feature_model = "sift";      // a name createFeatureExtractor accepts
   std::string device = "cpu";              // "cpu", "cuda", "cuda:N"
+  // The model choice per stage; "" = feature_model (nav/model_choice.h names).
+  std::string vo_model;                    // e.g. "orb", "superpoint+lightglue"
+  std::string satellite_model;             // e.g. "sift", "dinov2+litesam"
+  // Devices per stage; "" = device; "auto" = the engine's automatic placement.
+  std::string vo_device;
+  std::string satellite_device;
+  std::string processing_mode = "overlapped";  // "overlapped" (the engine) or "sequential"
   std::string results_dir;                 // where `process` writes / the GUI reads results
 
   // Throws InvalidArgument naming the missing or bad field (no video, no basemap, an
-  // hfov outside (1, 179), a camera file source without a path, an empty model name).
+  // hfov outside (1, 179), a camera file source without a path, an empty model name,
+  // a processing mode other than overlapped/sequential).
   void check() const;
+
+  // The choice in effect, with the fallbacks above applied.
+  std::string effectiveVoModel() const { return vo_model.empty() ? feature_model : vo_model; }
+  std::string effectiveSatelliteModel() const {
+    return satellite_model.empty() ? feature_model : satellite_model;
+  }
+  std::string effectiveVoDevice() const { return vo_device.empty() ? device : vo_device; }
+  std::string effectiveSatelliteDevice() const {
+    return satellite_device.empty() ? device : satellite_device;
+  }
 };
 
 // The results folder used when a project names none: "<project stem>_results" beside it.

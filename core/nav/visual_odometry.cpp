@@ -46,6 +46,7 @@ void VisualOdometryOptions::check() const {
   checkArgument(keyframe_min_overlap > 0 && keyframe_min_overlap < 1,
                 "VO keyframe_min_overlap must be in (0, 1)");
   checkArgument(keyframe_max_gap_frames >= 1, "VO keyframe_max_gap_frames must be >= 1");
+  checkArgument(overlay_inliers >= 0, "VO overlay_inliers must be >= 0");
 }
 
 struct VisualOdometry::State {
@@ -147,6 +148,17 @@ OdometryMeasurement VisualOdometry::track(std::int64_t frame, double t_s,
         ratio >= s.options.min_inlier_ratio) {
       out.reference_from_frame = toMatx(fit.model);
       tracked = std::isfinite(cv::norm(out.reference_from_frame));
+    }
+    if (tracked && s.options.overlay_inliers > 0) {
+      const std::vector<cv::Point2f> frame_px = features.keypoints();
+      const std::vector<cv::Point2f> keyframe_px = s.keyframe_features.keypoints();
+      const int step = std::max(1, (fit.num_inliers + s.options.overlay_inliers - 1) / s.options.overlay_inliers);
+      int seen = 0;
+      for (int k = 0; k < matches.size() && k < int(fit.inlier_mask.size()); ++k) {
+        if (!fit.inlier_mask[std::size_t(k)] || seen++ % step != 0) continue;
+        out.inlier_frame_px.push_back(frame_px[std::size_t(matches.index_a[k])]);
+        out.inlier_reference_px.push_back(keyframe_px[std::size_t(matches.index_b[k])]);
+      }
     }
   }
   out.pose_ms = elapsedMs(start);

@@ -32,6 +32,7 @@ struct VisualOdometryOptions {
   int keyframe_max_gap_frames = 30;
   std::uint64_t seed = 0;
   vision::DeviceSpec device;  // where RANSAC runs (features decide extract/match)
+  int overlay_inliers = 200;  // inlier pairs per frame handed out for overlays (0: none)
 
   void check() const;  // throws InvalidArgument
 };
@@ -52,6 +53,11 @@ struct OdometryMeasurement {
   double extract_ms = 0.0;
   double match_ms = 0.0;
   double pose_ms = 0.0;
+  // For overlays (video keypoints/matches): up to options.overlay_inliers of the
+  // homography's inliers, evenly spread, as raw (distorted) pixels of this frame and,
+  // parallel, of the reference keyframe. Empty when not tracked.
+  std::vector<cv::Point2f> inlier_frame_px;
+  std::vector<cv::Point2f> inlier_reference_px;
 };
 
 class VisualOdometry {

@@ -33,6 +33,7 @@
 #include "ui/open_flight_dialog.h"
 #include "ui/plots_panel.h"
 #include "ui/processing_controller.h"
+#include "ui/processing_options.h"
 #include "ui/results_model.h"
 #include "ui/time_model.h"
 #include "ui/time_plot.h"
@@ -402,7 +403,7 @@ class TestWorkspace : public QObject {
     QVERIFY(!window.processing()->isRunning());
   }
 
-  // The real navigation in process (NavigationRunner, SIFT on the CPU) on the rendered
+  // The real navigation in process (NavigationRunner through the engine, SIFT on the CPU) on the rendered
   // video: the views get frames and latency while it runs, and at the end the results
   // folder it wrote (the same files as skytrace-cli process, plus latency.csv) is shown.
   void realProcessingUpdatesViewsAndWritesResults() {
@@ -434,7 +435,8 @@ class TestWorkspace : public QObject {
     const ui::FlightResults& r = window.resultsModel()->results();
     QCOMPARE(QString::fromStdString(r.folder), results);
     QVERIFY(r.completed);
-    QCOMPARE(r.feature_model, std::string("sift"));
+    QCOMPARE(r.feature_model, std::string("sift+mnn"));
+    QCOMPARE(r.mode, std::string("overlapped"));  // the engine, by default
     QVERIFY(std::isfinite(r.ground_alt_m));  // written by the runner for footprints
     // The views take the folder on their next 40 ms tick.
     QTRY_COMPARE_WITH_TIMEOUT(window.plotsPanel()->latencyPlot()->barCount(), flight_.frames, 2000);
@@ -491,7 +493,7 @@ class TestWorkspace : public QObject {
     const QStringList args = ui::CliProcessRunner::argumentsFor(project);
     const QStringList expected{"process", "--video", flight_.video, "--basemap", flight_.basemap,
                                "--telemetry", "/logs/f.srt", "--hfov-deg", "70", "--model", "sift",
-                               "--device", "cpu", "--out", flight_.results};
+                               "--device", "cpu", "--mode", "overlapped", "--out", flight_.results};
     QCOMPARE(args, expected);
   }
 
@@ -512,13 +514,19 @@ class TestWorkspace : public QObject {
     QCOMPARE(QString::fromStdString(project.results_dir), flight_.results);
     QVERIFY2(dialog.validationMessage().isEmpty(), qPrintable(dialog.validationMessage()));
 
-    QVERIFY(ui::OpenFlightDialog::weightsNoteFor("sift").isEmpty());
-    const QString note = ui::OpenFlightDialog::weightsNoteFor("aliked-n16rot");
-    QVERIFY2(note.contains("aliked-n16rot.pth") && note.contains("SIFT"), qPrintable(note));
+    QComboBox* vo_model = dialog.processingOptions()->voModelBox();
+    vo_model->setCurrentText("sift");
+    QVERIFY(dialog.modelNote().isEmpty());
+    vo_model->setCurrentText("aliked-n16rot");
+    const QString note = dialog.modelNote();
+    QVERIFY2(note.contains("aliked-n16rot.pth") && note.contains("ORB"), qPrintable(note));
+    QCOMPARE(dialog.project().vo_model, std::string("aliked-n16rot"));
     QFile weights(models.filePath("aliked-n16rot.pth"));
     QVERIFY(weights.open(QIODevice::WriteOnly));
     weights.close();
-    QVERIFY(ui::OpenFlightDialog::weightsNoteFor("aliked-n16rot").isEmpty());
+    vo_model->setCurrentText("sift");
+    vo_model->setCurrentText("aliked-n16rot");
+    QVERIFY2(dialog.modelNote().isEmpty(), qPrintable(dialog.modelNote()));
     qunsetenv("SKYTRACE_MODEL_DIR");
   }
 

@@ -1,0 +1,166 @@
+// The live attachments of runNavigationEngine (NavigationEngineHooks) on a real sequence
+// (KITTI 00, 20 frames, ORB, australia orthophoto as the basemap):
+// - the NavigationLiveSink sees the session start once, then every frame in order and
+//   every fix the session fused (the same frames as the result's fixes), all on one
+//   thread that is not the caller's (the VO worker);
+// - every latency sample of the run is forwarded to the front end's recorder;
+// - the front end's RunControl pauses the pipeline (no frame progresses while paused)
+//   and cancels it (partial result, report.cancelled);
+// - bad hook settings are rejected before anything starts.
+#include <QtTest>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "core/engine/navigation_payloads.h"
+#include "core/nav/camera_model.h"
+#include "core/nav/navigation_session.h"
+#include "core/util/error.h"
+#include "tests/test_support.h"
+
+using namespace skytrace;
+
+namespace {
+
+constexpr int kFrames = 20;
+
+class RecordingSink final : public engine::NavigationLiveSink {
+ public:
+  void onSessionStarted(const std::string& vo_model, const std::string&) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    ++sessions;
+    started_before_frames = frames.empty();
+    model = vo_model;
+    threads[std::this_thread::get_id()]++;
+  }
+  void onFrame(const nav::FrameResult& frame) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    frames.push_back(frame.frame);
+    threads[std::this_thread::get_id()]++;
+    last_frame.store(frame.frame);
+  }
+  void onFix(const nav::RegistrationFix& fix) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    fixes.push_back(fix.frame);
+    threads[std::this_thread::get_id()]++;
+  }
+
+  std::mutex mutex;
+  int sessions = 0;
+  bool started_before_frames = false;
+  std::string model;
+  std::vector<std::int64_t> frames;
+  std::vector<std::int64_t> fixes;
+  std::map<std::thread::id, int> threads;
+  std::atomic<std::int64_t> last_frame{-1};
+};
+
+}  // namespace
+
+class TestNavigationPayloads : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void init() { SKYTRACE_REQUIRE_SHARED(); }
+
+  void liveSinkAndLatencyForwardSeeTheWholeRun() {
+    RecordingSink sink;
+    engine::LatencyRecorder forward(1 << 16);
+    engine::NavigationEngineHooks hooks;
+    hooks.live = &sink;
+    hooks.latency_forward = &forward;
+    const engine::NavigationEngineRun run = engine::runNavigationEngine(folder(), inputs(), options(), cpu(), {}, hooks);
+
+    QVERIFY2(run.result.completed, run.report.error.c_str());
+    QCOMPARE(sink.sessions, 1);
+    QVERIFY(sink.started_before_frames);
+    QCOMPARE(sink.model, std::string("orb"));
+    QCOMPARE(int(sink.frames.size()), kFrames);
+    for (int i = 0; i < kFrames; ++i) QCOMPARE(sink.frames[std::size_t(i)], std::int64_t(i));
+    // Every fix the result holds was handed out live, no other.
+    std::vector<std::int64_t> result_fixes;
+    for (const auto& fix : run.result.fixes) result_fixes.push_back(fix.frame);
+    std::vector<std::int64_t> live_fixes = sink.fixes;
+    std::sort(live_fixes.begin(), live_fixes.end());
+    QCOMPARE(live_fixes, result_fixes);
+    QVERIFY2(!live_fixes.empty(), "registration ran");
+    // One thread made every call, and it was not this one.
+    QCOMPARE(int(sink.threads.size()), 1);
+    QVERIFY(sink.threads.begin()->first != std::this_thread::get_id());
+
+    std::vector<engine::LatencySample> forwarded;
+    forward.drain(&forwarded);
+    QCOMPARE(forwarded.size(), run.samples.size());
+    std::map<std::pair<std::int64_t, int>, int> expected, got;
+    for (const auto& s : run.samples) expected[{s.frame, int(s.stage)}]++;
+    for (const auto& s : forwarded) got[{s.frame, int(s.stage)}]++;
+    QVERIFY(got == expected);
+  }
+
+  void runControlPausesAndCancels() {
+    RecordingSink sink;
+    engine::RunControl control;
+    engine::NavigationEngineHooks hooks;
+    hooks.live = &sink;
+    hooks.control = &control;
+    std::atomic<bool> paused_held{false};
+    std::atomic<std::int64_t> at_pause{-1}, after_pause{-1};
+    // The front end: pause after frame 3, watch 600 ms, then cancel while paused.
+    std::thread front_end([&] {
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+      while (sink.last_frame.load() < 3 && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      control.setPaused(true);
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the frame in flight ends
+      at_pause = sink.last_frame.load();
+      std::this_thread::sleep_for(std::chrono::milliseconds(600));
+      after_pause = sink.last_frame.load();
+      paused_held = true;
+      control.requestCancel();
+    });
+    engine::NavigationEngineRun run;
+    try {
+      run = engine::runNavigationEngine(folder(), inputs(), options(), cpu(), {}, hooks);
+    } catch (...) {
+      front_end.join();
+      throw;
+    }
+    front_end.join();
+    QVERIFY(paused_held);
+    QCOMPARE(after_pause.load(), at_pause.load());
+    QVERIFY(run.report.cancelled);
+    QVERIFY(!run.result.completed);
+    QVERIFY2(run.result.frames_processed >= 4 && run.result.frames_processed < kFrames,
+             qPrintable(QString::number(run.result.frames_processed)));
+    QCOMPARE(run.result.frames_processed, std::int64_t(sink.frames.size()));
+  }
+
+  void badPollIntervalIsRejected() {
+    engine::NavigationEngineHooks hooks;
+    hooks.poll_interval_ms = 0;
+    QVERIFY(test::errorMessageOf<InvalidArgument>([&] {
+              engine::runNavigationEngine(folder(), inputs(), options(), cpu(), {}, hooks);
+            }).contains("poll_interval_ms"));
+  }
+
+ private:
+  static std::string folder() { return test::sharedPath("data/sequences/kitti_00").toStdString(); }
+  static nav::NavigationInputs inputs() {
+    const nav::CameraModel camera = nav::CameraModel::fromHorizontalFov(1241, 376, 80.0);
+    const std::string basemap = test::sharedPath("data/orthophotos/australia.tif").toStdString();
+    return nav::makeNavigationInputs(camera, {basemap}, std::nullopt);
+  }
+  static nav::NavigationOptions options() {
+    nav::NavigationOptions options;
+    options.vo_features.model = "orb";
+    options.registration.features.model = "orb";
+    options.registration.features.max_keypoints = 1024;
+    return options;
+  }
+  static engine::DevicePlacement cpu() { return engine::resolveDevicePlacement("cpu", "", "", 0); }
+};
+
+QTEST_GUILESS_MAIN(TestNavigationPayloads)
+#include "test_navigation_payloads.moc"

@@ -1,0 +1,361 @@
+// The GUI processes through the engine, offscreen, on the synthetic flight of
+// tests/ui/synthetic_flight.h (60 frames over a procedural basemap, known true track):
+// - overlapped (the default) reaches the end: every video frame processed, every fix the
+//   engine applied shown live and written to fixes.csv, the results track close to the
+//   true one; the latency plot got the engine's stages live; the sequential mode of the
+//   same project processes the same frames within the same bounds;
+// - pause stops the frames, cancel while paused ends the run with partial results;
+// - the model choice (models, devices, mode) is saved with the project and loaded back,
+//   older projects load with their meaning, the options widget round-trips it;
+// - missing weights of a chosen model: the error names the file and where the authors
+//   publish it, reaches the status bar and errorReported, no modal dialog, and the
+//   results shown before stay.
+#include <QApplication>
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSignalSpy>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <set>
+
+#include "core/engine/latency_recorder.h"
+#include "core/geo/geodesy.h"
+#include "core/geo/track_io.h"
+#include "core/io/project_file.h"
+#include "tests/ui/synthetic_flight.h"
+#include "ui/cli_process_runner.h"
+#include "ui/flight_results.h"
+#include "ui/latency_plot.h"
+#include "ui/main_window.h"
+#include "ui/plots_panel.h"
+#include "ui/processing_controller.h"
+#include "ui/processing_options.h"
+#include "ui/results_model.h"
+
+using namespace skytrace;
+
+namespace {
+
+constexpr int kRunTimeoutMs = 50000;
+constexpr int kLoadTimeoutMs = 20000;
+
+ui::MainWindowOptions batchOptions() {
+  ui::MainWindowOptions options;
+  options.interactive = false;
+  options.persist_settings = false;
+  return options;
+}
+
+QJsonObject readJson(const QString& path) {
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) return {};
+  return QJsonDocument::fromJson(file.readAll()).object();
+}
+
+// Horizontal distance (m) of each pose of `track` from the true pose of the same frame.
+std::vector<double> errorsAgainst(const geo::Track& track, const geo::Track& truth) {
+  std::vector<double> errors;
+  for (const geo::TrackPose& p : track.poses) {
+    if (p.frame < 0 || p.frame >= static_cast<std::int64_t>(truth.poses.size()) || !std::isfinite(p.lat_deg))
+      continue;
+    const geo::TrackPose& t = truth.poses[static_cast<std::size_t>(p.frame)];
+    errors.push_back(geo::horizontalDistanceM({t.lat_deg, t.lon_deg, 0.0}, {p.lat_deg, p.lon_deg, 0.0}));
+  }
+  return errors;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return std::nan("");
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+// Of the overlay's keypoint -> keyframe point displacements, the fraction within 3 px of
+// their median: the synthetic flight is a pure translation at constant height over flat
+// ground, so true inlier pairs all move alike.
+double consistentFraction(const ui::LiveFrameUpdate& update) {
+  std::vector<double> dx, dy;
+  for (int i = 0; i < update.keypoints_px.size(); ++i) {
+    dx.push_back(update.keypoints_px[i].x() - update.matches_from_px[i].x());
+    dy.push_back(update.keypoints_px[i].y() - update.matches_from_px[i].y());
+  }
+  std::vector<double> sx = dx, sy = dy;
+  std::nth_element(sx.begin(), sx.begin() + sx.size() / 2, sx.end());
+  std::nth_element(sy.begin(), sy.begin() + sy.size() / 2, sy.end());
+  int close = 0;
+  for (std::size_t i = 0; i < dx.size(); ++i)
+    close += std::hypot(dx[i] - sx[sx.size() / 2], dy[i] - sy[sy.size() / 2]) < 3.0;
+  return double(close) / double(dx.size());
+}
+
+// Counts the live updates the controller hands to the GUI thread (queued, so the count
+// is read on the GUI thread only), and checks the overlays they carry.
+struct LiveCounter {
+  explicit LiveCounter(ui::ProcessingController* controller) {
+    QObject::connect(controller, &ui::ProcessingController::workerFrame, &context,
+                     [this](const ui::LiveFrameUpdate& update) {
+                       ++frames;
+                       if (update.keypoints_px.size() < 8) return;
+                       if (update.matches_from_px.size() != update.keypoints_px.size()) ++bad_overlays;
+                       else if (consistentFraction(update) < 0.9) ++bad_overlays;
+                       else ++good_overlays;
+                     }, Qt::QueuedConnection);
+    QObject::connect(controller, &ui::ProcessingController::workerFix, &context,
+                     [this](const ui::RegistrationFixRecord&) { ++fixes; }, Qt::QueuedConnection);
+  }
+  QObject context;
+  int frames = 0;
+  int fixes = 0;
+  int good_overlays = 0;  // >= 8 inlier pairs, moving alike
+  int bad_overlays = 0;
+};
+
+}  // namespace
+
+class TestEngineProcessing : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void initTestCase() {
+    QVERIFY(dir_.isValid());
+    flight_ = test::writeSyntheticFlight(dir_.path());
+    QVERIFY(models_.isValid());
+    qputenv("SKYTRACE_MODEL_DIR", models_.path().toUtf8());  // empty: no learned weights
+  }
+
+  void overlappedRunReachesTheEndWithEveryFrameAndFix() { runToTheEnd("overlapped"); }
+  void sequentialRunProcessesTheSameFrames() { runToTheEnd("sequential"); }
+
+  void pauseStopsFramesAndCancelKeepsPartialResults() {
+    QTemporaryDir run_dir;
+    io::Project project = projectIn(run_dir, "overlapped");
+    ui::MainWindow window(batchOptions());
+    QVERIFY(window.applyProject(project));
+    LiveCounter live(window.processing());
+    QSignalSpy finished(window.processing(), &ui::ProcessingController::finished);
+    QSignalSpy failed(window.processing(), &ui::ProcessingController::failed);
+    QVERIFY(window.startProcessing());
+    QTRY_VERIFY_WITH_TIMEOUT(live.frames >= 5, kRunTimeoutMs);
+    window.processing()->setPaused(true);
+    QTest::qWait(300);  // frames already inside the VO step still arrive
+    const int at_pause = live.frames;
+    QTest::qWait(700);
+    QVERIFY2(live.frames - at_pause <= 1, qPrintable(QString("%1 -> %2").arg(at_pause).arg(live.frames)));
+    QVERIFY(live.frames < flight_.frames);
+    QElapsedTimer clock;
+    clock.start();
+    window.processing()->cancel();
+    QVERIFY(finished.wait(10000));
+    qInfo("cancel while paused took %lld ms", clock.elapsed());
+    QVERIFY(failed.isEmpty());
+    QCOMPARE(finished.first().at(0).toBool(), false);
+    QVERIFY(!window.processing()->isRunning());
+    const QJsonObject report = readJson(run_dir.filePath("results/report.json"));
+    QCOMPARE(report.value("completed").toBool(true), false);
+    const int processed = report.value("frames").toObject().value("processed").toInt();
+    QVERIFY2(processed >= at_pause && processed < flight_.frames, qPrintable(QString::number(processed)));
+  }
+
+  void modelChoiceIsSavedWithTheProjectAndLoadsBack() {
+    QTemporaryDir run_dir;
+    ui::MainWindow window(batchOptions());
+    QVERIFY(window.openProject(flight_.project));
+    io::Project choice = window.project();
+    choice.feature_model = "superpoint";
+    choice.vo_model = "superpoint+lightglue";
+    choice.satellite_model = "dinov2+litesam";
+    choice.vo_device = "cuda:0";
+    choice.satellite_device = "cuda:1";
+    choice.processing_mode = "sequential";
+    window.setProcessingOptions(choice);
+    const QString saved = run_dir.filePath("choice.skytrace");
+    QVERIFY(window.saveProject(saved));
+    const QJsonObject processing = readJson(saved).value("processing").toObject();
+    QCOMPARE(processing.value("vo_model").toString(), QString("superpoint+lightglue"));
+    QCOMPARE(processing.value("satellite_model").toString(), QString("dinov2+litesam"));
+    QCOMPARE(processing.value("mode").toString(), QString("sequential"));
+
+    ui::MainWindow reopened(batchOptions());
+    QVERIFY(reopened.openProject(saved));
+    const io::Project& loaded = reopened.project();
+    QCOMPARE(loaded.vo_model, std::string("superpoint+lightglue"));
+    QCOMPARE(loaded.satellite_model, std::string("dinov2+litesam"));
+    QCOMPARE(loaded.vo_device, std::string("cuda:0"));
+    QCOMPARE(loaded.satellite_device, std::string("cuda:1"));
+    QCOMPARE(loaded.processing_mode, std::string("sequential"));
+    QCOMPARE(loaded.feature_model, std::string("superpoint"));
+
+    // The options widget shows the choice and gives it back unchanged.
+    ui::ProcessingOptionsWidget widget;
+    widget.setProject(loaded);
+    QCOMPARE(widget.voModelBox()->currentText(), QString("superpoint+lightglue"));
+    QCOMPARE(widget.satelliteDeviceBox()->currentText(), QString("cuda:1"));
+    io::Project round_trip = loaded;
+    round_trip.vo_model = round_trip.satellite_model = round_trip.processing_mode = "x";
+    widget.applyTo(&round_trip);
+    QCOMPARE(round_trip.vo_model, loaded.vo_model);
+    QCOMPARE(round_trip.satellite_model, loaded.satellite_model);
+    QCOMPARE(round_trip.processing_mode, loaded.processing_mode);
+    QCOMPARE(round_trip.device, std::string("cuda:0"));
+    QVERIFY2(widget.problem().isEmpty(), qPrintable(widget.problem()));
+    widget.voModelBox()->setCurrentText("superpoint+nosuchmatcher");
+    QVERIFY(widget.problem().contains("nosuchmatcher"));
+
+    // The CLI runner passes the same choice on.
+    const QStringList args = ui::CliProcessRunner::argumentsFor(loaded);
+    for (const QString& expected : {QString("--vo-model superpoint+lightglue"), QString("--sat-model dinov2+litesam"),
+                                    QString("--vo-device cuda:0"), QString("--sat-device cuda:1"),
+                                    QString("--mode sequential")})
+      QVERIFY2(args.join(' ').contains(expected), qPrintable(args.join(' ')));
+
+    // A project written before the choice existed keeps its meaning: feature_model for
+    // both stages on `device`, through the engine.
+    const QString old_project = run_dir.filePath("old.skytrace");
+    QFile file(old_project);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QString(R"({"format": "skytrace-project", "version": 1, "video": "%1", "basemaps": ["%2"],
+      "processing": {"feature_model": "sift", "device": "cpu"}})")
+                   .arg(flight_.video, flight_.basemap)
+                   .toUtf8());
+    file.close();
+    const io::Project old = io::readProjectFile(old_project.toStdString());
+    QCOMPARE(old.effectiveVoModel(), std::string("sift"));
+    QCOMPARE(old.effectiveSatelliteModel(), std::string("sift"));
+    QCOMPARE(old.effectiveSatelliteDevice(), std::string("cpu"));
+    QCOMPARE(old.processing_mode, std::string("overlapped"));
+  }
+
+  void missingWeightsAreReportedWithoutDialogAndKeepTheResults() {
+    ui::MainWindow window(batchOptions());
+    QVERIFY(window.openProject(flight_.project));  // shows the synthetic results
+    QSignalSpy loaded(&window, &ui::MainWindow::resultsLoaded);
+    QVERIFY(loaded.wait(kLoadTimeoutMs));
+    QCOMPARE(int(window.resultsModel()->results().track.poses.size()), flight_.frames);
+
+    io::Project choice = window.project();
+    choice.vo_model = "orb";
+    choice.satellite_model = "dinov2+litesam";
+    // The options show what is missing before anything runs.
+    const QString note = ui::ProcessingOptionsWidget::weightsNoteFor(choice);
+    QVERIFY2(note.contains("mloftr.ckpt") && note.contains("github.com/boyagesmile/LiteSAM"), qPrintable(note));
+    QVERIFY2(note.contains("dinov2_vits14_pretrain.pth") && note.contains("dl.fbaipublicfiles.com"),
+             qPrintable(note));
+    choice.satellite_model = "orb";
+    choice.vo_model = "aliked-n16rot";
+    const QString fallback_note = ui::ProcessingOptionsWidget::weightsNoteFor(choice);
+    QVERIFY2(fallback_note.contains("aliked-n16rot.pth") && fallback_note.contains("ORB"),
+             qPrintable(fallback_note));
+
+    choice.vo_model = "orb";
+    choice.satellite_model = "dinov2+litesam";
+    window.setProcessingOptions(choice);
+    QSignalSpy errors(&window, &ui::MainWindow::errorReported);
+    QSignalSpy failed(window.processing(), &ui::ProcessingController::failed);
+    QVERIFY(window.startProcessing());
+    QVERIFY(failed.wait(kRunTimeoutMs));
+    const QString message = failed.first().first().toString();
+    QVERIFY2(message.contains("dinov2_vits14_pretrain.pth") || message.contains("mloftr.ckpt"),
+             qPrintable(message));
+    QCOMPARE(errors.count(), 1);
+    QCOMPARE(window.statusBar()->currentMessage(), message);
+    QVERIFY(QApplication::activeModalWidget() == nullptr);
+    QVERIFY(!window.processing()->isRunning());
+    // The results shown before the run come back (nothing was computed to replace them).
+    QVERIFY(loaded.wait(kLoadTimeoutMs));
+    QCOMPARE(int(window.resultsModel()->results().track.poses.size()), flight_.frames);
+    QCOMPARE(window.project().satellite_model, std::string("dinov2+litesam"));  // the choice stays
+  }
+
+ private:
+  // ORB for both stages (fast on 2 cores, no weights), results in a fresh folder.
+  io::Project projectIn(const QTemporaryDir& run_dir, const std::string& mode) const {
+    io::Project project = io::readProjectFile(flight_.project.toStdString());
+    project.vo_model = "orb";
+    project.satellite_model = "sift";
+    project.vo_device = "cpu";
+    project.satellite_device = "cpu";
+    project.processing_mode = mode;
+    project.results_dir = run_dir.filePath("results").toStdString();
+    return project;
+  }
+
+  void runToTheEnd(const std::string& mode) {
+    QTemporaryDir run_dir;
+    const io::Project project = projectIn(run_dir, mode);
+    ui::MainWindow window(batchOptions());
+    window.resize(1280, 800);
+    window.show();
+    QVERIFY(window.applyProject(project));
+    LiveCounter live(window.processing());
+    std::set<engine::Stage> live_stages;
+    QObject::connect(&window.processing()->latencyPublisher(), &engine::LatencyPublisher::samplesReady,
+                     &live.context, [&](const QVector<engine::LatencySample>& samples) {
+                       for (const auto& s : samples) live_stages.insert(s.stage);
+                     });
+    QSignalSpy latency_batches(&window.processing()->latencyPublisher(), &engine::LatencyPublisher::samplesReady);
+    QSignalSpy finished(window.processing(), &ui::ProcessingController::finished);
+    QSignalSpy failed(window.processing(), &ui::ProcessingController::failed);
+    QSignalSpy loaded(&window, &ui::MainWindow::resultsLoaded);
+    QElapsedTimer clock;
+    clock.start();
+    QVERIFY(window.startProcessing());
+    QVERIFY(finished.wait(kRunTimeoutMs) || !failed.isEmpty());
+    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+    QCOMPARE(finished.first().at(0).toBool(), true);
+    const qint64 elapsed_ms = clock.elapsed();
+
+    // Every frame went through VO and reached the GUI thread live, most with the VO's
+    // inlier keypoints and their keyframe matches for the video overlay.
+    QCOMPARE(live.frames, flight_.frames);
+    QCOMPARE(live.bad_overlays, 0);
+    QVERIFY2(live.good_overlays >= flight_.frames / 2, qPrintable(QString::number(live.good_overlays)));
+    const QString results = run_dir.filePath("results");
+    const QJsonObject report = readJson(results + "/report.json");
+    QCOMPARE(report.value("mode").toString(), QString::fromStdString(mode));
+    QCOMPARE(report.value("frames").toObject().value("processed").toInt(), flight_.frames);
+    QCOMPARE(report.value("frames").toObject().value("total").toInt(), flight_.frames);
+    QCOMPARE(report.value("feature_model").toString(), QString("orb+mnn"));
+    QCOMPARE(report.value("registration_model").toString(), QString("vlad+sift"));
+    const int attempted = report.value("fixes").toObject().value("attempted").toInt();
+    const int accepted = report.value("fixes").toObject().value("accepted").toInt();
+    // Every fix the session fused was shown live (the run waits for outstanding fixes).
+    QCOMPARE(live.fixes, attempted);
+    QVERIFY2(accepted >= 2, QJsonDocument(report.value("fixes").toObject()).toJson().constData());
+
+    // The latency plot was fed live from the engine's recorder, in batches.
+    QVERIFY2(latency_batches.count() >= 2, qPrintable(QString::number(latency_batches.count())));
+    for (engine::Stage stage : {engine::Stage::Decode, engine::Stage::Extract, engine::Stage::Match,
+                                engine::Stage::Pose, engine::Stage::Fusion, engine::Stage::FineMatch})
+      QVERIFY2(live_stages.count(stage), engine::stageName(stage));
+
+    // The results folder the run wrote is shown, and its track follows the true one.
+    QVERIFY(loaded.wait(kLoadTimeoutMs));
+    const ui::FlightResults& r = window.resultsModel()->results();
+    QCOMPARE(QString::fromStdString(r.folder), results);
+    QCOMPARE(r.mode, mode);
+    const std::vector<double> errors = errorsAgainst(r.track, flight_.visual);
+    QVERIFY2(int(errors.size()) >= flight_.frames * 9 / 10, qPrintable(QString::number(errors.size())));
+    const double median_m = median(errors);
+    const double max_m = *std::max_element(errors.begin(), errors.end());
+    qInfo("%s: %d frames, %d fixes (%d accepted) in %lld ms; error median %.2f m, max %.2f m", mode.c_str(),
+          live.frames, attempted, accepted, elapsed_ms, median_m, max_m);
+    QVERIFY2(median_m < 3.0, qPrintable(QString::number(median_m)));
+    QVERIFY2(max_m < 8.0, qPrintable(QString::number(max_m)));
+  }
+
+  QTemporaryDir dir_;
+  QTemporaryDir models_;
+  test::SyntheticFlight flight_;
+};
+
+QTEST_MAIN(TestEngineProcessing)
+#include "test_engine_processing.moc"

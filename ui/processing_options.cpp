@@ -1,0 +1,197 @@
+#include "ui/processing_options.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QEvent>
+#include <QGridLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+#include "core/nav/model_choice.h"
+#include "core/util/error.h"
+#include "core/vision/torch_runtime.h"
+#include "ui/processing_choice.h"
+
+namespace skytrace::ui {
+namespace {
+
+const char* const kModes[] = {"overlapped", "sequential"};
+
+QComboBox* modelBox(const std::vector<std::string>& choices, QWidget* parent) {
+  auto* box = new QComboBox(parent);
+  box->setEditable(true);  // any spec the grammar accepts, not only the listed ones
+  for (const std::string& choice : choices) box->addItem(QString::fromStdString(choice));
+  box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  return box;
+}
+
+QComboBox* deviceBox(QWidget* parent) {
+  auto* box = new QComboBox(parent);
+  box->setEditable(true);
+  box->addItems({QStringLiteral("auto"), QStringLiteral("cpu"), QStringLiteral("cuda:0"), QStringLiteral("cuda:1")});
+  return box;
+}
+
+void showText(QComboBox* box, const std::string& text) {
+  const QString value = QString::fromStdString(text);
+  const int index = box->findText(value);
+  if (index >= 0) box->setCurrentIndex(index);
+  else box->setCurrentText(value);
+}
+
+}  // namespace
+
+ProcessingOptionsWidget::ProcessingOptionsWidget(QWidget* parent) : QWidget(parent) {
+  auto* grid = new QGridLayout(this);
+  grid->setContentsMargins(0, 0, 0, 0);
+  vo_label_ = new QLabel(this);
+  vo_model_box_ = modelBox(nav::visualOdometryModelChoices(), this);
+  vo_model_box_->setObjectName(QStringLiteral("voModel"));
+  vo_device_box_ = deviceBox(this);
+  vo_device_box_->setObjectName(QStringLiteral("voDevice"));
+  satellite_label_ = new QLabel(this);
+  satellite_model_box_ = modelBox(nav::satelliteModelChoices(), this);
+  satellite_model_box_->setObjectName(QStringLiteral("satelliteModel"));
+  satellite_device_box_ = deviceBox(this);
+  satellite_device_box_->setObjectName(QStringLiteral("satelliteDevice"));
+  mode_label_ = new QLabel(this);
+  mode_box_ = new QComboBox(this);
+  mode_box_->setObjectName(QStringLiteral("processingMode"));
+  for (const char* mode : kModes) mode_box_->addItem(QString(), QString::fromLatin1(mode));
+  note_label_ = new QLabel(this);
+  note_label_->setWordWrap(true);
+  note_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  note_label_->setStyleSheet(QStringLiteral("color: #b35900;"));
+  problem_label_ = new QLabel(this);
+  problem_label_->setWordWrap(true);
+  problem_label_->setStyleSheet(QStringLiteral("color: #b00020;"));
+
+  grid->addWidget(vo_label_, 0, 0);
+  grid->addWidget(vo_model_box_, 0, 1);
+  grid->addWidget(vo_device_box_, 0, 2);
+  grid->addWidget(satellite_label_, 1, 0);
+  grid->addWidget(satellite_model_box_, 1, 1);
+  grid->addWidget(satellite_device_box_, 1, 2);
+  grid->addWidget(mode_label_, 2, 0);
+  grid->addWidget(mode_box_, 2, 1, 1, 2);
+  grid->addWidget(note_label_, 3, 0, 1, 3);
+  grid->addWidget(problem_label_, 4, 0, 1, 3);
+  grid->setColumnStretch(1, 1);
+
+  for (QComboBox* box : {vo_model_box_, vo_device_box_, satellite_model_box_, satellite_device_box_})
+    connect(box, &QComboBox::currentTextChanged, this, &ProcessingOptionsWidget::updateNote);
+  connect(mode_box_, &QComboBox::currentIndexChanged, this, &ProcessingOptionsWidget::updateNote);
+  setProject(io::Project());
+  retranslateUi();
+}
+
+void ProcessingOptionsWidget::setProject(const io::Project& project) {
+  showText(vo_model_box_, project.effectiveVoModel());
+  showText(satellite_model_box_, project.effectiveSatelliteModel());
+  showText(vo_device_box_, project.effectiveVoDevice());
+  showText(satellite_device_box_, project.effectiveSatelliteDevice());
+  mode_box_->setCurrentIndex(std::max(0, mode_box_->findData(QString::fromStdString(project.processing_mode))));
+  updateNote();
+}
+
+void ProcessingOptionsWidget::applyTo(io::Project* project) const {
+  const std::string vo_model = vo_model_box_->currentText().trimmed().toStdString();
+  project->vo_model = vo_model;
+  project->satellite_model = satellite_model_box_->currentText().trimmed().toStdString();
+  // Older readers know feature_model/device only: both stages' features, VO's device.
+  project->feature_model = vo_model.substr(0, vo_model.find('+'));
+  project->vo_device = vo_device_box_->currentText().trimmed().toStdString();
+  project->satellite_device = satellite_device_box_->currentText().trimmed().toStdString();
+  if (!project->vo_device.empty() && project->vo_device != "auto") project->device = project->vo_device;
+  project->processing_mode = mode_box_->currentData().toString().toStdString();
+}
+
+QString ProcessingOptionsWidget::problem() const { return problem_label_->text(); }
+
+QString ProcessingOptionsWidget::weightsNote() const { return note_label_->text(); }
+
+QString ProcessingOptionsWidget::problemFor(const io::Project& project) {
+  try {
+    if (project.effectiveVoModel().empty()) throw InvalidArgument("no visual odometry model chosen");
+    processingChoiceFor(project, vision::cudaDeviceCount());
+    return {};
+  } catch (const Error& e) {
+    return QString::fromStdString(e.what());
+  }
+}
+
+QString ProcessingOptionsWidget::weightsNoteFor(const io::Project& project) {
+  std::vector<MissingWeights> missing;
+  try {
+    missing = missingWeights(processingChoiceFor(project, vision::cudaDeviceCount()).options);
+  } catch (const Error&) {
+    return {};  // an invalid choice is a problem, not a note
+  }
+  QStringList lines;
+  for (const MissingWeights& m : missing) {
+    const QString stage = m.stage == "visual odometry" ? tr("Visual odometry") : tr("Satellite stage");
+    const QString consequence = m.falls_back ? tr("Processing uses ORB instead.")
+                                             : tr("Processing stops with this error.");
+    lines << QStringLiteral("%1: %2 %3").arg(stage, QString::fromStdString(m.message), consequence);
+  }
+  return lines.join(QLatin1Char('\n'));
+}
+
+void ProcessingOptionsWidget::updateNote() {
+  io::Project project;
+  applyTo(&project);
+  const QString note = weightsNoteFor(project);
+  note_label_->setText(note);
+  note_label_->setVisible(!note.isEmpty());
+  const QString problem = problemFor(project);
+  problem_label_->setText(problem);
+  problem_label_->setVisible(!problem.isEmpty());
+  Q_EMIT changed();
+}
+
+void ProcessingOptionsWidget::retranslateUi() {
+  vo_label_->setText(tr("Visual odometry:"));
+  vo_model_box_->setToolTip(tr("FEATURES[+MATCHER], e.g. orb, aliked-n16rot, superpoint+lightglue"));
+  satellite_label_->setText(tr("Satellite stage:"));
+  satellite_model_box_->setToolTip(tr("FEATURES, or RETRIEVAL+FINE, e.g. dinov2+litesam, vlad+litesam"));
+  for (QComboBox* box : {vo_device_box_, satellite_device_box_})
+    box->setToolTip(tr("auto, cpu or cuda:N"));
+  mode_label_->setText(tr("Mode:"));
+  mode_box_->setItemText(0, tr("Overlapped (engine: decode, VO and satellite threads)"));
+  mode_box_->setItemText(1, tr("Sequential (one thread)"));
+}
+
+void ProcessingOptionsWidget::changeEvent(QEvent* event) {
+  if (event->type() == QEvent::LanguageChange) retranslateUi();
+  QWidget::changeEvent(event);
+}
+
+ProcessingOptionsDialog::ProcessingOptionsDialog(QWidget* parent) : QDialog(parent) {
+  auto* layout = new QVBoxLayout(this);
+  widget_ = new ProcessingOptionsWidget(this);
+  layout->addWidget(widget_);
+  buttons_ = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+  layout->addWidget(buttons_);
+  connect(buttons_, &QDialogButtonBox::accepted, this, &QDialog::accept);
+  connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  connect(widget_, &ProcessingOptionsWidget::changed, this, &ProcessingOptionsDialog::updateState);
+  retranslateUi();
+  updateState();
+  resize(640, sizeHint().height());
+}
+
+void ProcessingOptionsDialog::updateState() {
+  buttons_->button(QDialogButtonBox::Ok)->setEnabled(widget_->problem().isEmpty());
+}
+
+void ProcessingOptionsDialog::retranslateUi() { setWindowTitle(tr("Processing Options")); }
+
+void ProcessingOptionsDialog::changeEvent(QEvent* event) {
+  if (event->type() == QEvent::LanguageChange) retranslateUi();
+  QDialog::changeEvent(event);
+}
+
+}  // namespace skytrace::ui

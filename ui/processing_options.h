@@ -1,0 +1,96 @@
+// How a project is processed, as the analyst chooses it:
+//   ProcessingOptionsWidget  the visual odometry model and device, the satellite stage's
+//                            model and device (core/nav/model_choice.h specs, e.g.
+//                            "superpoint+lightglue", "dinov2+litesam"; devices "auto",
+//                            "cpu", "cuda:N") and the mode (overlapped: the engine;
+//                            sequential: one thread). Under the fields a note names every
+//                            weights file the choice needs and cannot find (the file, the
+//                            folders searched, where the authors publish it) and what
+//                            processing then does; an unknown spec is shown as a problem.
+//   ProcessingOptionsDialog  the widget with OK/Cancel (Process > Processing Options).
+// The choice lives in io::Project (vo_model, satellite_model, vo_device, satellite_device,
+// processing_mode; feature_model/device follow the VO choice for older readers).
+// Thread: GUI thread only.
+#pragma once
+
+#include <QDialog>
+#include <QWidget>
+
+#include "core/io/project_file.h"
+
+class QComboBox;
+class QDialogButtonBox;
+class QLabel;
+
+namespace skytrace::ui {
+
+class ProcessingOptionsWidget : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit ProcessingOptionsWidget(QWidget* parent = nullptr);
+
+  // Shows the processing fields of `project` (the effective choice of older projects).
+  void setProject(const io::Project& project);
+  // Writes the shown choice into the processing fields of `project`.
+  void applyTo(io::Project* project) const;
+
+  // Empty when the specs and devices are valid, else why not.
+  QString problem() const;
+  // The missing-weights note shown ("" when every needed file is found).
+  QString weightsNote() const;
+
+  QComboBox* voModelBox() const { return vo_model_box_; }
+  QComboBox* voDeviceBox() const { return vo_device_box_; }
+  QComboBox* satelliteModelBox() const { return satellite_model_box_; }
+  QComboBox* satelliteDeviceBox() const { return satellite_device_box_; }
+  QComboBox* modeBox() const { return mode_box_; }
+
+  // The note for a project's choice, and its problem (pure: for tests and other views).
+  static QString weightsNoteFor(const io::Project& project);
+  static QString problemFor(const io::Project& project);
+
+ Q_SIGNALS:
+  void changed();
+
+ protected:
+  void changeEvent(QEvent* event) override;
+
+ private:
+  void retranslateUi();
+  void updateNote();
+
+  QLabel* vo_label_ = nullptr;
+  QComboBox* vo_model_box_ = nullptr;
+  QComboBox* vo_device_box_ = nullptr;
+  QLabel* satellite_label_ = nullptr;
+  QComboBox* satellite_model_box_ = nullptr;
+  QComboBox* satellite_device_box_ = nullptr;
+  QLabel* mode_label_ = nullptr;
+  QComboBox* mode_box_ = nullptr;
+  QLabel* note_label_ = nullptr;
+  QLabel* problem_label_ = nullptr;
+};
+
+class ProcessingOptionsDialog : public QDialog {
+  Q_OBJECT
+
+ public:
+  explicit ProcessingOptionsDialog(QWidget* parent = nullptr);
+
+  void setProject(const io::Project& project) { widget_->setProject(project); }
+  void applyTo(io::Project* project) const { widget_->applyTo(project); }
+  ProcessingOptionsWidget* optionsWidget() const { return widget_; }
+
+ protected:
+  void changeEvent(QEvent* event) override;
+
+ private:
+  void retranslateUi();
+  void updateState();
+
+  ProcessingOptionsWidget* widget_ = nullptr;
+  QDialogButtonBox* buttons_ = nullptr;
+};
+
+}  // namespace skytrace::ui
