@@ -7,19 +7,25 @@
 //           feature matching + robust homography;
 //   global: no usable prior: the basemap is cut into overlapping tiles at the expected
 //           ground resolution, a global descriptor ranks them against the frame (VLAD
-//           with a vocabulary trained on the basemap itself, or DINOv2), and the best
-//           candidates are matched to the frame + robust homography (unknown heading and
-//           scale within the altitude hint).
+//           with a vocabulary trained on the basemap itself, or DINOv2 with the frame in
+//           4 orientations, the best similarity per tile), and the best candidates are
+//           matched to the frame + robust homography (unknown heading and scale within
+//           the altitude hint).
 // The fine matching is local features + mutual nearest neighbours (rotation-invariant
 // features handle an unknown heading), or a dense matcher (LiteSAM) that returns point
-// pairs itself. LiteSAM is not rotation invariant: in global mode the frame is matched in
-// `dense_rotations` orientations (multiples of 360 / n degrees) and the orientation with
-// the most RANSAC inliers is kept; with a prior the frame is first rectified onto the map
-// grid, so one orientation suffices.
+// pairs itself; both images of a dense pair are scaled by ONE factor (the larger one's long
+// side to dense_matcher.resize_long_side_px), keeping their relative scale. LiteSAM is not
+// rotation invariant: in global mode the frame is matched in `dense_rotations`
+// orientations (multiples of 360 / n degrees) against each candidate and the orientation
+// with the most RANSAC inliers is kept; with a prior the frame is first rectified onto the
+// map grid (north up, the map's scale), so one orientation suffices.
 // Either way the result is an image_from_ground homography, decomposed into a camera
 // pose, then checked (inliers, inlier ratio, plausible height/tilt, consistency with
 // the prior) and accepted or rejected with a reason.
-// Thread: one instance per thread (it holds extractors, and opens its own Basemaps).
+// Timings: retrieval_ms (global mode) covers tile preparation on first use at a ground
+// resolution (features, descriptors), the frame's features/descriptors and the ranking;
+// fine_match_ms the rest (prior mode: window read, rectification, matching, robust fit).
+// Thread: one instance per thread (it holds the models, and opens its own Basemaps).
 #pragma once
 
 #include <cstdint>
@@ -81,7 +87,7 @@ struct RegistrationOptions {
   double max_height_ratio = 1.6;
   double max_tilt_from_prior_deg = 20.0;
   // Global mode: tiles of tile_footprint_factor x the frame footprint, 50% overlap;
-  // the best `global_candidates` by VLAD similarity are fine-matched.
+  // the best `global_candidates` by retrieval similarity are fine-matched.
   double tile_footprint_factor = 1.6;
   int global_candidates = 4;
   int vlad_clusters = 32;
