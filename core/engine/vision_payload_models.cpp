@@ -7,6 +7,7 @@
 
 #include "core/engine/engine_frame_impl.h"
 #include "core/util/error.h"
+#include "core/vision/aliked_config.h"
 #include "core/vision/dinov2_config.h"
 #include "core/vision/dinov2_descriptor_impl.h"
 #include "core/vision/dinov2_layers_impl.h"
@@ -124,12 +125,15 @@ class LightGluePairMatcher final : public TensorPairMatcher {
   vision::lightglue::LightGlueOptions options_;
 };
 
-// LightGlue's feature family of a features model ("superpoint", "aliked").
-std::string lightGlueFeatures(const std::string& features) {
-  return features.rfind("aliked", 0) == 0 ? "aliked" : features;
-}
-
 }  // namespace
+
+std::string lightGlueFamily(const std::string& features) {
+  if (features == "superpoint") return "superpoint";
+  if (features.rfind("aliked", 0) == 0 &&
+      vision::alikedConfig(features).dim == vision::lightglue::lightGlueConfig("aliked").input_dim)
+    return "aliked";
+  return "";
+}
 
 std::unique_ptr<TensorPairMatcher> createPairMatcher(const FeatureMatchingModel& model,
                                                      const std::string& weights_dir,
@@ -138,7 +142,10 @@ std::unique_ptr<TensorPairMatcher> createPairMatcher(const FeatureMatchingModel&
   if (model.matcher == "mnn") return std::make_unique<MnnPairMatcher>();
   if (model.matcher != "lightglue")
     throw InvalidArgument("unknown matcher '" + model.matcher + "' (mnn, lightglue)");
-  const std::string family = lightGlueFeatures(model.features);
+  const std::string family = lightGlueFamily(model.features);
+  if (family.empty())
+    throw InvalidArgument("LightGlue has no published weights for " + model.features +
+                          " (superpoint, aliked-n16, aliked-n16rot, aliked-n32)");
   const vision::lightglue::LightGlueConfig config = vision::lightglue::lightGlueConfig(family);
   const std::string path = payloadWeightsPath("lightglue (" + family + ")", weights_dir,
                                               config.published_file,

@@ -51,6 +51,10 @@ std::unique_ptr<TensorExtractor> createPayloadExtractor(const std::string& model
                                                         const std::string& weights_dir,
                                                         const vision::DeviceSpec& device);
 
+// The LightGlue weights family of a features model ("superpoint", "aliked" for 128-D
+// ALIKED variants), or "" when LightGlue is not published for it.
+std::string lightGlueFamily(const std::string& features);
+
 // Matches a -> b (indices into a's and b's keypoints, on the device).
 class TensorPairMatcher {
  public:

@@ -17,6 +17,9 @@
 //                                    on fine_match_size_px square pairs (keyframe vs tile)
 //                                    or local features + matcher (tile features computed
 //                                    once per payload).
+//              A new satellite payload runs one retrieval and one fine match on its
+//              first tile, so that one-time costs (CUDA graph capture, cuDNN algorithm
+//              choice) are not timed as the first keyframe.
 // Model names: features "aliked-t16|n16|n16rot|n32", "superpoint" (tensor path, every
 // build) or "orb"/"sift" (OpenCV, the main build only); matchers "mnn" (default) or
 // "lightglue" (SuperPoint or 128-D ALIKED); retrieval "dinov2" (= dinov2-vits14) or any
