@@ -115,6 +115,14 @@ class LiveUpdates final : public engine::NavigationLiveSink {
   std::int64_t frames_total_;
 };
 
+// The device a stage's sample is recorded on (-1: CPU), as the engine records them.
+std::int8_t deviceOf(engine::Stage stage, const engine::DevicePlacement& placement) {
+  if (stage == engine::Stage::Decode) return -1;
+  const bool satellite = stage == engine::Stage::Retrieval || stage == engine::Stage::FineMatch;
+  const vision::DeviceSpec& device = satellite ? placement.satellite : placement.vo;
+  return device.cuda ? static_cast<std::int8_t>(device.index) : std::int8_t(-1);
+}
+
 // What either driver leaves for the results folder.
 struct RunOutcome {
   nav::NavigationResult result;
@@ -136,16 +144,13 @@ RunOutcome runSequential(const std::string& video_path, nav::NavigationInputs in
 
   RunOutcome outcome;
   engine::LatencyRecorder* recorder = sink.latencyRecorder();
-  auto deviceIndex = [](const vision::DeviceSpec& d) { return d.cuda ? static_cast<std::int8_t>(d.index) : std::int8_t(-1); };
   auto record = [&](std::int64_t frame, engine::Stage stage, double start_ms, double duration_ms) {
     engine::LatencySample s;
     s.frame = frame;
     s.stage = stage;
     s.start_ms = start_ms;
     s.duration_ms = duration_ms;
-    s.device = stage == engine::Stage::Decode                                         ? std::int8_t(-1)
-               : stage == engine::Stage::Retrieval || stage == engine::Stage::FineMatch ? deviceIndex(choice.placement.satellite)
-                                                                                         : deviceIndex(choice.placement.vo);
+    s.device = deviceOf(stage, choice.placement);
     outcome.samples.push_back(s);
     recorder->push(s);
   };
@@ -172,9 +177,11 @@ RunOutcome runSequential(const std::string& video_path, nav::NavigationInputs in
     live.onFrame(r);
 
     if (auto request = session.takeRegistrationRequest()) {
+      const double registration_start_ms = recorder->nowMs();
       const nav::RegistrationFix fix = registrar.registerFrame(*request);
-      if (fix.global_mode) record(fix.frame, engine::Stage::Retrieval, recorder->nowMs(), fix.retrieval_ms);
-      record(fix.frame, engine::Stage::FineMatch, recorder->nowMs(), fix.fine_match_ms);
+      if (fix.global_mode) record(fix.frame, engine::Stage::Retrieval, registration_start_ms, fix.retrieval_ms);
+      record(fix.frame, engine::Stage::FineMatch, registration_start_ms + (fix.global_mode ? fix.retrieval_ms : 0.0),
+             fix.fine_match_ms);
       session.addFix(fix);
       live.onFix(fix);
     }
