@@ -29,7 +29,7 @@
 //
 // Usage: skytrace-bench-vision [--device cpu|cuda[:N]] [--models orb,sift,aliked-t16,...]
 //          [--sizes 640x480,1280x720] [--keypoints 1024,2048] [--iterations 30]
-//          [--warmup 3] [--threads N] [--weights-dir DIR] [--out bench.json]
+//          [--warmup 3] [--threads N] [--weights-dir DIR] [--out bench.json] [--tf32]
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <c10/core/InferenceMode.h>
@@ -88,6 +88,7 @@ struct Args {
   int iterations = 30;
   int warmup = 3;
   int threads = 0;
+  bool tf32 = false;  // --tf32: TF32 tensor cores for float32 (setFastGpuMath), deviations reported by the GPU checks
   std::string weights_dir;
   std::string out = "bench_vision.json";
   // Dense matchers timed on square pairs (--dense litesam).
@@ -116,8 +117,12 @@ Args parseArgs(int argc, char** argv) {
       std::cout << "skytrace-bench-vision [--device cpu|cuda[:N]] [--models a,b] [--sizes "
                    "640x480,1280x720] [--keypoints 1024,2048] [--iterations N] [--warmup N] "
                    "[--threads N] [--weights-dir DIR] [--out FILE.json] [--retrieval dinov2-vits14,...] "
-                   "[--retrieval-size 224] [--retrieval-batch 1]\n";
+                   "[--retrieval-size 224] [--retrieval-batch 1] [--dense litesam] [--dense-size 512] [--tf32]\n";
       std::exit(0);
+    }
+    if (key == "--tf32") {
+      args.tf32 = true;
+      continue;
     }
     if (i + 1 >= argc) throw InvalidArgument("option " + key + " needs a value");
     const std::string value = argv[++i];
@@ -517,6 +522,7 @@ int main(int argc, char** argv) {
       args.weights_dir = env ? env : "../shared/models/aliked";
     }
     configureTorchRuntime(args.threads);
+    setFastGpuMath(args.tf32);
     const DeviceSpec device = parseDevice(args.device);
     requireDeviceAvailable(device);
     const at::Device at_device = toAtDeviceSpec(device);
@@ -531,6 +537,7 @@ int main(int argc, char** argv) {
     report["runtime"] = torchRuntimeSummary();
     // CUDA graphs for the models' fixed-shape work (SKYTRACE_CUDA_GRAPHS=0 turns them off).
     report["cuda_graphs"] = cudaGraphsCompiledIn() && cudaGraphsEnabledByDefault();
+    report["tf32"] = args.tf32;
     report["hardware_threads"] = std::thread::hardware_concurrency();
     // Other processes compete for the cores on shared machines: record the load.
     std::ifstream loadavg("/proc/loadavg");

@@ -25,7 +25,14 @@ void BatchNorm2d::bind(StateDictBinder& binder, const std::string& prefix, int64
   binder.expect(prefix + ".num_batches_tracked", {});
 }
 
+void BatchNorm2d::prepare() {
+  const at::Tensor s = weight / at::sqrt(running_var + 1e-5);
+  scale = s.view({1, -1, 1, 1});
+  shift = (bias - running_mean * s).view({1, -1, 1, 1});
+}
+
 at::Tensor BatchNorm2d::operator()(const at::Tensor& x) const {
+  if (x.is_cuda() && scale.defined()) return at::addcmul(shift, x, scale);
   return at::batch_norm(x, weight, bias, running_mean, running_var, /*training=*/false,
                         /*momentum=*/0.1, /*eps=*/1e-5, /*cudnn_enabled=*/true);
 }

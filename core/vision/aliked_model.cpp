@@ -40,6 +40,9 @@ AlikedModel::AlikedModel(const AlikedConfig& config, const StateDict& weights, a
   sddh_.bind(binder, "desc_head", dim, config.kernel_size, config.sample_count);
   binder.finish();
   sddh_.prepare();
+  for (BatchNorm2d* bn : {&block1_.bn1, &block1_.bn2, &block2_.bn1, &block2_.bn2, &block3_.bn1,
+                          &block3_.bn2, &block4_.bn1, &block4_.bn2})
+    bn->prepare();
 }
 
 void AlikedModel::checkImage(const at::Tensor& image) {

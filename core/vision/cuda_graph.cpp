@@ -1,5 +1,6 @@
 #include "core/vision/cuda_graph_impl.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 
@@ -45,8 +46,10 @@ struct CapturedGraphs::Entry {
 #endif
 };
 
-CapturedGraphs::CapturedGraphs(std::string name)
-    : name_(std::move(name)), enabled_(cudaGraphsEnabledByDefault()) {}
+CapturedGraphs::CapturedGraphs(std::string name, int capture_after)
+    : name_(std::move(name)),
+      capture_after_(std::max(1, capture_after)),
+      enabled_(cudaGraphsEnabledByDefault()) {}
 
 CapturedGraphs::~CapturedGraphs() = default;
 
@@ -90,6 +93,18 @@ std::optional<std::vector<at::Tensor>> CapturedGraphs::run(const std::string& ke
   Entry* entry = nullptr;
   for (auto& [entry_key, value] : entries_) {
     if (entry_key == full_key.str()) entry = value.get();
+  }
+  if (!entry && capture_after_ > 1) {
+    // Count this key's calls; capture from the capture_after-th on.
+    auto seen = std::find_if(sightings_.begin(), sightings_.end(),
+                             [&](const auto& kv) { return kv.first == full_key.str(); });
+    if (seen == sightings_.end()) {
+      if (sightings_.size() >= 64) sightings_.erase(sightings_.begin());
+      sightings_.emplace_back(full_key.str(), 0);
+      seen = sightings_.end() - 1;
+    }
+    if (++seen->second < capture_after_) return std::nullopt;
+    sightings_.erase(seen);
   }
   if (!entry) {
     if (entries_.size() >= kMaxGraphs) entries_.erase(entries_.begin());

@@ -62,7 +62,10 @@ class CapturedGraphs {
   static constexpr size_t kMaxGraphs = 8;
 
   // name: used in the warning when a capture fails (e.g. "ALIKED aliked-n16rot").
-  explicit CapturedGraphs(std::string name);
+  // capture_after: the call for a key that captures its graph (1: the first; 2: the
+  // second, so that shapes seen only once, e.g. changing match counts, never pay for a
+  // capture; earlier calls return nullopt).
+  explicit CapturedGraphs(std::string name, int capture_after = 1);
   ~CapturedGraphs();
   CapturedGraphs(const CapturedGraphs&) = delete;
   CapturedGraphs& operator=(const CapturedGraphs&) = delete;
@@ -86,7 +89,9 @@ class CapturedGraphs {
  private:
   struct Entry;
   std::string name_;
+  int capture_after_;
   bool enabled_;
+  std::vector<std::pair<std::string, int>> sightings_;  // keys not captured yet (bounded)
   mutable std::mutex mutex_;
   std::vector<std::pair<std::string, std::unique_ptr<Entry>>> entries_;  // oldest first
 };

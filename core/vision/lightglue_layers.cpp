@@ -56,14 +56,16 @@ at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
   if (q.size(-2) == 0 || k.size(-2) == 0)
     return at::zeros(withLast(q.sizes(), 1, {v.size(-1)}), q.options());
 #if TORCH_VERSION_MAJOR >= 2
-  if (q.is_cuda()) {
-    // The fused kernels take [B,H,L,E] only (3-D inputs fall back to the unfused math
-    // path): add the batch dimension.
+  if (q.is_cuda() && half) {
+    // float16: the fused (flash) kernel, as the original's CUDA default. In float32 the
+    // explicit product below is faster at LightGlue's sizes: PyTorch's only fused float32
+    // kernel (memory-efficient attention) measured 112 us per 4x1024x1024 head set on an
+    // H100 (docs/benchmarks.md), about twice two batched GEMMs and a softmax.
+    // The fused kernels take [B,H,L,E] only: add the batch dimension.
     const auto fused = [&](const at::Tensor& q4, const at::Tensor& k4, const at::Tensor& v4) {
       return at::scaled_dot_product_attention(q4.unsqueeze(0), k4.unsqueeze(0), v4.unsqueeze(0))
           .squeeze(0);
     };
-    if (!half) return fused(q, k, v);
     return fused(q.to(at::kHalf), k.to(at::kHalf), v.to(at::kHalf)).to(q.scalar_type());
   }
 #else
@@ -134,8 +136,10 @@ std::pair<at::Tensor, at::Tensor> CrossBlock::operator()(const at::Tensor& x0, c
   const at::Tensor v0 = split_heads(to_v(x0)), v1 = split_heads(to_v(x1));
   at::Tensor m0, m1;
 #if TORCH_VERSION_MAJOR >= 2
-  if (x0.is_cuda()) {
-    // The original's flash branch: two fused attentions (same math, scale 1/sqrt(hd)).
+  if (x0.is_cuda() && half_attention) {
+    // The original's flash branch: two fused float16 attentions (scale 1/sqrt(hd)).
+    // float32 on CUDA takes the shared-similarity path below, as the CPU (faster there
+    // than two float32 fused attentions, see attention()).
     const at::Tensor qk0 = split_heads(to_qk(x0)), qk1 = split_heads(to_qk(x1));
     m0 = attention(qk0, qk1, v1, half_attention);
     m1 = attention(qk1, qk0, v0, half_attention);

@@ -52,9 +52,9 @@ struct FeedForward {
 };
 
 // Multi-head attention softmax(q k^T / sqrt(hd)) v for q [H,M,hd], k/v [H,N,hd].
-// CUDA with LibTorch >= 2: fused scaled_dot_product_attention (same math); with
-// `half` its inputs are cast to float16 as in the original's flash branch (result cast
-// back). `half` is ignored on other devices and builds.
+// With `half` on CUDA with LibTorch >= 2: fused scaled_dot_product_attention on inputs
+// cast to float16, as the original's flash branch (result cast back). Otherwise (float32,
+// every device) the explicit softmax(q k^T * scale) v, the original's non-flash math.
 at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                      bool half = false);
 

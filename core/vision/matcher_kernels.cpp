@@ -2,11 +2,14 @@
 // GPU-only benchmark configuration).
 #include <algorithm>
 #include <cmath>
+#include <sstream>
+#include <vector>
 
 #include <ATen/Context.h>
 
 #include "core/util/check.h"
 #include "core/util/error.h"
+#include "core/vision/cuda_graph_impl.h"
 #include "core/vision/matcher_impl.h"
 
 namespace skytrace::vision {
@@ -22,6 +25,12 @@ at::Tensor similarityMatrix(const at::Tensor& a, const at::Tensor& b) {
   return at::mkldnn_linear(a.contiguous().to_mkldnn(), b.contiguous().to_mkldnn(), {})
       .to_dense();
 }
+
+// The match candidates of A against B: keep [Na] bool (nearest neighbour passing the
+// options' tests), nearest_in_b [Na] int64, best [Na] similarity. Device work only.
+std::vector<at::Tensor> mutualCandidates(const at::Tensor& descriptors_a,
+                                         const at::Tensor& descriptors_b,
+                                         const MatchOptions& options, int64_t na, int64_t nb);
 
 }  // namespace
 
@@ -52,6 +61,32 @@ MatchTensors matchMutualNearestNeighbours(const at::Tensor& descriptors_a,
                 "matching: descriptor dimensions differ (" + std::to_string(descriptors_a.size(1)) +
                     " vs " + std::to_string(descriptors_b.size(1)) + ")");
 
+  // keep [Na] bool, nearest_in_b [Na] int64, best [Na] float: device work only.
+  const auto candidates = [&options, na, nb](const at::Tensor& a, const at::Tensor& b) {
+    return mutualCandidates(a, b, options, na, nb);
+  };
+  std::vector<at::Tensor> selected;
+  if (descriptors_a.is_cuda()) {
+    // On CUDA a graph per descriptor-count pair and options, captured on a pair's second
+    // sighting (so that counts that change every call never pay for a capture).
+    thread_local CapturedGraphs graphs("MNN matching", /*capture_after=*/2);
+    std::ostringstream key;
+    key << options.min_similarity << "/" << options.mutual << "/" << options.max_ratio;
+    auto replayed = graphs.run(key.str(), {descriptors_a, descriptors_b},
+                               [&](const std::vector<at::Tensor>& in) { return candidates(in[0], in[1]); });
+    if (replayed) selected = std::move(*replayed);
+  }
+  if (selected.empty()) selected = candidates(descriptors_a, descriptors_b);
+  const at::Tensor index_a = selected[0].nonzero().squeeze(1);
+  return {index_a, selected[1].index_select(0, index_a), selected[2].index_select(0, index_a)};
+}
+
+namespace {
+
+std::vector<at::Tensor> mutualCandidates(const at::Tensor& descriptors_a,
+                                         const at::Tensor& descriptors_b,
+                                         const MatchOptions& options, int64_t na, int64_t nb) {
+  const auto long_options = at::TensorOptions().dtype(at::kLong).device(descriptors_a.device());
   const at::Tensor similarity = similarityMatrix(descriptors_a, descriptors_b);  // [Na,Nb]
   const int64_t k = std::min<int64_t>(2, nb);
   const auto [top_values, top_indices] = similarity.topk(k, 1, true, true);  // [Na,k]
@@ -70,9 +105,10 @@ MatchTensors matchMutualNearestNeighbours(const at::Tensor& descriptors_a,
     const at::Tensor d_second = (2.0f - 2.0f * top_values.select(1, 1)).clamp_min(0.0f).sqrt();
     keep = keep & (d_best < options.max_ratio * d_second);
   }
-  const at::Tensor index_a = keep.nonzero().squeeze(1);
-  return {index_a, nearest_in_b.index_select(0, index_a), best.index_select(0, index_a)};
+  return {keep, nearest_in_b, best};
 }
+
+}  // namespace
 
 Matches toHostMatches(const MatchTensors& matches) {
   const at::Tensor a = matches.index_a.to(at::kCPU, at::kInt).contiguous();

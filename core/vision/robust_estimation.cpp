@@ -13,6 +13,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #if defined(SKYTRACE_WITH_CUDA)
@@ -71,17 +73,6 @@ std::pair<at::Tensor, at::Tensor> adjugate3(const at::Tensor& m) {
   const at::Tensor c2 = at::linalg_cross(r0, r1, -1);
   const at::Tensor det = (r0 * c0).sum(-1);
   return {at::stack({c0, c1, c2}, -1), det};
-}
-
-// Hartley normalisation of [N,2] float64 points: T (3x3, float64) maps them to centroid 0
-// and mean distance sqrt(2).
-at::Tensor hartleyTransform(const at::Tensor& xy) {
-  const at::Tensor centroid = xy.mean(0);
-  const double spread = (xy - centroid).norm(2, 1).mean().item<double>();
-  const double s = std::sqrt(2.0) / std::max(spread, 1e-12);
-  const at::Tensor c = centroid.to(at::kCPU);
-  const double cx = c[0].item<double>(), cy = c[1].item<double>();
-  return matrixTensor({s, 0, -s * cx, 0, s, -s * cy, 0, 0, 1}, xy.options());
 }
 
 at::Tensor applyTransform(const at::Tensor& t, const at::Tensor& xy) {  // [N,2]
@@ -264,6 +255,40 @@ struct Problem {
   }
 };
 
+// Hartley normalisation of [N,2] float64 host points in plain loops (RANSAC runs per
+// frame; a dozen tensor operators here cost more than the arithmetic): T (3x3, float64)
+// maps them to centroid 0 and mean distance sqrt(2); returns T and the mapped points.
+std::pair<at::Tensor, at::Tensor> hartleyNormalise(const at::Tensor& points) {
+  const at::Tensor xy = points.to(at::kCPU, at::kDouble).contiguous();
+  const int64_t n = xy.size(0);
+  const double* p = xy.data_ptr<double>();
+  double cx = 0.0, cy = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    cx += p[2 * i];
+    cy += p[2 * i + 1];
+  }
+  cx /= static_cast<double>(std::max<int64_t>(n, 1));
+  cy /= static_cast<double>(std::max<int64_t>(n, 1));
+  double spread = 0.0;
+  for (int64_t i = 0; i < n; ++i) spread += std::hypot(p[2 * i] - cx, p[2 * i + 1] - cy);
+  spread /= static_cast<double>(std::max<int64_t>(n, 1));
+  const double s = std::sqrt(2.0) / std::max(spread, 1e-12);
+  at::Tensor t = at::zeros({3, 3}, at::kDouble);
+  double* m = t.data_ptr<double>();
+  m[0] = s;
+  m[2] = -s * cx;
+  m[4] = s;
+  m[5] = -s * cy;
+  m[8] = 1.0;
+  at::Tensor normalised = at::empty({n, 2}, at::kDouble);
+  double* q = normalised.data_ptr<double>();
+  for (int64_t i = 0; i < n; ++i) {
+    q[2 * i] = s * p[2 * i] + m[2];
+    q[2 * i + 1] = s * p[2 * i + 1] + m[5];
+  }
+  return {t, normalised};
+}
+
 Problem makeProblem(GeometricModelType type, const at::Tensor& a, const at::Tensor& b,
                     const RansacOptions& options) {
   Problem p;
@@ -278,10 +303,8 @@ Problem makeProblem(GeometricModelType type, const at::Tensor& a, const at::Tens
     p.a_fit = applyTransform(p.k_a_inv, p.a_px);
     p.b_fit = applyTransform(p.k_b_inv, p.b_px);
   }
-  p.t_a = hartleyTransform(p.a_fit);
-  p.t_b = hartleyTransform(p.b_fit);
-  p.a_norm = applyTransform(p.t_a, p.a_fit);
-  p.b_norm = applyTransform(p.t_b, p.b_fit);
+  std::tie(p.t_a, p.a_norm) = hartleyNormalise(p.a_fit);
+  std::tie(p.t_b, p.b_norm) = hartleyNormalise(p.b_fit);
   return p;
 }
 
@@ -782,11 +805,19 @@ RansacResult estimateGeometricModel(const at::Tensor& points_a, const at::Tensor
   const int64_t rows = use_graphs ? paddedRows(n) : n;
   BatchInputs inputs{problem.withTransformsOn(device), {}, {}};
   {
-    // [4,rows,2] float32 on the device: normalised a, b (solvers), pixel a, b (scoring).
-    at::Tensor points = at::full({4, rows, 2}, std::numeric_limits<float>::quiet_NaN(), at::kFloat);
-    points.narrow(1, 0, n).copy_(
-        at::stack({problem.a_norm, problem.b_norm, problem.a_px, problem.b_px}));
-    inputs.points = toDevice(points, device);
+    // [4,rows,2] float32 on the device: normalised a, b (solvers), pixel a, b (scoring),
+    // filled on the host in one pass (pinned when it goes to a GPU).
+    at::Tensor points = at::empty(
+        {4, rows, 2}, at::TensorOptions().dtype(at::kFloat).pinned_memory(device.is_cuda()));
+    float* out = points.data_ptr<float>();
+    std::fill(out, out + points.numel(), std::numeric_limits<float>::quiet_NaN());
+    const at::Tensor* planes[4] = {&problem.a_norm, &problem.b_norm, &problem.a_px, &problem.b_px};
+    for (int k = 0; k < 4; ++k) {
+      const double* in = planes[k]->data_ptr<double>();  // contiguous [n,2] float64
+      float* plane = out + static_cast<int64_t>(k) * rows * 2;
+      for (int64_t i = 0; i < 2 * n; ++i) plane[i] = static_cast<float>(in[i]);
+    }
+    inputs.points = device.is_cuda() ? points.to(device, /*non_blocking=*/true) : points;
   }
 
   at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(options.seed);
@@ -861,8 +892,14 @@ RansacResult estimateGeometricModel(const at::Tensor& points_a, const at::Tensor
     if (final_fit.cost <= current.cost * (1.0 + 1e-9)) current = std::move(final_fit);
   }
 
-  const at::Tensor reported = problem.toReportedModel(current.model_normalised);
-  result.model = toMatrix3d(reported);
+  if (isTransfer(options.model)) {
+    // As Problem::toReportedModel, on the host: pixel model scaled to m[2][2] = 1.
+    result.model = host.toPixelModel(toMatrix3d(current.model_normalised));
+    const double w = result.model[8];
+    for (double& v : result.model) v /= w;
+  } else {
+    result.model = toMatrix3d(problem.toReportedModel(current.model_normalised));
+  }
   result.found = std::all_of(result.model.begin(), result.model.end(),
                              [](double v) { return std::isfinite(v); });
   result.inlier_mask = current.inliers;

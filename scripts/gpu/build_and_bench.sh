@@ -3,7 +3,7 @@
 # device machine (PyTorch's LibTorch, cmake, ninja, g++; no Qt/OpenCV/GDAL, no network),
 # runs the gpu-labelled check and the benchmark, and leaves JSON + logs in $OUT (or
 # ./out/gpu when $OUT is unset). Run from the repository root:
-#   scripts/gpu/build_and_bench.sh [--quick] [--fast-paths]
+#   scripts/gpu/build_and_bench.sh [--quick] [--fast-paths [--profile]]
 # --fast-paths replaces the ALIKED benchmark matrix with the side-by-side measurement of
 # the CUDA-graph fast paths (issue 7/9): every timed configuration runs twice with
 # SKYTRACE_CUDA_GRAPHS=0 and with graphs on (same binary, alternating; ALIKED-n16rot VO at
@@ -11,7 +11,11 @@
 # and DINOv2-S/14 224 px in one);
 # with .orig/time_original_{superpoint_lightglue,litesam}.py present it also times the
 # original code and benchmarks ours on the weights those scripts write. All results go
-# into $OUT/fastpaths.tar.gz (the device returns at most 8 files).
+# into $OUT/fastpaths.tar.gz (the device returns at most 8 files). Also TF32 runs
+# (--tf32, graphs on), and, when build-gpu-deps/baseline/robust_estimation.cpp exists (a
+# previous version, copied there by hand), a second benchmark binary built with it for a
+# same-call RANSAC comparison. --profile adds per-kernel GPU times (Nsight Compute,
+# gpu__time_duration, eager mode, one iteration) summed by kernel name: profile_*.txt.
 # Inputs it looks for (see docs/gpu.md):
 #   nlohmann/json.hpp  in $SKYTRACE_EXTRA_INCLUDE_DIR, build-gpu-deps/include or /usr/include
 #   ALIKED weights     in $SKYTRACE_MODEL_DIR, shared/models/aliked, ../shared/models/aliked
@@ -30,10 +34,12 @@ mkdir -p "$out"
 build="$root/build-gpu"
 quick=0
 fast_paths=0
+profile=0
 for arg in "$@"; do
   case "$arg" in
     --quick) quick=1 ;;
     --fast-paths) fast_paths=1 ;;
+    --profile) profile=1 ;;
     *) echo "unknown option $arg"; exit 2 ;;
   esac
 done
@@ -163,10 +169,76 @@ if [[ $fast_paths == 1 ]]; then
       tar -C "$out" -czf "$out/fastpaths.tar.gz" fastpaths
     done
   done
+  for graphs in 1; do
+    tag="tf32"
+    log "fast paths: TF32, graphs on"
+    SKYTRACE_CUDA_GRAPHS=$graphs "$bench" "${common[@]}" --tf32 --models aliked-n16rot --weights-dir "$model_dir" \
+      --out "$fp/vo_aliked_$tag.json" > "$fp/vo_aliked_$tag.log" 2>&1 || log "aliked bench $tag failed"
+    [[ -n "$splg_weights" ]] && { SKYTRACE_CUDA_GRAPHS=$graphs "$bench" "${common[@]}" --tf32 \
+      --models superpoint,superpoint+lightglue-full,superpoint+lightglue-full-fp16 \
+      --weights-dir "$splg_weights" --out "$fp/splg_$tag.json" > "$fp/splg_$tag.log" 2>&1 || log "splg bench $tag failed"; }
+    [[ -n "$litesam_weights" ]] && { "$bench" --device cuda:0 --tf32 --models '' --dense litesam --dense-size 512 \
+      --iterations 50 --warmup 5 --weights-dir "$litesam_weights" --out "$fp/litesam_$tag.json" \
+      > "$fp/litesam_$tag.log" 2>&1 || log "litesam bench $tag failed"; }
+  done
+  tar -C "$out" -czf "$out/fastpaths.tar.gz" fastpaths
+  if [[ -f "$root/build-gpu-deps/baseline/robust_estimation.cpp" ]]; then
+    log "baseline RANSAC (build-gpu-deps/baseline/robust_estimation.cpp) in a second bench binary"
+    base=/tmp/base; rm -rf "$base"; mkdir -p "$base"; cp -r "$root/core" "$root/bench" "$root/scripts" "$base/"
+    cp "$root/build-gpu-deps/baseline/robust_estimation.cpp" "$base/core/vision/"
+    std="$(grep -o 'SKYTRACE_GPU_CXX_STANDARD:STRING=[0-9]*' "$build/CMakeCache.txt" | cut -d= -f2)"
+    if cmake -S "$base/scripts/gpu" -B "$base/b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$torch_prefix" \
+         -DSKYTRACE_EXTRA_INCLUDE_DIR="$include_dir" -DSKYTRACE_GPU_CXX_STANDARD="${std:-17}" \
+         ${nvcc_path:+-DCMAKE_CUDA_COMPILER="$nvcc_path"} -DTORCH_CUDA_ARCH_LIST=9.0 > "$fp/base_configure.log" 2>&1 &&
+       cmake --build "$base/b" -j "$(nproc)" --target skytrace-bench-vision > "$fp/base_build.log" 2>&1; then
+      for round in 1 2; do
+        "$base/b/skytrace-bench-vision" "${common[@]}" --models aliked-n16rot --weights-dir "$model_dir" \
+          --out "$fp/vo_aliked_baseline_ransac_r$round.json" > "$fp/vo_aliked_baseline_ransac_r$round.log" 2>&1
+        "$bench" "${common[@]}" --models aliked-n16rot --weights-dir "$model_dir" \
+          --out "$fp/vo_aliked_new_ransac_r$round.json" > "$fp/vo_aliked_new_ransac_r$round.log" 2>&1
+      done
+    else
+      log "baseline build failed (see base_build.log)"
+    fi
+  fi
+  tar -C "$out" -czf "$out/fastpaths.tar.gz" fastpaths
+  if [[ $profile == 1 ]] && command -v ncu > /dev/null; then
+    summarize() {  # ncu CSV -> per-kernel-name totals, largest first
+      python3 - "$1" "$2" <<'PY'
+import csv, sys, collections
+rows = list(csv.reader(l for l in open(sys.argv[1]) if l.startswith('"')))
+head = rows[0]; name = head.index("Kernel Name"); value = head.index("Metric Value"); unit = head.index("Metric Unit")
+total = collections.defaultdict(float); count = collections.Counter()
+for r in rows[1:]:
+    v = float(r[value].replace(",", "")); v *= {"nsecond": 1e-6, "usecond": 1e-3, "msecond": 1.0}.get(r[unit], 1e-6)
+    total[r[name][:110]] += v; count[r[name][:110]] += 1
+with open(sys.argv[2], "w") as out:
+    out.write("total %.3f ms over %d kernels\n" % (sum(total.values()), sum(count.values())))
+    for k, v in sorted(total.items(), key=lambda kv: -kv[1])[:40]:
+        out.write("%8.3f ms %5d  %s\n" % (v, count[k], k))
+PY
+    }
+    ncu_run() {  # tag, bench arguments...
+      local tag="$1"; shift
+      log "profile: $tag"
+      SKYTRACE_CUDA_GRAPHS=0 timeout 240 ncu --clock-control none --print-units base --metrics gpu__time_duration.sum --csv \
+        --log-file "$fp/ncu_$tag.csv" "$bench" --device cuda:0 --iterations 1 --warmup 0 "$@" --out /tmp/ncu_$tag.json \
+        > "$fp/ncu_$tag.log" 2>&1 || log "profile $tag failed"
+      summarize "$fp/ncu_$tag.csv" "$fp/profile_$tag.txt" 2>> "$fp/ncu_$tag.log" && rm -f "$fp/ncu_$tag.csv"
+      head -16 "$fp/profile_$tag.txt" 2>/dev/null
+    }
+    # PROFILE_TARGETS (environment): which of these to profile (default: all).
+    targets=" ${PROFILE_TARGETS:-aliked splg_fp32 splg_fp16 litesam} "
+    [[ $targets == *" aliked "* ]] && ncu_run aliked --sizes 640x480 --keypoints 1024 --models aliked-n16rot --weights-dir "$model_dir"
+    [[ -n "$splg_weights" && $targets == *" splg_fp32 "* ]] && ncu_run splg_fp32 --sizes 640x480 --keypoints 1024 --models superpoint+lightglue-full --weights-dir "$splg_weights"
+    [[ -n "$splg_weights" && $targets == *" splg_fp16 "* ]] && ncu_run splg_fp16 --sizes 640x480 --keypoints 1024 --models superpoint+lightglue-full-fp16 --weights-dir "$splg_weights"
+    [[ -n "$litesam_weights" && $targets == *" litesam "* ]] && ncu_run litesam --models '' --dense litesam --dense-size 512 --weights-dir "$litesam_weights"
+    tar -C "$out" -czf "$out/fastpaths.tar.gz" fastpaths
+  fi
   cp "$out"/*.log "$out"/*.txt "$fp"/ 2>/dev/null || true
   # One-line summary per run (the reply shows the end of the output).
-  grep -h -E "k=1024|224x224|512x512|WARN|capture" "$fp"/*_r*.log | sed 's/^/  /' | tee -a "$out/build_and_bench.log" || true
-  for f in "$fp"/*_r*.log; do echo "== $(basename "$f")"; grep -E "k=1024|224x224|512x512|WARN|capture" "$f"; done > "$fp/summary.txt" 2>/dev/null || true
+  grep -H -E "k=1024|224x224|512x512|WARN|capture" "$fp"/*_r*.log "$fp"/*tf32*.log | sed "s|^$fp/||" | tee -a "$out/build_and_bench.log" || true
+  for f in "$fp"/*_r*.log "$fp"/*tf32*.log; do echo "== $(basename "$f")"; grep -E "k=1024|224x224|512x512|WARN|capture" "$f"; done > "$fp/summary.txt" 2>/dev/null || true
   tar -C "$out" -czf "$out/fastpaths.tar.gz" fastpaths && rm -rf "$fp"
   log "done: $out/fastpaths.tar.gz (gpu check exit status $check_status)"
   exit "$check_status"

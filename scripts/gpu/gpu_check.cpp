@@ -65,6 +65,11 @@ void checkMatching(const at::Device& device) {
             << device.str() << ", " << common << " common\n";
   expect(cpu.size() > 900 && common + 2 >= std::max(cpu.size(), dev.size()),
          "MNN pairs on " + device.str() + " equal the CPU's (float rounding may flip <= 2 near-ties)");
+  // The same shapes again: on CUDA the second call captures a graph, the third replays it.
+  const at::Tensor da = a.to(device), db = b.to(device);
+  (void)matchMutualNearestNeighbours(da, db, options);
+  const auto replayed = pairsOf(matchMutualNearestNeighbours(da, db, options));
+  expect(replayed == dev, "MNN pairs through the CUDA graph (third call) equal the eager device pairs");
 }
 
 void checkRansac(const at::Device& device) {
@@ -260,6 +265,21 @@ void checkAliked(const at::Device& device) {
   }
   context.setUserEnabledCuDNN(was_enabled);
   context.setDeterministicCuDNN(was_deterministic);
+  if (!device.is_cuda()) return;
+  // The faster precision mode the benchmark offers (--tf32): reported, not checked.
+  setFastGpuMath(true);
+  {
+    const auto tf32_model = aliked::loadAlikedModel("aliked-n16rot", path, device);  // fresh graphs
+    for (size_t i = 0; i < images.size(); ++i) {
+      const aliked::AlikedOutput dev = tf32_model.forward(images[i].second.to(device), detection);
+      const KeypointAgreement a = compareKeypoints(cpu_out[i], dev);
+      std::cout << "      ALIKED-n16rot " << images[i].first << " [TF32, CUDA graph] vs CPU float32: "
+                << a.total << " keypoints, " << 100.0 * double(a.within) / double(a.total)
+                << "% within 0.05 px, " << 100.0 * double(a.within + a.near_tie) / double(a.total)
+                << "% with near-ties, score map max diff " << a.score_map_diff << "\n";
+    }
+  }
+  setFastGpuMath(false);
 }
 
 }  // namespace
