@@ -12,6 +12,7 @@
 #include "core/engine/video_frame_source.h"
 #include "core/nav/basemap_registration.h"
 #include "core/util/error.h"
+#include "core/util/log.h"
 
 namespace skytrace::engine {
 
@@ -82,6 +83,18 @@ class NavigationVoPayload final : public VoPayload {
     if (live_) live_->onFrame(result);
     std::optional<nav::RegistrationRequest> request = session_.takeRegistrationRequest();
     if (!request) return nullptr;
+    // Not localised yet (or lost), one attempt at a time, as in the sequential driver: the
+    // session asks again every half interval, alternating a telemetry-cropped search with
+    // a whole-basemap one, because it has not seen the answer to its last attempt; here
+    // that answer is still on its way, and a global search started meanwhile would keep
+    // the satellite stage busy (tens of seconds on a CPU) after the first fix arrived.
+    // The newest request sent is never dropped by the latest-wins queue, so "its fix is
+    // back" is a reliable end of the attempt.
+    if (!result.online.has_pose && awaiting_fix_for_ >= 0) {
+      ++requests_held_back_;
+      return nullptr;
+    }
+    awaiting_fix_for_ = request->frame;
     auto keyframe = std::make_shared<NavigationKeyframeRequest>();
     keyframe->frame = request->frame;
     keyframe->t_s = request->t_s;
@@ -93,10 +106,15 @@ class NavigationVoPayload final : public VoPayload {
     const auto* navigation_fix = dynamic_cast<const NavigationFix*>(&fix);
     if (!navigation_fix) throw InvalidArgument("navigation VO payload got a fix of another payload");
     session_.addFix(navigation_fix->fix);
+    if (navigation_fix->fix.frame == awaiting_fix_for_) awaiting_fix_for_ = -1;
     if (live_) live_->onFix(navigation_fix->fix);
   }
 
   void finish(bool completed) override {
+    if (requests_held_back_ > 0)
+      SKYTRACE_LOG(Info, "engine.navigation") << requests_held_back_
+                                              << " registration requests held back while an attempt "
+                                                 "without a position was on its way";
     output_->setResult(session_.finish(completed, std::max(frames_total_, processed_)));
   }
 
@@ -106,6 +124,8 @@ class NavigationVoPayload final : public VoPayload {
   std::int64_t processed_ = 0;
   std::shared_ptr<NavigationRunOutput> output_;
   NavigationLiveSink* live_;
+  std::int64_t awaiting_fix_for_ = -1;  // frame of the newest request sent, until its fix is back
+  std::int64_t requests_held_back_ = 0;
 };
 
 class NavigationSatellitePayload final : public SatellitePayload {

@@ -3,6 +3,9 @@
 //                              its registration requests become keyframe requests, fixes
 //                              go to addFix in any order, finish() at the end;
 //   NavigationSatellitePayload BasemapRegistrar on the satellite thread: registerFrame.
+// While the session has no position (before the first accepted fix, or lost), one
+// registration attempt at a time, as in the sequential driver: requests the session makes
+// while the newest one sent is unanswered are held back (counted in the log).
 // Stage timings come from the session's own per-step measurements (extract, match,
 // pose, fusion; retrieval and fine_match from the fix), host clock.
 // Usage (what `skytrace-cli process` does through the engine):
