@@ -38,6 +38,7 @@ int runLocate(const QStringList& args) {
        "SPEC"},
       {"sat-weights", "Weights of the --sat-model fine matcher (LiteSAM checkpoint) or features.", "FILE"},
       {"retrieval-weights", "Weights of the --sat-model DINOv2 retrieval.", "FILE"},
+      {"sat-size", "Dense matcher input: long side of the larger image of a pair (default 512).", "PX"},
       {"alt-m", "Height above ground when the photo does not say (DJI XMP).", "M"},
       {"hfov-deg", "Horizontal field of view when EXIF has no 35 mm focal length.", "DEG"},
       {"out", "CSV with one row per photo.", "FILE"},
@@ -66,6 +67,8 @@ int runLocate(const QStringList& args) {
     if (parser.isSet("sat-model")) nav::applySatelliteModel(parser.value("sat-model").toStdString(), options);
     nav::setSatelliteWeights(parser.value("sat-weights").toStdString(),
                              parser.value("retrieval-weights").toStdString(), options);
+    if (parser.isSet("sat-size"))
+      options.dense_matcher.resize_long_side_px = int(numberOption(parser, "sat-size", 512));
     try {
       nav::checkRegistrationWeights(options);  // before the first photo
     } catch (const ModelError& e) {
