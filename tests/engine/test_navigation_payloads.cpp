@@ -2,7 +2,8 @@
 // (KITTI 00, 20 frames, ORB, australia orthophoto as the basemap):
 // - the NavigationLiveSink sees the session start once, then every frame in order and
 //   every fix the session fused (the same frames as the result's fixes), all on one
-//   thread that is not the caller's (the VO worker);
+//   thread that is not the caller's (the VO worker); without a position, registration
+//   attempts do not overlap (each made after the previous one's fix was fused);
 // - every latency sample of the run is forwarded to the front end's recorder;
 // - the front end's RunControl pauses the pipeline (no frame progresses while paused)
 //   and cancels it (partial result, report.cancelled);
@@ -38,12 +39,15 @@ class RecordingSink final : public engine::NavigationLiveSink {
   void onFrame(const nav::FrameResult& frame) override {
     std::lock_guard<std::mutex> lock(mutex);
     frames.push_back(frame.frame);
+    localised[frame.frame] = frame.online.has_pose;
     threads[std::this_thread::get_id()]++;
     last_frame.store(frame.frame);
   }
   void onFix(const nav::RegistrationFix& fix) override {
     std::lock_guard<std::mutex> lock(mutex);
     fixes.push_back(fix.frame);
+    fix_accepted.push_back(fix.accepted);
+    last_frame_at_fix.push_back(frames.empty() ? -1 : frames.back());
     threads[std::this_thread::get_id()]++;
   }
 
@@ -52,7 +56,10 @@ class RecordingSink final : public engine::NavigationLiveSink {
   bool started_before_frames = false;
   std::string model;
   std::vector<std::int64_t> frames;
-  std::vector<std::int64_t> fixes;
+  std::vector<std::int64_t> fixes;               // in the order they were fused
+  std::vector<bool> fix_accepted;
+  std::vector<std::int64_t> last_frame_at_fix;   // the newest frame VO had done by then
+  std::map<std::int64_t, bool> localised;        // per frame: the session had a position
   std::map<std::thread::id, int> threads;
   std::atomic<std::int64_t> last_frame{-1};
 };
@@ -86,6 +93,18 @@ class TestNavigationPayloads : public QObject {
     std::sort(live_fixes.begin(), live_fixes.end());
     QCOMPARE(live_fixes, result_fixes);
     QVERIFY2(!live_fixes.empty(), "registration ran");
+    // Without a position, one attempt at a time: an attempt made while the session had
+    // no position came after the previous attempt's fix had been fused.
+    for (std::size_t i = 0; i + 1 < sink.fixes.size(); ++i)
+      if (!sink.localised[sink.fixes[i + 1]])
+        QVERIFY2(sink.fixes[i + 1] > sink.last_frame_at_fix[i],
+               qPrintable(QString("attempt %1 made at frame %2, before the fix of frame %3 (fused after frame %4)")
+                              .arg(i + 1).arg(sink.fixes[i + 1]).arg(sink.fixes[i]).arg(sink.last_frame_at_fix[i])));
+    int accepted = 0;
+    for (const auto& fix : run.result.fixes) accepted += fix.accepted;
+    qInfo("%d frames, %d requests sent, %d dropped, %d fixes (%d accepted)", kFrames,
+          int(run.report.keyframes_requested), int(run.report.keyframes_dropped), int(run.result.fixes.size()),
+          accepted);
     // One thread made every call, and it was not this one.
     QCOMPARE(int(sink.threads.size()), 1);
     QVERIFY(sink.threads.begin()->first != std::this_thread::get_id());

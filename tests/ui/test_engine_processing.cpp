@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "core/engine/latency_recorder.h"
@@ -105,19 +106,41 @@ struct LiveCounter {
     QObject::connect(controller, &ui::ProcessingController::workerFrame, &context,
                      [this](const ui::LiveFrameUpdate& update) {
                        ++frames;
+                       last_frame = update.frame;
+                       localised[update.frame] = update.has_pose;
                        if (update.keypoints_px.size() < 8) return;
                        if (update.matches_from_px.size() != update.keypoints_px.size()) ++bad_overlays;
                        else if (consistentFraction(update) < 0.9) ++bad_overlays;
                        else ++good_overlays;
                      }, Qt::QueuedConnection);
     QObject::connect(controller, &ui::ProcessingController::workerFix, &context,
-                     [this](const ui::RegistrationFixRecord&) { ++fixes; }, Qt::QueuedConnection);
+                     [this](const ui::RegistrationFixRecord& fix) {
+                       ++fixes;
+                       fix_frames.push_back(fix.frame);
+                       last_frame_at_fix.push_back(last_frame);
+                     }, Qt::QueuedConnection);
   }
   QObject context;
   int frames = 0;
   int fixes = 0;
   int good_overlays = 0;  // >= 8 inlier pairs, moving alike
   int bad_overlays = 0;
+  std::int64_t last_frame = -1;
+  std::map<std::int64_t, bool> localised;       // per frame: the run had a position
+  std::vector<std::int64_t> fix_frames;         // in the order the fixes were fused
+  std::vector<std::int64_t> last_frame_at_fix;  // the newest frame shown by then
+
+  // Registration attempts made without a position never overlap: each came after the
+  // previous attempt's fix was fused (as in the sequential driver). Empty when so.
+  QString overlappingAttempts() const {
+    for (std::size_t i = 0; i + 1 < fix_frames.size(); ++i) {
+      const auto it = localised.find(fix_frames[i + 1]);
+      if (it != localised.end() && !it->second && fix_frames[i + 1] <= last_frame_at_fix[i])
+        return QString("attempt at frame %1 made before the fix of frame %2 was fused (after frame %3)")
+            .arg(fix_frames[i + 1]).arg(fix_frames[i]).arg(last_frame_at_fix[i]);
+    }
+    return {};
+  }
 };
 
 }  // namespace
@@ -342,6 +365,7 @@ class TestEngineProcessing : public QObject {
     if (!through_cli) {
       // Every fix the session fused was shown live (the run waits for outstanding fixes).
       QCOMPARE(live.fixes, attempted);
+      QVERIFY2(live.overlappingAttempts().isEmpty(), qPrintable(live.overlappingAttempts()));
       // The latency plot was fed live from the engine's recorder, in batches.
       QVERIFY2(latency_batches.count() >= 2, qPrintable(QString::number(latency_batches.count())));
       for (engine::Stage stage : {engine::Stage::Decode, engine::Stage::Extract, engine::Stage::Match,
