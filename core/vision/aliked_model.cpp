@@ -21,7 +21,7 @@ at::Tensor upsampleTo(const at::Tensor& x, int64_t height, int64_t width) {
 AlikedModel::AlikedModel(const AlikedConfig& config, const StateDict& weights, at::Device device)
     : config_(config),
       device_(device),
-      graphs_(std::make_shared<CapturedGraphs>("ALIKED " + config.name)) {
+      graphs_("ALIKED " + config.name) {
   StateDictBinder binder(weights, config.name, at::TensorOptions().dtype(at::kFloat).device(device));
   const int64_t c1 = config.c1, c2 = config.c2, c3 = config.c3, c4 = config.c4;
   const int64_t dim = config.dim;

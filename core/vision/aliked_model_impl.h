@@ -114,8 +114,8 @@ class AlikedModel {
   Conv2d conv1_, conv2_, conv3_, conv4_;
   std::array<Conv2d, 4> score_head_;  // score_head.{0,2,4,6}
   Sddh sddh_;
-  // Shared by copies of the model (they share the weights the graphs read).
-  std::shared_ptr<CapturedGraphs> graphs_;
+  // Per instance: a copy starts with an empty cache (see ModelGraphs).
+  ModelGraphs graphs_;
 };
 
 // Loads weights from `weights_path` (.pth or .safetensors) into a model on `device`.

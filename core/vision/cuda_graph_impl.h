@@ -41,6 +41,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace skytrace::vision {
@@ -94,6 +95,37 @@ class CapturedGraphs {
   std::vector<std::pair<std::string, int>> sightings_;  // keys not captured yet (bounded)
   mutable std::mutex mutex_;
   std::vector<std::pair<std::string, std::unique_ptr<Entry>>> entries_;  // oldest first
+};
+
+// A model's graph cache as a copyable member: a copy of the model starts with an EMPTY
+// cache of the same name and enabled state (a copy may run on another thread and stream,
+// and must not replay, or race on, the original's static buffers; the graphs themselves
+// read the weights both copies share). Moves keep the cache.
+class ModelGraphs {
+ public:
+  explicit ModelGraphs(std::string name, int capture_after = 1)
+      : name_(std::move(name)),
+        capture_after_(capture_after),
+        graphs_(std::make_unique<CapturedGraphs>(name_, capture_after_)) {}
+  ModelGraphs(const ModelGraphs& other) : ModelGraphs(other.name_, other.capture_after_) {
+    graphs_->setEnabled(other.graphs_->enabled());
+  }
+  ModelGraphs& operator=(const ModelGraphs& other) {
+    if (this != &other) *this = ModelGraphs(other);
+    return *this;
+  }
+  ModelGraphs(ModelGraphs&&) noexcept = default;
+  ModelGraphs& operator=(ModelGraphs&&) noexcept = default;
+
+  // Drops every captured graph (e.g. after the weights changed).
+  void reset() { *this = ModelGraphs(*this); }
+
+  CapturedGraphs* operator->() const { return graphs_.get(); }
+
+ private:
+  std::string name_;
+  int capture_after_;
+  std::unique_ptr<CapturedGraphs> graphs_;
 };
 
 }  // namespace skytrace::vision

@@ -89,7 +89,7 @@ class Dinov2Model {
   std::vector<Block> blocks_;
   LayerNorm norm_;
 
-  std::unique_ptr<CapturedGraphs> graphs_ = std::make_unique<CapturedGraphs>("DINOv2");
+  ModelGraphs graphs_{"DINOv2"};
   mutable std::mutex pos_cache_mutex_;
   mutable std::map<std::pair<int64_t, int64_t>, at::Tensor> pos_cache_;  // by (H, W) px
 };

@@ -93,7 +93,7 @@ LightGlueModel::LightGlueModel(const LightGlueConfig& config, const StateDict& w
                                at::Device device)
     : config_(config),
       device_(device),
-      graphs_(std::make_shared<CapturedGraphs>("LightGlue " + config.features)) {
+      graphs_("LightGlue " + config.features) {
   checkArgument(config.n_layers >= 1, "LightGlue: n_layers must be >= 1");
   checkArgument(config.num_heads >= 1 && config.descriptor_dim % config.num_heads == 0 &&
                     (config.descriptor_dim / config.num_heads) % 2 == 0,

@@ -138,7 +138,7 @@ class LightGlueModel {
   std::vector<CrossBlock> cross_blocks_;
   std::vector<MatchAssignment> log_assignment_;
   std::vector<TokenConfidence> token_confidence_;  // n_layers - 1
-  std::shared_ptr<CapturedGraphs> graphs_;  // shared by copies (same weights)
+  ModelGraphs graphs_;  // a copy starts with an empty cache
 };
 
 // Number of transformer layers in a checkpoint: the self_attn.{i} (or

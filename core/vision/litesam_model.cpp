@@ -30,7 +30,7 @@ at::Tensor flattenCells(const at::Tensor& feat) { return feat.flatten(2).transpo
 }  // namespace
 
 LiteSamModel::LiteSamModel(const StateDict& weights, at::Device device, LiteSamConfig config)
-    : config_(config), device_(device), graphs_(std::make_shared<CapturedGraphs>("LiteSAM")) {
+    : config_(config), device_(device) {
   StateDictBinder binder(weights, "LiteSAM", at::TensorOptions().dtype(at::kFloat).device(device));
   backbone_.bind(binder, "backbone");
   transformer_.bind(binder, "loftr_coarse", kDModel);
@@ -42,7 +42,7 @@ LiteSamModel::LiteSamModel(const StateDict& weights, at::Device device, LiteSamC
 void LiteSamModel::reparameterizeBackbone() {
   backbone_.reparameterize();
   // Graphs read the weights they were captured with: start afresh.
-  graphs_ = std::make_shared<CapturedGraphs>("LiteSAM");
+  graphs_.reset();
 }
 
 void LiteSamModel::setCudaGraphsEnabled(bool enabled) { graphs_->setEnabled(enabled); }

@@ -89,7 +89,7 @@ class LiteSamModel {
   CoarseTransformer transformer_;
   FinePreprocess fine_preprocess_;
   FineMatching fine_matching_;
-  std::shared_ptr<CapturedGraphs> graphs_;  // shared by copies (same weights)
+  ModelGraphs graphs_{"LiteSAM"};  // a copy starts with an empty cache
 };
 
 // Loads a LiteSAM checkpoint (.ckpt/.pth/.safetensors; a Lightning "state_dict" with

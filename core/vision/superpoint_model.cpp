@@ -1,11 +1,11 @@
 #include "core/vision/superpoint_model_impl.h"
 
+#include <algorithm>
+#include <sstream>
+
 #include "core/util/check.h"
 #include "core/util/error.h"
 #include "core/vision/cuda_graph_impl.h"
-
-#include <algorithm>
-#include <sstream>
 
 namespace skytrace::vision::superpoint {
 namespace {
@@ -140,9 +140,7 @@ void SuperPointModel::bindConv(StateDictBinder& binder, const std::string& name,
 }
 
 SuperPointModel::SuperPointModel(const StateDict& weights, at::Device device, int descriptor_dim)
-    : device_(device),
-      descriptor_dim_(descriptor_dim),
-      graphs_(std::make_shared<CapturedGraphs>("SuperPoint")) {
+    : device_(device), descriptor_dim_(descriptor_dim) {
   StateDictBinder binder(weights, "SuperPoint",
                          at::TensorOptions().dtype(at::kFloat).device(device));
   constexpr int64_t c1 = 64, c2 = 64, c3 = 128, c4 = 128, c5 = 256;

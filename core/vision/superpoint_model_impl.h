@@ -122,7 +122,7 @@ class SuperPointModel {
   int descriptor_dim_;
   Conv conv1a_, conv1b_, conv2a_, conv2b_, conv3a_, conv3b_, conv4a_, conv4b_;
   Conv convPa_, convPb_, convDa_, convDb_;
-  std::shared_ptr<CapturedGraphs> graphs_;  // shared by copies (same weights)
+  ModelGraphs graphs_{"SuperPoint"};  // a copy starts with an empty cache
 };
 
 // Loads superpoint_v1.pth (or a .safetensors with the same keys) onto `device`.

@@ -6,7 +6,8 @@
 //     than the budget) and row-major branch (fewer);
 //   - ALIKED detectTopKPeaksFixed vs detectKeypoints (top-k), also with fewer NMS peaks
 //     than top_k;
-//   - longPair, and CapturedGraphs declining CPU tensors (the caller runs eagerly).
+//   - longPair, CapturedGraphs declining CPU tensors (the caller runs eagerly), and
+//     ModelGraphs giving a copied model its own cache.
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <c10/core/InferenceMode.h>
@@ -57,6 +58,8 @@ class TestFixedShapePaths : public QObject {
     const int64_t n = count.item<int64_t>();
     QCOMPARE(n, keypoints.size(0));
     QVERIFY(n > 0);
+    // The row exercises the branch it names: a full budget (top-k order) or fewer.
+    QCOMPARE(n == budget, threshold < 0.01f);
     QVERIFY(at::equal(fixed_keypoints.narrow(0, 0, n), keypoints));
     QVERIFY(at::equal(fixed_scores.narrow(0, 0, n), scores));
   }
@@ -79,6 +82,7 @@ class TestFixedShapePaths : public QObject {
     QCOMPARE(fixed.keypoints.size(0), static_cast<int64_t>(top_k));
     QCOMPARE(n, eager.keypoints.size(0));
     QVERIFY(n > 0);
+    QCOMPARE(n == top_k, top_k < 1000);  // the row exercises the branch it names
     // Row-wise operations on more rows: equal up to rounding of batched kernels.
     QVERIFY((fixed.keypoints.narrow(0, 0, n) - eager.keypoints).abs().max().item<double>() < 1e-6);
     QVERIFY((fixed.scores.narrow(0, 0, n) - eager.scores).abs().max().item<double>() < 1e-6);
@@ -99,6 +103,19 @@ class TestFixedShapePaths : public QObject {
     QVERIFY(!result.has_value());  // CPU tensors: never captured, the caller runs eagerly
     QCOMPARE(calls, 0);
     QCOMPARE(graphs.failedCaptures(), 0);
+  }
+
+  // A copied model gets its own (empty) graph cache with the same switch state.
+  void modelGraphsCopies() {
+    ModelGraphs original("test");
+    original->setEnabled(false);
+    const ModelGraphs copy(original);
+    QVERIFY(copy.operator->() != original.operator->());
+    QVERIFY(!copy->enabled());
+    ModelGraphs assigned("other");
+    assigned = original;  // copy-assignment: a fresh cache, the source's switch state
+    QVERIFY(assigned.operator->() != original.operator->());
+    QVERIFY(!assigned->enabled());
   }
 };
 
