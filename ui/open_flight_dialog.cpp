@@ -244,6 +244,7 @@ void OpenFlightDialog::updateState() {
   const QString problem = validationMessage();
   validation_label_->setText(problem);
   buttons_->button(QDialogButtonBox::Ok)->setEnabled(problem.isEmpty());
+  growToFit(this);
 }
 
 void OpenFlightDialog::retranslateUi() {

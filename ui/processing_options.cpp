@@ -4,6 +4,7 @@
 #include <QDialogButtonBox>
 #include <QEvent>
 #include <QGridLayout>
+#include <QLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QVBoxLayout>
@@ -185,6 +186,15 @@ ProcessingOptionsDialog::ProcessingOptionsDialog(QWidget* parent) : QDialog(pare
 
 void ProcessingOptionsDialog::updateState() {
   buttons_->button(QDialogButtonBox::Ok)->setEnabled(widget_->problem().isEmpty());
+  growToFit(this);
+}
+
+void growToFit(QWidget* window) {
+  QLayout* layout = window->layout();
+  if (!layout) return;
+  const int needed = layout->hasHeightForWidth() ? layout->totalHeightForWidth(window->width())
+                                                 : layout->totalSizeHint().height();
+  if (needed > window->height()) window->resize(window->width(), needed);
 }
 
 void ProcessingOptionsDialog::retranslateUi() { setWindowTitle(tr("Processing Options")); }

@@ -72,6 +72,10 @@ class ProcessingOptionsWidget : public QWidget {
   QLabel* problem_label_ = nullptr;
 };
 
+// Makes `window` taller (never smaller) when its word-wrapped notes need more height
+// than it has at its current width.
+void growToFit(QWidget* window);
+
 class ProcessingOptionsDialog : public QDialog {
   Q_OBJECT
 
