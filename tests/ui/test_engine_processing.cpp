@@ -165,6 +165,7 @@ class TestEngineProcessing : public QObject {
   void pauseStopsFramesAndCancelKeepsPartialResults() {
     QTemporaryDir run_dir;
     io::Project project = projectIn(run_dir, "overlapped");
+    project.vo_model = "sift";  // slower VO: the run is surely still going when paused
     ui::MainWindow window(batchOptions());
     QVERIFY(window.applyProject(project));
     LiveCounter live(window.processing());
