@@ -18,6 +18,7 @@
 #include "core/engine/gpu_streams_impl.h"
 #include "core/engine/latency_recorder.h"
 #include "core/engine/pipeline.h"
+#include "core/engine/preloaded_frame_source.h"
 #include "core/engine/sequential_run.h"
 #include "core/engine/synthetic_frame_source.h"
 #include "core/util/error.h"
@@ -102,13 +103,18 @@ std::string engineBenchUsage() {
          "  --tiles N             basemap-like tiles (default 8)\n"
          "  --ring-slots N        frame ring depth (default 4)\n"
          "  --transfer-mib N      H2D copy size for the pinned/pageable test, 0 = skip (default 64)\n"
-         "  --threads N           LibTorch intra-op threads\n";
+         "  --threads N           LibTorch intra-op threads\n"
+         "  --preload             decode all frames into memory first (decode = a copy)\n";
 }
 
 EngineBenchOptions parseEngineBenchArguments(const std::vector<std::string>& args) {
   EngineBenchOptions options;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& key = args[i];
+    if (key == "--preload") {  // the one flag without a value
+      options.preload_frames = true;
+      continue;
+    }
     if (i + 1 >= args.size()) throw InvalidArgument("option " + key + " needs a value");
     const std::string value = args[++i];
     if (key == "--synthetic") {
@@ -375,6 +381,13 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
       if (read % std::max<std::int64_t>(1, span / options.tiles) == 0) tiles->push_back(frame);
     }
     workload = info.description;
+  }
+
+  if (options.preload_frames) {
+    std::unique_ptr<FrameSource> source = make_source();
+    std::shared_ptr<const PreloadedFrames> frames = preloadFrames(*source, options.frames);
+    workload = frames->info.description;
+    make_source = [frames] { return std::make_unique<PreloadedFrameSource>(frames); };
   }
 
   json report{{"tool", "skytrace engine bench"},

@@ -39,6 +39,10 @@ struct EngineBenchOptions {
   int transfer_mib = 64;           // H2D measurement: copy size and repetitions
   int transfer_repeats = 20;
   int threads = 0;                 // LibTorch intra-op threads (0: leave as configured)
+  // Decode every frame into host memory before the modes run (PreloadedFrameSource):
+  // "decode" then measures a copy, so the GPU stages, not the CPU renderer/decoder,
+  // bound the throughput that modes are compared by.
+  bool preload_frames = false;
 
   void check() const;  // throws InvalidArgument
 };
