@@ -18,6 +18,7 @@
 #include "core/io/telemetry/srt_reader.h"
 #include "core/io/telemetry/telemetry_track.h"
 #include "core/nav/flight_simulation.h"
+#include "core/nav/model_choice.h"
 #include "core/nav/navigation_report.h"
 #include "core/nav/navigation_session.h"
 #include "core/nav/trajectory_eval.h"
@@ -139,8 +140,8 @@ int runDemo(const QStringList& args) {
     run.basemap_paths = {degraded};
     run.telemetry_path = r.srt_path.string();
     run.camera_source = (flight_dir / "camera.json").string();
-    run.feature_model = "orb";
-    run.registration_model = "orb";
+    run.feature_model = nav::visualOdometryModelName(options);
+    run.registration_model = nav::satelliteModelName(options.registration);
     run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     run.stages = engine::stageSummaries(engine::latencySamplesFromTimings(timings, {}));
     nav::writeNavigationResults((dir / "process").string(), result, camera, enu, run);
