@@ -12,6 +12,7 @@
 #include <ATen/ATen.h>
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -78,7 +79,7 @@ struct TransformerTrace {
 // f1 = L(f1, f1) with RoPE; cross: f0 = L(f0, f1), then f1 = L(f1, NEW f0).
 struct CoarseTransformer {
   std::vector<AggregatedAttentionLayer> layers;
-  std::vector<bool> is_self;
+  std::vector<std::uint8_t> is_self;  // 1: self-attention layer, 0: cross (not vector<bool>: g++ 13 warns falsely on its resize)
 
   void bind(StateDictBinder& binder, const std::string& prefix, int64_t d_model);
   // feat0/1: [1, 256, h, w] each (h, w multiples of 4); npe = RoPE's [train H, train W,

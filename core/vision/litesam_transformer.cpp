@@ -122,7 +122,7 @@ void CoarseTransformer::bind(StateDictBinder& binder, const std::string& prefix,
   is_self.resize(kLayers);
   for (int i = 0; i < kLayers; ++i) {
     layers[i].bind(binder, prefix + ".layers." + std::to_string(i), d_model);
-    is_self[i] = i % 2 == 0;
+    is_self[i] = i % 2 == 0 ? 1 : 0;
   }
 }
 
