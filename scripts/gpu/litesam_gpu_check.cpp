@@ -24,25 +24,14 @@
 #include "core/vision/checkpoint_impl.h"
 #include "core/vision/litesam_model_impl.h"
 #include "core/vision/torch_runtime.h"
+#include "scripts/gpu/tolerance_checks.h"
 
 using namespace skytrace::vision;
 
 namespace {
 
-int failures = 0;
-
-double maxAbsDiff(const at::Tensor& a, const at::Tensor& b) {
-  if (a.sizes() != b.sizes()) return 1e30;
-  if (a.numel() == 0) return 0.0;
-  return (a.to(at::kCPU).to(at::kDouble) - b.to(at::kCPU).to(at::kDouble)).abs().max().item<double>();
-}
-
-void check(const std::string& what, double value, double tolerance) {
-  const bool ok = value <= tolerance;
-  if (!ok) ++failures;
-  std::printf("%-4s %-40s %.3g (tolerance %.0e)\n", ok ? "ok" : "FAIL", what.c_str(), value,
-              tolerance);
-}
+skytrace::gpucheck::CheckLog checks(40);
+using skytrace::gpucheck::maxAbsDiff;
 
 at::Tensor crop(const at::Tensor& t, int64_t begin, int64_t end) {
   return t.slice(-2, begin, end).slice(-1, begin, end);
@@ -69,19 +58,19 @@ int checkAgainstCpuOnly(const StateDict& weights, const StateDict& inputs, const
     const at::Tensor d0 = image0.to(device), d1 = image1.to(device);
     model.forward(d0, d1);  // a CUDA graph is captured on the first call
     const litesam::LiteSamOutput graph = model.forward(d0, d1);
-    check(tag + "CUDA graph captures that failed", model.failedCudaGraphCaptures(), 0.0);
+    checks.check(tag + "CUDA graph captures that failed", model.failedCudaGraphCaptures(), 0.0);
     model.setCudaGraphsEnabled(false);
     const litesam::LiteSamOutput eager = model.forward(d0, d1);
-    check(tag + "graph: coarse matches equal to CPU (0 = yes)", sameMatches(graph, cpu) ? 0.0 : 1.0, 0.0);
-    check(tag + "eager: coarse matches equal to CPU (0 = yes)", sameMatches(eager, cpu) ? 0.0 : 1.0, 0.0);
+    checks.check(tag + "graph: coarse matches equal to CPU (0 = yes)", sameMatches(graph, cpu) ? 0.0 : 1.0, 0.0);
+    checks.check(tag + "eager: coarse matches equal to CPU (0 = yes)", sameMatches(eager, cpu) ? 0.0 : 1.0, 0.0);
     if (!sameMatches(graph, cpu)) continue;
-    check(tag + "graph vs CPU mkpts1_f", maxAbsDiff(graph.mkpts1_f, cpu.mkpts1_f), 1e-4);
-    check(tag + "graph vs CPU mconf", maxAbsDiff(graph.mconf, cpu.mconf), 2e-3);
+    checks.check(tag + "graph vs CPU mkpts1_f", maxAbsDiff(graph.mkpts1_f, cpu.mkpts1_f), 1e-4);
+    checks.check(tag + "graph vs CPU mconf", maxAbsDiff(graph.mconf, cpu.mconf), 2e-3);
     if (sameMatches(graph, eager))
-      check(tag + "graph vs eager mkpts1_f", maxAbsDiff(graph.mkpts1_f, eager.mkpts1_f), 1e-4);
+      checks.check(tag + "graph vs eager mkpts1_f", maxAbsDiff(graph.mkpts1_f, eager.mkpts1_f), 1e-4);
   }
-  std::printf("%s\n", failures == 0 ? "litesam_gpu_check: PASS" : "litesam_gpu_check: FAIL");
-  return failures == 0 ? 0 : 1;
+  std::printf("%s\n", checks.passed() ? "litesam_gpu_check: PASS" : "litesam_gpu_check: FAIL");
+  return checks.passed() ? 0 : 1;
 }
 
 }  // namespace
@@ -127,39 +116,39 @@ int main(int argc, char** argv) {
       const bool same_cells = out.i_ids.sizes() == R("i_ids").sizes() &&
                               at::equal(out.i_ids.cpu(), R("i_ids")) &&
                               at::equal(out.j_ids.cpu(), R("j_ids"));
-      check(tag + "coarse matches equal (0 = yes)", same_cells ? 0.0 : 1.0, 0.0);
+      checks.check(tag + "coarse matches equal (0 = yes)", same_cells ? 0.0 : 1.0, 0.0);
       if (!same_cells) continue;
-      check(tag + "idx_l/idx_r equal (0 = yes)",
+      checks.check(tag + "idx_l/idx_r equal (0 = yes)",
             at::equal(trace.fine.idx_l.cpu(), R("idx_l")) && at::equal(trace.fine.idx_r.cpu(), R("idx_r")) ? 0.0 : 1.0,
             0.0);
-      check(tag + "mconf", maxAbsDiff(out.mconf, R("mconf")), 2e-3);
-      check(tag + "mkpts0_f", maxAbsDiff(out.mkpts0_f, R("mkpts0_f")), 0.0);
-      check(tag + "mkpts1_f", maxAbsDiff(out.mkpts1_f, R("mkpts1_f")), 1e-4);
-      check(tag + "offset_xy", maxAbsDiff(trace.fine.offset_xy, R("offset_xy")), 2e-5);
-      check(tag + "softmax_matrix_f", maxAbsDiff(trace.fine.softmax_matrix_f, R("softmax_matrix_f")),
+      checks.check(tag + "mconf", maxAbsDiff(out.mconf, R("mconf")), 2e-3);
+      checks.check(tag + "mkpts0_f", maxAbsDiff(out.mkpts0_f, R("mkpts0_f")), 0.0);
+      checks.check(tag + "mkpts1_f", maxAbsDiff(out.mkpts1_f, R("mkpts1_f")), 1e-4);
+      checks.check(tag + "offset_xy", maxAbsDiff(trace.fine.offset_xy, R("offset_xy")), 2e-5);
+      checks.check(tag + "softmax_matrix_f", maxAbsDiff(trace.fine.softmax_matrix_f, R("softmax_matrix_f")),
             1e-5);
       if (!fused) {
-        check("feats_c_crop",
+        checks.check("feats_c_crop",
               maxAbsDiff(crop(both(trace.backbone0.feats_c, trace.backbone1.feats_c), 18, 42), R("feats_c_crop")),
               2e-4);
-        check("tf_layer0_out_crop",
+        checks.check("tf_layer0_out_crop",
               maxAbsDiff(crop(both(trace.transformer.layer_outputs[0][0], trace.transformer.layer_outputs[0][1]), 22, 38),
                          R("tf_layer0_out_crop")),
               5e-4);
-        check("feat_c_tf_crop",
+        checks.check("feat_c_tf_crop",
               maxAbsDiff(crop(both(trace.transformer_out[0], trace.transformer_out[1]), 18, 42), R("feat_c_tf_crop")),
               2e-3);
-        check("conf_matrix_block", maxAbsDiff(trace.conf_matrix[0].slice(0, 1800, 1860), R("conf_matrix_block")), 1e-4);
-        check("fpn_out_crop", maxAbsDiff(crop(both(trace.fpn[0], trace.fpn[1]), 224, 256), R("fpn_out_crop")), 5e-4);
-        check("heatmap_3x3", maxAbsDiff(trace.fine.heatmap_3x3, R("heatmap_3x3")), 2e-4);
-        check("device vs CPU port mkpts1_f", maxAbsDiff(out.mkpts1_f, cpu_out.mkpts1_f), 1e-4);
-        check("device vs CPU port mconf", maxAbsDiff(out.mconf, cpu_out.mconf), 2e-3);
+        checks.check("conf_matrix_block", maxAbsDiff(trace.conf_matrix[0].slice(0, 1800, 1860), R("conf_matrix_block")), 1e-4);
+        checks.check("fpn_out_crop", maxAbsDiff(crop(both(trace.fpn[0], trace.fpn[1]), 224, 256), R("fpn_out_crop")), 5e-4);
+        checks.check("heatmap_3x3", maxAbsDiff(trace.fine.heatmap_3x3, R("heatmap_3x3")), 2e-4);
+        checks.check("device vs CPU port mkpts1_f", maxAbsDiff(out.mkpts1_f, cpu_out.mkpts1_f), 1e-4);
+        checks.check("device vs CPU port mconf", maxAbsDiff(out.mconf, cpu_out.mconf), 2e-3);
       }
     }
   } catch (const std::exception& e) {
     std::printf("error: %s\n", e.what());
     return 2;
   }
-  std::printf("%s\n", failures == 0 ? "litesam_gpu_check: PASS" : "litesam_gpu_check: FAIL");
-  return failures == 0 ? 0 : 1;
+  std::printf("%s\n", checks.passed() ? "litesam_gpu_check: PASS" : "litesam_gpu_check: FAIL");
+  return checks.passed() ? 0 : 1;
 }

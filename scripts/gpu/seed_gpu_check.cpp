@@ -42,29 +42,14 @@
 #include "core/vision/lightglue_model_impl.h"
 #include "core/vision/superpoint_model_impl.h"
 #include "core/vision/torch_runtime.h"
+#include "scripts/gpu/tolerance_checks.h"
 
 using namespace skytrace::vision;
 
 namespace {
 
-int failures = 0;
-
-double maxAbsDiff(const at::Tensor& a, const at::Tensor& b) {
-  if (a.sizes() != b.sizes()) return 1e30;
-  if (a.numel() == 0) return 0.0;
-  return (a.to(at::kCPU).to(at::kDouble) - b.to(at::kCPU).to(at::kDouble)).abs().max().item<double>();
-}
-
-void check(const std::string& what, double value, double tolerance) {
-  const bool ok = value <= tolerance;
-  if (!ok) ++failures;
-  std::printf("%-4s %-62s %.3g (tolerance %.0e)\n", ok ? "ok" : "FAIL", what.c_str(), value,
-              tolerance);
-}
-
-void report(const std::string& what, double value) {
-  std::printf("info %-62s %.3g\n", what.c_str(), value);
-}
+skytrace::gpucheck::CheckLog checks(62);
+using skytrace::gpucheck::maxAbsDiff;
 
 bool sameIndices(const at::Tensor& a, const at::Tensor& b) {
   return a.sizes() == b.sizes() && at::equal(a.to(at::kCPU, at::kLong), b.to(at::kCPU, at::kLong));
@@ -118,13 +103,13 @@ void compareSuperPoint(const std::string& tag, const superpoint::SuperPointOutpu
   const double descriptors = maxAbsDiff(dev.descriptors.to(at::kCPU).index_select(0, a.device_rows),
                                         cpu.descriptors.index_select(0, a.cpu_rows));
   if (strict) {
-    check(tag + " keypoints not in the CPU set (count)", missing, 0.0);
-    check(tag + " scores (aligned)", scores, 1e-5);
-    check(tag + " descriptors (aligned)", descriptors, 1e-5);
+    checks.check(tag + " keypoints not in the CPU set (count)", missing, 0.0);
+    checks.check(tag + " scores (aligned)", scores, 1e-5);
+    checks.check(tag + " descriptors (aligned)", descriptors, 1e-5);
   } else {
-    report(tag + " keypoints not in the CPU set (count)", missing);
-    report(tag + " scores (aligned)", scores);
-    report(tag + " descriptors (aligned)", descriptors);
+    checks.info(tag + " keypoints not in the CPU set (count)", missing);
+    checks.info(tag + " scores (aligned)", scores);
+    checks.info(tag + " descriptors (aligned)", descriptors);
   }
 }
 
@@ -142,22 +127,22 @@ void checkSuperPoint(const std::string& dir, const at::Device& device) {
   auto model = superpoint::loadSuperPointModel(dir + "/weights.pt", device);
   const at::Tensor dev_image = image.to(device);
   const superpoint::DenseOutput dense = model.dense(dev_image);
-  check("SuperPoint semi (logits)", maxAbsDiff(dense.semi, cpu_dense.semi), 1e-4);
-  check("SuperPoint dense descriptors", maxAbsDiff(dense.descriptors, cpu_dense.descriptors), 1e-5);
+  checks.check("SuperPoint semi (logits)", maxAbsDiff(dense.semi, cpu_dense.semi), 1e-4);
+  checks.check("SuperPoint dense descriptors", maxAbsDiff(dense.descriptors, cpu_dense.descriptors), 1e-5);
   model.setCudaGraphsEnabled(false);
   compareSuperPoint("SuperPoint eager", model.forward(dev_image, config), cpu, width, true);
   model.setCudaGraphsEnabled(true);
   const superpoint::SuperPointOutput graph = model.forward(dev_image, config);
   const superpoint::SuperPointOutput graph_again = model.forward(dev_image, config);
-  check("SuperPoint CUDA graph captures that failed", model.failedCudaGraphCaptures(), 0.0);
+  checks.check("SuperPoint CUDA graph captures that failed", model.failedCudaGraphCaptures(), 0.0);
   compareSuperPoint("SuperPoint CUDA graph", graph, cpu, width, true);
-  check("SuperPoint CUDA graph replay repeatable (keypoints)",
+  checks.check("SuperPoint CUDA graph replay repeatable (keypoints)",
         maxAbsDiff(graph.keypoints_px, graph_again.keypoints_px), 0.0);
   // Fewer candidates than the budget (a high threshold): the row-major branch.
   superpoint::SuperPointConfig sparse = config;
   sparse.keypoint_threshold = 0.2f;
   const superpoint::SuperPointOutput cpu_sparse = cpu_model.forward(image, sparse);
-  report("SuperPoint threshold 0.2: CPU keypoints", static_cast<double>(cpu_sparse.keypoints_px.size(0)));
+  checks.info("SuperPoint threshold 0.2: CPU keypoints", static_cast<double>(cpu_sparse.keypoints_px.size(0)));
   compareSuperPoint("SuperPoint CUDA graph, threshold 0.2", model.forward(dev_image, sparse), cpu_sparse,
                     width, true);
 
@@ -166,8 +151,8 @@ void checkSuperPoint(const std::string& dir, const at::Device& device) {
     auto tf32 = superpoint::loadSuperPointModel(dir + "/weights.pt", device);
     tf32.setCudaGraphsEnabled(false);
     const superpoint::DenseOutput d = tf32.dense(dev_image);
-    report("SuperPoint TF32: semi vs CPU float32", maxAbsDiff(d.semi, cpu_dense.semi));
-    report("SuperPoint TF32: dense descriptors vs CPU float32",
+    checks.info("SuperPoint TF32: semi vs CPU float32", maxAbsDiff(d.semi, cpu_dense.semi));
+    checks.info("SuperPoint TF32: dense descriptors vs CPU float32",
            maxAbsDiff(d.descriptors, cpu_dense.descriptors));
     compareSuperPoint("SuperPoint TF32", tf32.forward(dev_image, config), cpu, width, false);
   }
@@ -202,31 +187,31 @@ void checkLightGlue(const std::string& dir, const at::Device& device) {
   for (int i = 0; i < 2; ++i)
     for (size_t l = 0; l < trace.descriptors[i].size() && l < cpu_trace.descriptors[i].size(); ++l)
       layers = std::max(layers, maxAbsDiff(trace.descriptors[i][l], cpu_trace.descriptors[i][l]));
-  check("LightGlue descriptors after every layer", layers, 1e-5);
-  check("LightGlue log assignment (absolute)", maxAbsDiff(trace.log_assignment, cpu_trace.log_assignment),
+  checks.check("LightGlue descriptors after every layer", layers, 1e-5);
+  checks.check("LightGlue log assignment (absolute)", maxAbsDiff(trace.log_assignment, cpu_trace.log_assignment),
         5e-3);
-  check("LightGlue matching scores0", maxAbsDiff(dev.scores0, cpu.scores0), 1e-4);
-  check("LightGlue matching scores1", maxAbsDiff(dev.scores1, cpu.scores1), 1e-4);
-  check("LightGlue matches equal (0 = yes)",
+  checks.check("LightGlue matching scores0", maxAbsDiff(dev.scores0, cpu.scores0), 1e-4);
+  checks.check("LightGlue matching scores1", maxAbsDiff(dev.scores1, cpu.scores1), 1e-4);
+  checks.check("LightGlue matches equal (0 = yes)",
         sameIndices(dev.matches0, cpu.matches0) && sameIndices(dev.matches1, cpu.matches1) &&
                 sameIndices(dev.matches, cpu.matches)
             ? 0.0
             : 1.0,
         0.0);
-  report("LightGlue matches", static_cast<double>(cpu.matches.size(0)));
+  checks.info("LightGlue matches", static_cast<double>(cpu.matches.size(0)));
   // Without a trace, adaptivity off: the CUDA-graph path (the default on CUDA).
   const lightglue::LightGlueOutput graph = model.forward(in0, in1, fixed);
   const lightglue::LightGlueOutput graph_again = model.forward(in0, in1, fixed);
-  check("LightGlue CUDA graph captures that failed", model.failedCudaGraphCaptures(), 0.0);
-  check("LightGlue CUDA graph: matching scores0", maxAbsDiff(graph.scores0, cpu.scores0), 1e-4);
-  check("LightGlue CUDA graph: matching scores1", maxAbsDiff(graph.scores1, cpu.scores1), 1e-4);
-  check("LightGlue CUDA graph: matches equal (0 = yes)",
+  checks.check("LightGlue CUDA graph captures that failed", model.failedCudaGraphCaptures(), 0.0);
+  checks.check("LightGlue CUDA graph: matching scores0", maxAbsDiff(graph.scores0, cpu.scores0), 1e-4);
+  checks.check("LightGlue CUDA graph: matching scores1", maxAbsDiff(graph.scores1, cpu.scores1), 1e-4);
+  checks.check("LightGlue CUDA graph: matches equal (0 = yes)",
         sameIndices(graph.matches0, cpu.matches0) && sameIndices(graph.matches, cpu.matches) &&
                 sameIndices(graph_again.matches, cpu.matches)
             ? 0.0
             : 1.0,
         0.0);
-  check("LightGlue CUDA graph: match scores", maxAbsDiff(graph.match_scores, cpu.match_scores), 1e-4);
+  checks.check("LightGlue CUDA graph: match scores", maxAbsDiff(graph.match_scores, cpu.match_scores), 1e-4);
 
   // Adaptive depth and width, with the same pruning threshold on both devices (the
   // default differs per device, as in the original).
@@ -235,23 +220,23 @@ void checkLightGlue(const std::string& dir, const at::Device& device) {
   const lightglue::LightGlueOutput cpu_adaptive = cpu_model.forward(
       lightGlueInput(inputs, "0", at::kCPU), lightGlueInput(inputs, "1", at::kCPU), adaptive);
   const lightglue::LightGlueOutput dev_adaptive = model.forward(in0, in1, adaptive);
-  check("LightGlue adaptive: layers run differ (count)",
+  checks.check("LightGlue adaptive: layers run differ (count)",
         std::abs(cpu_adaptive.layers_run - dev_adaptive.layers_run), 0.0);
-  check("LightGlue adaptive: matches equal (0 = yes)",
+  checks.check("LightGlue adaptive: matches equal (0 = yes)",
         sameIndices(dev_adaptive.matches, cpu_adaptive.matches) ? 0.0 : 1.0, 0.0);
-  check("LightGlue adaptive: matching scores0", maxAbsDiff(dev_adaptive.scores0, cpu_adaptive.scores0),
+  checks.check("LightGlue adaptive: matching scores0", maxAbsDiff(dev_adaptive.scores0, cpu_adaptive.scores0),
         1e-4);
 
   lightglue::LightGlueOptions half = fixed;
   half.half_precision_attention = true;
   const lightglue::LightGlueOutput fp16 = model.forward(in0, in1, half);
-  report("LightGlue float16 attention: scores0 vs CPU float32", maxAbsDiff(fp16.scores0, cpu.scores0));
-  report("LightGlue float16 attention: matches equal to CPU (1 = yes)",
+  checks.info("LightGlue float16 attention: scores0 vs CPU float32", maxAbsDiff(fp16.scores0, cpu.scores0));
+  checks.info("LightGlue float16 attention: matches equal to CPU (1 = yes)",
          sameIndices(fp16.matches, cpu.matches) ? 1.0 : 0.0);
   setFastGpuMath(true);
   const lightglue::LightGlueOutput tf32 = model.forward(in0, in1, fixed);
-  report("LightGlue TF32: scores0 vs CPU float32", maxAbsDiff(tf32.scores0, cpu.scores0));
-  report("LightGlue TF32: matches equal to CPU (1 = yes)", sameIndices(tf32.matches, cpu.matches) ? 1.0 : 0.0);
+  checks.info("LightGlue TF32: scores0 vs CPU float32", maxAbsDiff(tf32.scores0, cpu.scores0));
+  checks.info("LightGlue TF32: matches equal to CPU (1 = yes)", sameIndices(tf32.matches, cpu.matches) ? 1.0 : 0.0);
   setFastGpuMath(false);
 }
 
@@ -293,11 +278,11 @@ void checkDinov2(const std::string& dir, const at::Device& device) {
       const double cls = maxAbsDiff(out.cls_token.to(at::kFloat), cpu.cls_token);
       const double patches = maxAbsDiff(out.patch_tokens.to(at::kFloat), cpu.patch_tokens);
       if (v.dtype == at::kFloat) {
-        check(tag + ": CLS token", cls, 2e-5);
-        check(tag + ": patch tokens", patches, 2e-5);
+        checks.check(tag + ": CLS token", cls, 2e-5);
+        checks.check(tag + ": patch tokens", patches, 2e-5);
       } else {
-        report(tag + ": CLS token vs CPU float32", cls);
-        report(tag + ": patch tokens vs CPU float32", patches);
+        checks.info(tag + ": CLS token vs CPU float32", cls);
+        checks.info(tag + ": patch tokens vs CPU float32", patches);
       }
     }
     setFastGpuMath(true);
@@ -305,8 +290,8 @@ void checkDinov2(const std::string& dir, const at::Device& device) {
       dinov2::Dinov2Model model(config, weights, device);
       model.setCudaGraphsEnabled(false);
       const dinov2::Dinov2Output out = model.forward(dev_image);
-      report("DINOv2 " + size + " px TF32: CLS token vs CPU float32", maxAbsDiff(out.cls_token, cpu.cls_token));
-      report("DINOv2 " + size + " px TF32: patch tokens vs CPU float32",
+      checks.info("DINOv2 " + size + " px TF32: CLS token vs CPU float32", maxAbsDiff(out.cls_token, cpu.cls_token));
+      checks.info("DINOv2 " + size + " px TF32: patch tokens vs CPU float32",
              maxAbsDiff(out.patch_tokens, cpu.patch_tokens));
     }
     setFastGpuMath(false);
@@ -343,6 +328,6 @@ int main(int argc, char** argv) {
     std::printf("error: %s\n", e.what());
     return 2;
   }
-  std::printf("%s\n", failures == 0 ? "seed_gpu_check: PASS" : "seed_gpu_check: FAIL");
-  return failures == 0 ? 0 : 1;
+  std::printf("%s\n", checks.passed() ? "seed_gpu_check: PASS" : "seed_gpu_check: FAIL");
+  return checks.passed() ? 0 : 1;
 }
