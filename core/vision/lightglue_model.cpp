@@ -6,6 +6,7 @@
 #include <cmath>
 #include <sstream>
 #include <tuple>
+#include <utility>
 
 #include "core/util/check.h"
 #include "core/util/error.h"
@@ -201,21 +202,12 @@ LightGlueOutput LightGlueModel::forward(const LightGlueInput& image0, const Ligh
     }
   }
 
-  const at::Tensor kpts0 =
-      normalizeKeypoints(image0.keypoints_px, image0.image_width, image0.image_height);
-  const at::Tensor kpts1 =
-      normalizeKeypoints(image1.keypoints_px, image1.image_width, image1.image_height);
-  at::Tensor desc0 = image0.descriptors.contiguous();
-  at::Tensor desc1 = image1.descriptors.contiguous();
-  if (input_proj_) {
-    desc0 = (*input_proj_)(desc0);
-    desc1 = (*input_proj_)(desc1);
-  }
-  at::Tensor encoding0 = positionalEncoding(kpts0);
-  at::Tensor encoding1 = positionalEncoding(kpts1);
+  LayerInputs inputs = layerInputs(image0, image1);
+  at::Tensor desc0 = std::move(inputs.desc0), desc1 = std::move(inputs.desc1);
+  at::Tensor encoding0 = std::move(inputs.encoding0), encoding1 = std::move(inputs.encoding1);
   if (trace) {
-    trace->keypoints_normalized[0] = kpts0;
-    trace->keypoints_normalized[1] = kpts1;
+    trace->keypoints_normalized[0] = inputs.keypoints0;
+    trace->keypoints_normalized[1] = inputs.keypoints1;
     trace->encoding[0] = encoding0;
     trace->encoding[1] = encoding1;
   }
@@ -323,21 +315,29 @@ LightGlueOutput LightGlueModel::forward(const LightGlueInput& image0, const Ligh
   return out;
 }
 
+LightGlueModel::LayerInputs LightGlueModel::layerInputs(const LightGlueInput& image0,
+                                                        const LightGlueInput& image1) const {
+  LayerInputs inputs;
+  inputs.keypoints0 = normalizeKeypoints(image0.keypoints_px, image0.image_width, image0.image_height);
+  inputs.keypoints1 = normalizeKeypoints(image1.keypoints_px, image1.image_width, image1.image_height);
+  inputs.desc0 = image0.descriptors.contiguous();
+  inputs.desc1 = image1.descriptors.contiguous();
+  if (input_proj_) {
+    inputs.desc0 = (*input_proj_)(inputs.desc0);
+    inputs.desc1 = (*input_proj_)(inputs.desc1);
+  }
+  inputs.encoding0 = positionalEncoding(inputs.keypoints0);
+  inputs.encoding1 = positionalEncoding(inputs.keypoints1);
+  return inputs;
+}
+
 FilteredMatches LightGlueModel::fullDepthMatches(const LightGlueInput& image0,
                                                  const LightGlueInput& image1,
                                                  const LightGlueOptions& options) const {
-  const at::Tensor kpts0 =
-      normalizeKeypoints(image0.keypoints_px, image0.image_width, image0.image_height);
-  const at::Tensor kpts1 =
-      normalizeKeypoints(image1.keypoints_px, image1.image_width, image1.image_height);
-  at::Tensor desc0 = image0.descriptors.contiguous();
-  at::Tensor desc1 = image1.descriptors.contiguous();
-  if (input_proj_) {
-    desc0 = (*input_proj_)(desc0);
-    desc1 = (*input_proj_)(desc1);
-  }
-  const at::Tensor encoding0 = positionalEncoding(kpts0);
-  const at::Tensor encoding1 = positionalEncoding(kpts1);
+  LayerInputs inputs = layerInputs(image0, image1);
+  at::Tensor desc0 = std::move(inputs.desc0), desc1 = std::move(inputs.desc1);
+  const at::Tensor& encoding0 = inputs.encoding0;
+  const at::Tensor& encoding1 = inputs.encoding1;
   const bool half = options.half_precision_attention;
   for (int i = 0; i < config_.n_layers; ++i) {
     desc0 = self_blocks_[i](desc0, encoding0, half);

@@ -124,6 +124,14 @@ class LightGlueModel {
 
  private:
   float confidenceThreshold(int layer) const;
+  // What every layer starts from: keypoints normalised to [-1, 1] ([N,2] each), the
+  // descriptors after the input projection ([N,D]) and the rotary encodings ([2,N,hd]).
+  struct LayerInputs {
+    at::Tensor keypoints0, keypoints1;
+    at::Tensor desc0, desc1;
+    at::Tensor encoding0, encoding1;
+  };
+  LayerInputs layerInputs(const LightGlueInput& image0, const LightGlueInput& image1) const;
   // Every layer, the last assignment and the match filter, without host synchronisation
   // (the graph body of forward() with adaptivity off). Both sets non-empty.
   FilteredMatches fullDepthMatches(const LightGlueInput& image0, const LightGlueInput& image1,
