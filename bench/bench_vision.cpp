@@ -88,6 +88,7 @@ struct Args {
   int iterations = 30;
   int warmup = 3;
   int threads = 0;
+  int ransac_host_hypotheses = RansacOptions{}.host_hypotheses;  // 0: device batches only
   bool tf32 = false;  // --tf32: TF32 tensor cores for float32 (setFastGpuMath), deviations reported by the GPU checks
   std::string weights_dir;
   std::string out = "bench_vision.json";
@@ -117,7 +118,8 @@ Args parseArgs(int argc, char** argv) {
       std::cout << "skytrace-bench-vision [--device cpu|cuda[:N]] [--models a,b] [--sizes "
                    "640x480,1280x720] [--keypoints 1024,2048] [--iterations N] [--warmup N] "
                    "[--threads N] [--weights-dir DIR] [--out FILE.json] [--retrieval dinov2-vits14,...] "
-                   "[--retrieval-size 224] [--retrieval-batch 1] [--dense litesam] [--dense-size 512] [--tf32]\n";
+                   "[--retrieval-size 224] [--retrieval-batch 1] [--dense litesam] [--dense-size 512] [--tf32] "
+                   "[--ransac-host-hypotheses N]\n";
       std::exit(0);
     }
     if (key == "--tf32") {
@@ -158,6 +160,8 @@ Args parseArgs(int argc, char** argv) {
       args.dense = split(value, ',');
     } else if (key == "--dense-size") {
       args.dense_size = std::stoi(value);
+    } else if (key == "--ransac-host-hypotheses") {
+      args.ransac_host_hypotheses = std::stoi(value);
     } else if (key == "--out") {
       args.out = value;
     } else {
@@ -538,6 +542,7 @@ int main(int argc, char** argv) {
     // CUDA graphs for the models' fixed-shape work (SKYTRACE_CUDA_GRAPHS=0 turns them off).
     report["cuda_graphs"] = cudaGraphsCompiledIn() && cudaGraphsEnabledByDefault();
     report["tf32"] = args.tf32;
+    report["ransac_host_hypotheses"] = args.ransac_host_hypotheses;
     report["hardware_threads"] = std::thread::hardware_concurrency();
     // Other processes compete for the cores on shared machines: record the load.
     std::ifstream loadavg("/proc/loadavg");
@@ -569,6 +574,7 @@ int main(int argc, char** argv) {
           const FrameFeatures previous = extractor->extract(frame_a);
           RansacOptions ransac;
           ransac.seed = 1;
+          ransac.host_hypotheses = args.ransac_host_hypotheses;
           std::vector<double> extract_ms, match_ms, ransac_ms, total_ms, matches, inliers, corner;
           for (int it = 0; it < args.warmup + args.iterations; ++it) {
             const auto t0 = std::chrono::steady_clock::now();

@@ -183,7 +183,8 @@ vision::RansacOptions ransacOptions(const VisionPayloadOptions& options,
   ransac.model = vision::GeometricModelType::Homography;
   ransac.inlier_threshold_px = options.ransac_threshold_px;
   ransac.hypotheses_per_batch = options.ransac_hypotheses;
-  ransac.max_hypotheses = options.ransac_hypotheses;  // one batch: fixed work per frame
+  // The host round first (RansacOptions::host_hypotheses), then at most one device batch.
+  ransac.max_hypotheses = options.ransac_hypotheses;
   ransac.device = device;
   return ransac;
 }

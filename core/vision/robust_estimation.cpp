@@ -593,6 +593,58 @@ Scored scoreSingle(const HostProblem& p, const at::Tensor& model_normalised, dou
   return s;
 }
 
+// ---------------------------------------------------------------- the host opening round
+// Homography from four normalised correspondences on the host, float64: the projective-
+// basis construction of solveHomography4 for one sample (same validity tests). Returns
+// false for a degenerate sample (three collinear points, coincident points).
+bool solveHomography4Host(const HostProblem& p, const int64_t* sample, Matrix3d* h) {
+  const auto basis = [&](const std::vector<double>& xy, Matrix3d* out, double* strength) {
+    Matrix3d cols{};  // columns: the first three points, homogeneous
+    for (int c = 0; c < 3; ++c) {
+      cols[0 * 3 + c] = xy[2 * sample[c]];
+      cols[1 * 3 + c] = xy[2 * sample[c] + 1];
+      cols[2 * 3 + c] = 1.0;
+    }
+    const Matrix3d adj = adjugate(cols);
+    const double det = cols[0] * adj[0] + cols[1] * adj[3] + cols[2] * adj[6];
+    const double p4[3] = {xy[2 * sample[3]], xy[2 * sample[3] + 1], 1.0};
+    double lambda[3];
+    for (int r = 0; r < 3; ++r) lambda[r] = adj[r * 3] * p4[0] + adj[r * 3 + 1] * p4[1] + adj[r * 3 + 2] * p4[2];
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) (*out)[r * 3 + c] = cols[r * 3 + c] * lambda[c];
+    *strength = std::min({std::abs(lambda[0]), std::abs(lambda[1]), std::abs(lambda[2])}) * std::abs(det);
+  };
+  Matrix3d basis_a, basis_b;
+  double strength_a = 0.0, strength_b = 0.0;
+  basis(p.a_norm, &basis_a, &strength_a);
+  basis(p.b_norm, &basis_b, &strength_b);
+  *h = multiply(basis_b, adjugate(basis_a));
+  double norm = 0.0;
+  for (double v : *h) norm += v * v;
+  norm = std::max(std::sqrt(norm), 1e-30);
+  for (double& v : *h) v /= norm;
+  const Matrix3d adj_h = adjugate(*h);
+  const double det_h = (*h)[0] * adj_h[0] + (*h)[1] * adj_h[3] + (*h)[2] * adj_h[6];
+  return std::all_of(h->begin(), h->end(), [](double v) { return std::isfinite(v); }) &&
+         std::abs(det_h) > 1e-8 && strength_a > 1e-9 && strength_b > 1e-9;
+}
+
+// MSAC cost of a pixel-space model over all points, or +infinity as soon as the running
+// sum reaches `bound` (a hypothesis that cannot beat the best so far is not scored to the
+// end: most random hypotheses are dropped after a fraction of the points).
+double boundedCost(const HostProblem& p, const Matrix3d& m, double threshold_sq, double bound) {
+  const Matrix3d m_adjugate = adjugate(m);
+  const size_t n = p.a_px.size() / 2;
+  double cost = 0.0;
+  for (size_t i = 0; i < n; ++i) {
+    cost += std::min(squaredError(p.type, m, m_adjugate, p.a_px[2 * i], p.a_px[2 * i + 1],
+                                  p.b_px[2 * i], p.b_px[2 * i + 1]),
+                     threshold_sq);
+    if (cost >= bound) return std::numeric_limits<double>::infinity();
+  }
+  return cost;
+}
+
 // The device tensors the hypothesis batches of one call read.
 struct BatchInputs {
   Problem transforms;  // t_a, t_b (and k_a_inv, k_b_inv for E) on the device
@@ -766,11 +818,16 @@ void RansacOptions::check() const {
   checkArgument(preemptive_survivors >= 1, "RANSAC preemptive_survivors must be >= 1");
   checkArgument(local_optimisation_iterations >= 0 && local_optimisation_iterations <= 100,
                 "RANSAC local_optimisation_iterations must be in 0..100");
+  checkArgument(host_hypotheses >= 0 && host_hypotheses <= 65536,
+                "RANSAC host_hypotheses must be in 0..65536, got " + std::to_string(host_hypotheses));
 }
 
-// Work split. The device solves and scores the hypothesis batches (thousands of models x
-// all points: the parallel part) and hands back one small summary per batch, the only
-// device->host synchronisation in the loop. Everything that handles one model at a time
+// Work split. Homographies first try a short host round (host_hypotheses): between
+// consecutive video frames nearly every match is an inlier and a few hypotheses reach the
+// confidence, cheaper on the host than one device round trip. Then the device solves and
+// scores hypothesis batches (thousands of models x all points: the parallel part) and
+// hands back one small summary per batch, the only device->host synchronisation in the
+// loop; their inputs go to the device only when a batch is needed. Everything that handles one model at a time
 // (normalisation, local optimisation, final refit, reported model) runs on the host in
 // float64: on a GPU those are dozens of tiny launches and synchronisations each, and a
 // [2N,9] SVD is ~0.2 ms on a CPU but several ms through a GPU solver. As a consequence
@@ -802,9 +859,50 @@ RansacResult estimateGeometricModel(const at::Tensor& points_a, const at::Tensor
 #else
   const bool use_graphs = false;
 #endif
+  at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(options.seed);
+  const HostProblem host(problem);
+  Scored best;
+  int64_t needed = std::numeric_limits<int64_t>::max();
+  // Keeps `best` if `cost` beats it and updates the adaptive stop from its inlier ratio.
+  const auto consider = [&](double cost, double inlier_count, const at::Tensor& model_normalised) {
+    if (!(cost < best.cost && cost < 1e299)) return;
+    best.cost = cost;
+    best.model_normalised = model_normalised;
+    const double all_inlier = std::pow(inlier_count / static_cast<double>(n), sample_size);
+    if (all_inlier >= 1.0 - 1e-12) {
+      needed = 0;
+    } else if (all_inlier > 0.0) {
+      needed = static_cast<int64_t>(
+          std::ceil(std::log(1.0 - options.confidence) / std::log(1.0 - all_inlier)));
+    }
+  };
+
+  // Opening round on the host (homographies): one hypothesis at a time with the adaptive
+  // stop after each. When most correspondences are inliers, as between consecutive video
+  // frames, a handful of hypotheses reach the confidence and the device is never used.
+  int64_t host_evaluated = 0;
+  if (options.model == GeometricModelType::Homography && options.host_hypotheses > 0) {
+    const at::Tensor samples = drawSamples(generator, options.host_hypotheses, sample_size, n);
+    const int64_t* sample = samples.data_ptr<int64_t>();
+    while (host_evaluated < std::min<int64_t>(needed, options.host_hypotheses)) {
+      const int64_t* picks = sample + host_evaluated * sample_size;
+      ++host_evaluated;
+      Matrix3d normalised;
+      if (!solveHomography4Host(host, picks, &normalised)) continue;
+      const double cost = boundedCost(host, host.toPixelModel(normalised), threshold_sq, best.cost);
+      if (!(cost < best.cost)) continue;
+      const Scored scored = scoreSingle(host, matrixTensor(normalised, at::TensorOptions().dtype(at::kDouble)),
+                                        threshold_sq);
+      consider(scored.cost, static_cast<double>(scored.num_inliers), scored.model_normalised);
+    }
+  }
+
+  // Hypothesis batches on options' device while the adaptive stop asks for more.
   const int64_t rows = use_graphs ? paddedRows(n) : n;
-  BatchInputs inputs{problem.withTransformsOn(device), {}, {}};
-  {
+  BatchInputs inputs;
+  bool inputs_ready = false;
+  const auto prepareBatchInputs = [&] {
+    inputs.transforms = problem.withTransformsOn(device);
     // [4,rows,2] float32 on the device: normalised a, b (solvers), pixel a, b (scoring),
     // filled on the host in one pass (pinned when it goes to a GPU).
     at::Tensor points = at::empty(
@@ -818,20 +916,18 @@ RansacResult estimateGeometricModel(const at::Tensor& points_a, const at::Tensor
       for (int64_t i = 0; i < 2 * n; ++i) plane[i] = static_cast<float>(in[i]);
     }
     inputs.points = device.is_cuda() ? points.to(device, /*non_blocking=*/true) : points;
-  }
-
-  at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(options.seed);
-  if (options.preemptive_subset_points > 0 && n > options.preemptive_subset_points) {
-    inputs.subset = toDevice(
-        at::randperm(n, generator, at::kLong).narrow(0, 0, options.preemptive_subset_points),
-        device);
-  }
+    if (options.preemptive_subset_points > 0 && n > options.preemptive_subset_points) {
+      inputs.subset = toDevice(
+          at::randperm(n, generator, at::kLong).narrow(0, 0, options.preemptive_subset_points),
+          device);
+    }
+    inputs_ready = true;
+  };
   // Padding rows add threshold_sq each to every valid hypothesis' cost.
   const double padding_cost = static_cast<double>(rows - n) * threshold_sq;
-  Scored best;
-  int64_t needed = options.max_hypotheses;
   int64_t evaluated = 0;
-  while (evaluated < std::min<int64_t>(needed, options.max_hypotheses)) {
+  while (evaluated < options.max_hypotheses && host_evaluated + evaluated < needed) {
+    if (!inputs_ready) prepareBatchInputs();
     const int64_t batch = std::min<int64_t>(options.hypotheses_per_batch,
                                             options.max_hypotheses - evaluated);
     const at::Tensor flat =
@@ -851,24 +947,13 @@ RansacResult estimateGeometricModel(const at::Tensor& points_a, const at::Tensor
     const at::Tensor summary = device_summary.to(at::kCPU);
     const double* values = summary.data_ptr<double>();
     const double batch_cost = values[0] < 1e299 ? values[0] - padding_cost : values[0];
-    if (batch_cost < best.cost && batch_cost < 1e299) {
-      best.cost = batch_cost;
-      best.model_normalised = summary.narrow(0, 2, 9).view({3, 3}).clone();
-      const double w = values[1] / static_cast<double>(n);
-      const double all_inlier = std::pow(w, sample_size);
-      if (all_inlier >= 1.0 - 1e-12) {
-        needed = 0;
-      } else if (all_inlier > 0.0) {
-        needed = static_cast<int64_t>(
-            std::ceil(std::log(1.0 - options.confidence) / std::log(1.0 - all_inlier)));
-      }
-    }
+    consider(batch_cost, values[1], summary.narrow(0, 2, 9).view({3, 3}).clone());
   }
+  evaluated += host_evaluated;
   result.hypotheses_evaluated = static_cast<int>(evaluated);
   if (!best.model_normalised.defined()) return result;
 
   // Local optimisation: refit on the inliers while the MSAC cost drops.
-  const HostProblem host(problem);
   // Least-squares refit on a model's inliers: homographies on the host without tensor
   // operators (fitHomographyHost), the other models through fitNormalised.
   const auto refitOnInliers = [&](const Scored& scored) {

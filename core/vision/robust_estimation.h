@@ -16,9 +16,10 @@
 // Sampson distance of x_b^T F x_a = 0 (for E, F = K_b^-T E K_a^-1).
 // Honest limits: the fundamental/essential minimal solver is the linear 8-point method
 // (not 7-point / 5-point), and their refit minimises algebraic error.
-// On a GPU the hypothesis batches run there (one host synchronisation per batch; a
-// cached CUDA graph per batch shape for the transfer models in CUDA builds) and the
-// single-model steps (local optimisation, refits) on the host; see docs/gpu.md.
+// Homographies open with a short round of single hypotheses on the host (see
+// host_hypotheses). On a GPU the hypothesis batches run there (one host synchronisation
+// per batch; a cached CUDA graph per batch shape for the transfer models in CUDA builds)
+// and the single-model steps (local optimisation, refits) on the host; see docs/gpu.md.
 // No torch or OpenCV types here. Thread: any; each call creates its tensors on
 // options.device, its CPU operators run on one intra-op thread of the calling thread only
 // (ScopedSingleThreadedCpuOps), and CUDA builds keep their captured graphs per thread.
@@ -61,6 +62,12 @@ struct RansacOptions {
   int preemptive_subset_points = 256;
   int preemptive_survivors = 64;
   int local_optimisation_iterations = 10;
+  // Homographies: up to this many hypotheses are first drawn, solved and scored on the
+  // host, one at a time, with the adaptive stop after each; the device batches follow
+  // only if the confidence is not reached. With mostly inliers (consecutive video frames)
+  // a few hypotheses suffice and the call costs no device work beyond reading the points.
+  // Not counted against max_hypotheses. 0: batches only.
+  int host_hypotheses = 64;
   uint64_t seed = 0;                  // same seed, same data, same device -> same result
   // CUDA builds, homography/affine/similarity: each hypothesis batch replays a CUDA graph
   // cached per thread and shape (points padded to a multiple of 256). Results are those

@@ -145,6 +145,30 @@ class TestRansac : public QObject {
     QVERIFY(meanCornerTransferError(r.model, kTrueHomography, 640, 480) < 1e-6);
   }
 
+  // Mostly inliers (consecutive video frames): the host round reaches the confidence
+  // after a few hypotheses and no batch runs; with it off, one batch finds the same set.
+  void homographyHostRoundStopsEarly() {
+    const Synthetic s = makeTransfer(kTrueHomography, 800, 20, 0.3, 13);
+    RansacOptions options;
+    options.inlier_threshold_px = 2.0;
+    options.seed = 7;
+    const RansacResult host = estimateGeometricModel(s.a, s.b, options);
+    QVERIFY(host.found);
+    // w = 800/820: P(all-inlier sample) = 0.906, 4 hypotheses reach 0.9999 once one of
+    // them is all-inlier; a batch would have been 1024.
+    qInfo("host round: %d hypotheses, %d inliers", host.hypotheses_evaluated, host.num_inliers);
+    QVERIFY2(host.hypotheses_evaluated <= 16, qPrintable(QString::number(host.hypotheses_evaluated)));
+    options.host_hypotheses = 0;
+    const RansacResult batches = estimateGeometricModel(s.a, s.b, options);
+    QCOMPARE(batches.hypotheses_evaluated, options.hypotheses_per_batch);
+    int missed = 0;
+    QVERIFY(countMaskErrors(host.inlier_mask, s.is_inlier, &missed) <= 2);
+    QCOMPARE(missed, 0);
+    QCOMPARE(host.inlier_mask, batches.inlier_mask);  // LO converges to the same set
+    QVERIFY(meanCornerTransferError(host.model, kTrueHomography, 640, 480) < 0.1);
+    QVERIFY(meanCornerTransferError(host.model, batches.model, 640, 480) < 1e-6);
+  }
+
   void homographyWithNoise() {
     const Synthetic s = makeTransfer(kTrueHomography, 400, 400, 0.5, 12);
     RansacOptions options;
