@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Issue 7's targets on the CUDA machine, in one call: ALIKED-n16rot VO (1024 keypoints,
+# MNN, LO-RANSAC homography) and the ALIKED satellite stage (2048 keypoints, retrieval over
+# 8 tiles, MNN + RANSAC) on 640x480 synthetic frames, every frame a keyframe, frames
+# decoded into memory before the modes (--preload). Run from the repository root:
+#   scripts/gpu/bench_engine_targets.sh [--frames N] [--policies latest,every]
+#                                       [--no-vision] [--no-checks] [--no-tf32]
+# Steps (each logged; a failed step does not stop the others):
+#  (a) builds the GPU-only engine + vision bench (scripts/gpu/engine/engine_env.sh);
+#  (b) the gpu-labelled checks (ctest -L gpu: gpu_check, engine_gpu_check, and the seed
+#      checks when their fixtures are carried);
+#  (c) skytrace-bench-vision, ALIKED VO pair: RANSAC with its host round (default) and
+#      without (--ransac-host-hypotheses 0), alternating twice; then the default with
+#      --tf32;
+#  (d) skytrace-bench-engine per keyframe policy (--keyframe-policy; "latest" is the
+#      default latest-wins queue, "every" registers every keyframe with back-pressure):
+#      modes sequential, vo_only, overlapped, multi_gpu (skipped on one GPU), exact
+#      float32, then the same with --tf32 (unless --no-tf32);
+#  (e) summary.txt (bench/engine_bench_summary.py) and every result and log packed into
+#      ONE file, $OUT/engine_targets.tar.gz, re-packed after every step.
+# Inputs carried with the working tree: .device-prefix/debs (Qt Core), build-gpu-deps
+# (include/nlohmann, models/aliked); see docs/engine.md.
+set -uo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+out="${OUT:-$root/out/gpu-targets}"
+mkdir -p "$out"
+results="$root/out/engine-targets-results"
+rm -rf "$results"
+mkdir -p "$results"
+frames=300
+policies="latest"
+vision=1
+checks=1
+tf32=1
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --frames) frames="$2"; shift ;;
+    --policies) policies="$2"; shift ;;
+    --no-vision) vision=0 ;;
+    --no-checks) checks=0 ;;
+    --no-tf32) tf32=0 ;;
+    *) echo "unknown option $1"; exit 2 ;;
+  esac
+  shift
+done
+
+log() { echo "[bench_engine_targets] $*" | tee -a "$results/bench_engine_targets.log"; }
+pack() { tar czf "$out/engine_targets.tar.gz.tmp" -C "$(dirname "$results")" "$(basename "$results")" &&
+         mv "$out/engine_targets.tar.gz.tmp" "$out/engine_targets.tar.gz"; }
+step() {  # step NAME COMMAND...: runs, logs to NAME.log, reports failure, keeps going
+  local name="$1"; shift
+  local start=$SECONDS
+  "$@" > "$results/$name.log" 2>&1
+  local status=$?
+  log "$name: exit $status after $((SECONDS - start)) s"
+  [[ $status != 0 ]] && tail -15 "$results/$name.log"
+  pack
+  return $status
+}
+
+# --- (a) build --------------------------------------------------------------------------
+source "$root/scripts/gpu/engine/engine_env.sh"
+engine_env_record "$results/environment.txt"
+cat "$results/environment.txt"
+engine_env_setup log || { pack; exit 2; }
+[[ -z "$aliked_dir" ]] && { log "ERROR: no ALIKED weights (carry build-gpu-deps/models/aliked)"; pack; exit 2; }
+start=$SECONDS
+if ! engine_env_build "$results"; then log "ERROR: build failed"; pack; exit 1; fi
+log "built in $((SECONDS - start)) s"
+grep -c "warning:" "$results/engine_build.log" | sed 's/^/compiler warnings: /' | tee -a "$results/bench_engine_targets.log"
+pack
+status=0
+
+# --- (b) gpu checks ------------------------------------------------------------------------
+if [[ $checks == 1 ]]; then
+  export SKYTRACE_MODEL_DIR="$aliked_dir" SKYTRACE_GPU_CHECK_DEVICE=cuda:0
+  step gpu_checks bash -c "cd '$engine_build' && ctest -L gpu --output-on-failure --timeout 300" || status=1
+  grep -E "tests passed|Passed|Failed|Not Run" "$results/gpu_checks.log" | head -12
+fi
+
+# --- (c) vision bench: the VO pair with and without the RANSAC host round --------------------
+if [[ $vision == 1 ]]; then
+  vbench="$engine_build/vision/skytrace-bench-vision"
+  vcommon=(--device cuda:0 --models aliked-n16rot --sizes 640x480 --keypoints 1024
+           --iterations 200 --warmup 20 --weights-dir "$aliked_dir")
+  for round in 1 2; do
+    step "vision_host_r$round" "$vbench" "${vcommon[@]}" --out "$results/vision_host_r$round.json"
+    step "vision_batches_r$round" "$vbench" "${vcommon[@]}" --ransac-host-hypotheses 0 \
+      --out "$results/vision_batches_r$round.json"
+  done
+  step vision_host_tf32 "$vbench" "${vcommon[@]}" --tf32 --out "$results/vision_host_tf32.json"
+  grep -h "aliked-n16rot 640x480" "$results"/vision_*.log | sed 's/^/  /'
+fi
+
+# --- (d) engine bench ---------------------------------------------------------------------
+bench="$engine_build/skytrace-bench-engine"
+common=(--synthetic 640x480 --frames "$frames" --warmup 20 --preload --device cuda:0
+        --vo-model aliked-n16rot --vo-keypoints 1024 --sat-model aliked-n16rot --sat-keypoints 2048
+        --keyframe-interval 1 --weights-dir "$aliked_dir" --modes sequential,vo_only,overlapped,multi_gpu)
+for policy in ${policies//,/ }; do
+  policy_args=()
+  [[ $policy != latest ]] && policy_args=(--keyframe-policy "$policy")
+  step "engine_${policy}" "$bench" "${common[@]}" "${policy_args[@]}" --out "$results/engine_${policy}.json" || status=1
+  if [[ $tf32 == 1 ]]; then
+    step "engine_${policy}_tf32" "$bench" "${common[@]}" "${policy_args[@]}" --tf32 --transfer-mib 0 \
+      --out "$results/engine_${policy}_tf32.json" || status=1
+  fi
+done
+
+# --- (e) summary ----------------------------------------------------------------------------
+python3 "$root/bench/engine_bench_summary.py" "$results"/engine_*.json > "$results/summary.txt" 2>&1
+cat "$results/summary.txt"
+pack
+log "done: $out/engine_targets.tar.gz (status $status)"
+exit "$status"
