@@ -8,8 +8,10 @@
 //               high-priority stream, satellite QThread (same GPU, or --sat-device);
 //   multi_gpu   as overlapped with the satellite stage on cuda:1 (two GPUs only).
 // Per mode: per-stage count/mean/p50/p99/max, VO ms per frame, satellite ms per
-// keyframe, end-to-end fps after warm-up, keyframes requested/processed/dropped, fixes,
-// peak device memory; plus H2D GB/s pinned vs pageable, and a summary of ratios.
+// keyframe, end-to-end fps after warm-up, keyframes requested/processed/dropped and VO's
+// wait for room, fixes, peak device memory; plus H2D GB/s pinned vs pageable, and a
+// summary of ratios. --keyframe-policy every makes overlapped and multi_gpu register
+// every keyframe (VO waits for the satellite stage), as sequential does.
 // Thread: the calling thread (which needs no Qt event loop); runs Pipelines inside.
 #pragma once
 
@@ -21,6 +23,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/engine/frame_source.h"
+#include "core/engine/pipeline.h"
 #include "core/engine/vision_payloads.h"
 
 namespace skytrace::engine {
@@ -36,6 +39,9 @@ struct EngineBenchOptions {
   std::vector<std::string> modes = {"sequential", "vo_only", "overlapped", "multi_gpu"};
   int tiles = 8;                   // basemap-like tiles for the satellite stage
   int ring_slots = 4;
+  // overlapped and multi_gpu (and the warm-up run): latest wins (the live default) or
+  // every keyframe registered (back-pressure: the "every frame registered" comparison).
+  KeyframePolicy keyframe_policy = KeyframePolicy::LatestWins;
   int transfer_mib = 64;           // H2D measurement: copy size and repetitions
   int transfer_repeats = 20;
   int threads = 0;                 // LibTorch intra-op threads (0: leave as configured)

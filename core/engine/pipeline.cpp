@@ -12,7 +12,7 @@
 
 #include "core/engine/frame_feed.h"
 #include "core/engine/gpu_streams.h"
-#include "core/engine/latest_wins_queue.h"
+#include "core/engine/keyframe_queue.h"
 #include "core/engine/run_control.h"
 #include "core/engine/satellite_worker.h"
 #include "core/engine/stage_clock.h"
@@ -23,23 +23,47 @@
 namespace skytrace::engine {
 
 namespace {
+// How often VO, blocked on a full keyframe queue (EveryKeyframe), looks at pause and
+// cancel. Cancel by Pipeline::cancel() and satellite errors also close the queue, which
+// wakes VO at once.
+constexpr std::chrono::milliseconds kKeyframeWaitCheckInterval(20);
+
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 }  // namespace
+
+const char* keyframePolicyName(KeyframePolicy policy) {
+  switch (policy) {
+    case KeyframePolicy::LatestWins:
+      return "latest";
+    case KeyframePolicy::EveryKeyframe:
+      return "every";
+  }
+  throw InvalidArgument("unknown keyframe policy " + std::to_string(static_cast<int>(policy)));
+}
+
+KeyframePolicy parseKeyframePolicy(const std::string& name) {
+  if (name == "latest") return KeyframePolicy::LatestWins;
+  if (name == "every") return KeyframePolicy::EveryKeyframe;
+  throw InvalidArgument("unknown keyframe policy '" + name +
+                        "' (latest: drop the oldest request when the satellite stage is busy; "
+                        "every: VO waits, every keyframe is registered)");
+}
 
 void PipelineOptions::check() const {
   if (ring_slots < 2) throw InvalidArgument("the frame ring needs at least 2 slots");
   if (keyframe_queue_capacity < 1) throw InvalidArgument("the keyframe queue needs capacity >= 1");
   if (max_frames == 0 || max_frames < -1) throw InvalidArgument("max_frames must be -1 or >= 1");
   if (final_fix_timeout_ms < 0) throw InvalidArgument("final_fix_timeout_ms must be >= 0");
+  keyframePolicyName(keyframe_policy);  // throws for a value outside the enum
 }
 
 struct Pipeline::Run {
   explicit Run(std::size_t queue_capacity) : requests(queue_capacity) {}
 
   RunControl control;
-  LatestWinsQueue<std::shared_ptr<KeyframeRequest>> requests;
+  KeyframeQueue<std::shared_ptr<KeyframeRequest>> requests;
   FixInbox fixes;
   ErrorLatch errors;
   RunReport report;  // written by the VO thread until vo_done
@@ -82,6 +106,7 @@ void Pipeline::start() {
   run->report.vo_device = options_.placement.vo.toString();
   const bool satellite = static_cast<bool>(payloads_.satellite);
   run->report.satellite_device = satellite ? options_.placement.satellite.toString() : "";
+  run->report.keyframe_policy = satellite ? keyframePolicyName(options_.keyframe_policy) : "";
   try {
     resetPeakDeviceBytes(options_.placement.vo);
     if (satellite) resetPeakDeviceBytes(options_.placement.satellite);
@@ -147,9 +172,17 @@ void Pipeline::runVo(Run* run) {
       report.frame_done_ms.push_back(recorder_ ? recorder_->nowMs() : secondsSince(started) * 1e3);
       ++report.frames;
       last_frame = item->frame.index;
+      // vo_frame_ms above ends before the hand-over: a wait for room is not VO latency.
       if (request && run->satellite_worker) {
         ++report.keyframes_requested;
-        run->requests.push(std::move(request));
+        if (options_.keyframe_policy == KeyframePolicy::EveryKeyframe) {
+          // Pause and cancel (the user's, or a satellite error's) reach VO while it
+          // waits; the satellite worker closes the queue when it stops.
+          run->requests.pushWaitingForRoom(std::move(request), kKeyframeWaitCheckInterval,
+                                           [&] { run->control.checkpoint(); });
+        } else {
+          run->requests.pushEvictingOldest(std::move(request));
+        }
       }
     }
     feed.stop();
@@ -194,6 +227,8 @@ void Pipeline::runVo(Run* run) {
   report.error = run->errors.message();
   if (!report.error.empty()) report.cancelled = false;  // failed, not cancelled by the user
   report.keyframes_dropped = static_cast<std::int64_t>(run->requests.droppedCount());
+  report.keyframe_wait_ms =
+      std::chrono::duration<double, std::milli>(run->requests.waitedForRoom()).count();
   report.wall_s = secondsSince(started);
   try {
     report.peak_vo_device_bytes = peakDeviceBytes(options_.placement.vo);

@@ -1,9 +1,11 @@
 // The overlapped engine (DESIGN.md "Data flow"): a decode thread feeds a pinned frame
 // ring (FrameFeed), the VO worker (foreground, high-priority stream) processes every
-// frame and never waits for the satellite stage, keyframe requests go through a
-// bounded latest-wins queue (drops counted) to the satellite worker (a QObject on its
-// own QThread, normal-priority stream or a second GPU), and fixes come back to the VO
-// thread, which applies them between frames in whatever order they arrive.
+// frame, keyframe requests go through a bounded queue (KeyframeQueue) to the satellite
+// worker (a QObject on its own QThread, normal-priority stream or a second GPU), and
+// fixes come back to the VO thread, which applies them between frames in whatever
+// order they arrive. What VO does when the queue is full is the KeyframePolicy: by
+// default latest wins (VO never waits for the satellite stage; drops counted), or
+// back-pressure (VO waits for room; every keyframe registered).
 //
 // Run control: start() -> [setPaused] -> finished (or cancel()); start() again after
 // the run ended restarts from the first frame with fresh payloads. Errors: the first
@@ -19,6 +21,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "core/engine/device_placement.h"
 #include "core/engine/frame_source.h"
@@ -28,11 +31,28 @@
 
 namespace skytrace::engine {
 
+// What the VO worker does with a keyframe request when the keyframe queue is full.
+enum class KeyframePolicy {
+  // Live use (the default): the oldest queued request is dropped (RunReport::
+  // keyframes_dropped); VO never waits, the satellite stage works on the newest frames.
+  LatestWins,
+  // Offline processing and throughput comparisons (completeness over latency): VO waits
+  // for room (back-pressure; RunReport::keyframe_wait_ms), so every keyframe is
+  // registered and the frame rate is bounded by the slower of VO and the satellite
+  // stage. Pause and cancel still work while VO waits.
+  EveryKeyframe,
+};
+// "latest" / "every" (the names of the CLI options and of the reports).
+const char* keyframePolicyName(KeyframePolicy policy);
+// Parses "latest" or "every"; throws InvalidArgument naming the accepted values.
+KeyframePolicy parseKeyframePolicy(const std::string& name);
+
 struct PipelineOptions {
   DevicePlacement placement;         // VO and satellite devices
   int ring_slots = 4;                // frame ring depth (>= 2)
   bool pinned_host_memory = true;    // CUDA: page-locked ring (false only for comparisons)
-  std::size_t keyframe_queue_capacity = 1;  // latest wins beyond this
+  std::size_t keyframe_queue_capacity = 1;  // requests waiting for the satellite stage
+  KeyframePolicy keyframe_policy = KeyframePolicy::LatestWins;  // when that queue is full
   std::int64_t max_frames = -1;      // -1: the whole source
   // At the end of the video, how long VO waits for the satellite stage's outstanding
   // fixes before finishing without them (counted as fixes_lost_at_end).

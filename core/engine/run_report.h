@@ -12,17 +12,23 @@ namespace skytrace::engine {
 struct RunReport {
   std::string mode;                    // "sequential", "overlapped", ...
   std::string vo_device, satellite_device;
+  // Pipeline runs with a satellite stage: "latest" or "every" (keyframePolicyName); ""
+  // otherwise (runSequential registers every keyframe by construction).
+  std::string keyframe_policy;
   bool completed = false;              // every frame processed, all outstanding fixes in
   bool cancelled = false;
   std::string error;                   // the run's (first) error, empty when none
   std::int64_t frames = 0;             // frames processed by VO
   std::int64_t keyframes_requested = 0;
-  std::int64_t keyframes_dropped = 0;  // evicted from the latest-wins queue
+  std::int64_t keyframes_dropped = 0;  // evicted (latest wins) or discarded at cancel/close
   std::int64_t keyframes_processed = 0;
   std::int64_t fixes_applied = 0;
   std::int64_t fixes_late = 0;         // applied after VO had moved past their frame
   std::int64_t fixes_out_of_order = 0; // for a frame older than a fix applied before
   std::int64_t fixes_lost_at_end = 0;  // still outstanding when the final wait timed out
+  // EveryKeyframe: total time VO was blocked waiting for room in the keyframe queue (not
+  // part of vo_frame_ms, which ends before the request is handed over); 0 otherwise.
+  double keyframe_wait_ms = 0.0;
   double wall_s = 0.0;
   std::vector<double> frame_done_ms;   // recorder clock, when VO finished each frame
   std::vector<double> vo_frame_ms;     // VO latency per frame (device time on GPU)

@@ -44,6 +44,7 @@ void SatelliteWorker::run() {
     reported_error_ = channel_.errors->report("satellite stage: unknown exception");
     channel_.control->requestCancel();
   }
+  channel_.requests->close();  // no consumer any more: wake a producer waiting for room
   try {
     peak_device_bytes_ = engine::peakDeviceBytes(channel_.device);
   } catch (...) {

@@ -1,9 +1,11 @@
 // The satellite stage's worker: a QObject moved to its own QThread (QGroundControl
 // style). run() is connected to QThread::started, so it executes on that thread: it
 // creates its stream (normal priority, below VO's high-priority stream) and its payload
-// there, then takes keyframe requests from the latest-wins queue until the queue is
+// there, then takes keyframe requests from the keyframe queue until the queue is
 // closed and empty or the run is cancelled, and posts every fix to the VO side's inbox.
-// Errors go to the run's ErrorLatch (and cancel the run); the thread then quits.
+// Errors go to the run's ErrorLatch (and cancel the run). When it stops, for whatever
+// reason, it closes the queue (a VO worker blocked on a full queue must not wait for a
+// consumer that is gone); the thread then quits.
 // Thread: constructed on the controlling thread, then used only on its QThread; its
 // results (latencies) are read after the thread has finished.
 #pragma once
@@ -15,7 +17,7 @@
 #include <vector>
 
 #include "core/engine/latency_recorder.h"
-#include "core/engine/latest_wins_queue.h"
+#include "core/engine/keyframe_queue.h"
 #include "core/engine/payload.h"
 #include "core/engine/run_control.h"
 #include "core/engine/worker_support.h"
@@ -23,7 +25,7 @@
 namespace skytrace::engine {
 
 struct SatelliteChannel {
-  LatestWinsQueue<std::shared_ptr<KeyframeRequest>>* requests = nullptr;
+  KeyframeQueue<std::shared_ptr<KeyframeRequest>>* requests = nullptr;
   FixInbox* fixes = nullptr;
   RunControl* control = nullptr;
   ErrorLatch* errors = nullptr;

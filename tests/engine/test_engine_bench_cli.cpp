@@ -1,7 +1,8 @@
 // `skytrace-cli bench` end to end on the CPU with small synthetic frames and ORB: the
 // JSON has every mode (multi_gpu skipped without two GPUs) with every stage the mode
 // runs, the work was real (VO inliers, accepted fixes), and the PNG is written; --plot
-// redraws it. Speed is not asserted (a shared 2-core machine).
+// redraws it; --keyframe-policy every registers every keyframe and is recorded. Speed
+// is not asserted (a shared 2-core machine).
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -92,6 +93,8 @@ class TestEngineBenchCli : public QObject {
     QCOMPARE(names, QStringList({"sequential", "vo_only", "overlapped", "multi_gpu"}));
     QVERIFY(report["h2d"].toObject().contains("skipped"));
     const QJsonObject summary = report["summary"].toObject();
+    QCOMPARE(summary["keyframe_policy"].toString(), QString("latest"));  // the default
+    QCOMPARE(report["workload"].toObject()["keyframe_policy"].toString(), QString("latest"));
     QVERIFY(summary["overlapped_fps_over_sequential"].toDouble() > 0.0);
     QVERIFY(summary["vo_p99_loaded_over_alone"].toDouble() > 0.0);
     QVERIFY(isPng(dir.filePath("bench.png")));
@@ -102,11 +105,48 @@ class TestEngineBenchCli : public QObject {
     QVERIFY(isPng(png));
   }
 
+  // Back-pressure in the benchmark: no keyframe dropped, the policy in the workload, the
+  // mode and the summary, and the slowest-stage bound counts the satellite stage.
+  void everyKeyframePolicyIsAcceptedAndRecorded() {
+    QTemporaryDir dir;
+    const QString json_path = dir.filePath("bench_every.json");
+    QByteArray output;
+    const int code = runCli({"bench", "--synthetic", "240x180", "--frames", "10", "--warmup", "2",
+                             "--modes", "overlapped", "--keyframe-policy", "every", "--vo-model", "orb",
+                             "--vo-keypoints", "400", "--sat-model", "orb", "--sat-keypoints", "600",
+                             "--tiles", "3", "--device", "cpu", "--out", json_path},
+                            &output);
+    QVERIFY2(code == 0, output.constData());
+    QFile file(json_path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QJsonObject report = QJsonDocument::fromJson(file.readAll()).object();
+    QCOMPARE(report["workload"].toObject()["keyframe_policy"].toString(), QString("every"));
+    const QJsonArray modes = report["modes"].toArray();
+    QCOMPARE(modes.size(), 1);
+    const QJsonObject mode = modes[0].toObject();
+    QVERIFY2(mode["completed"].toBool(), qPrintable(mode["error"].toString()));
+    QCOMPARE(mode["keyframe_policy"].toString(), QString("every"));
+    const QJsonObject keyframes = mode["keyframes"].toObject();
+    QCOMPARE(keyframes["requested"].toInt(), 10);  // every frame a keyframe (interval 1)
+    QCOMPARE(keyframes["processed"].toInt(), 10);
+    QCOMPARE(keyframes["dropped"].toInt(), 0);
+    QVERIFY(keyframes["vo_wait_for_room_ms"].toDouble() >= 0.0);
+    QCOMPARE(mode["fixes"].toObject()["applied"].toInt(), 10);
+    const QJsonObject summary = report["summary"].toObject();
+    QCOMPARE(summary["keyframe_policy"].toString(), QString("every"));
+    const double satellite_p50 = mode["satellite_keyframe"].toObject()["p50_ms"].toDouble();
+    QVERIFY(satellite_p50 > 0.0);
+    QVERIFY2(summary["overlapped_slowest_stage_p50_ms"].toDouble() >= satellite_p50,
+             "every keyframe is on the frame-rate-bound chain: the bound includes the satellite stage");
+  }
+
   void badOptionsAreUsageErrors() {
     QByteArray output;
     QCOMPARE(runCli({"bench", "--modes", "fastest"}, &output), 2);
     QVERIFY2(output.contains("unknown bench mode 'fastest'"), output.constData());
     QCOMPARE(runCli({"bench", "--synthetic", "640by480"}, &output), 2);
+    QCOMPARE(runCli({"bench", "--keyframe-policy", "all"}, &output), 2);
+    QVERIFY2(output.contains("unknown keyframe policy 'all'"), output.constData());
   }
 };
 

@@ -1,9 +1,12 @@
 // The overlapped engine and the sequential baseline with small fake payloads (no
 // models): frame order, latest-wins drops, late fixes, pause, cancel/restart cycles,
-// bounded shutdown, one error per run, and the device placement rule.
+// bounded shutdown, one error per run, the every-keyframe policy (back-pressure: no
+// drops, VO's wait for room, and cancel / pause / a satellite error while VO waits),
+// and the device placement rule.
 #include <QSignalSpy>
 #include <QtTest>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -28,6 +31,14 @@ struct Trace {
     std::lock_guard<std::mutex> lock(mutex);
     return vo_frames.size();
   }
+  std::size_t satelliteFrameCount() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return satellite_frames.size();
+  }
+  int finishCalls() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return finish_calls;
+  }
   std::mutex mutex;
   std::vector<std::int64_t> vo_frames;          // processFrame order
   std::vector<std::int64_t> satellite_frames;   // process order
@@ -45,6 +56,7 @@ struct FakeBehaviour {
   std::chrono::milliseconds satellite_step{0};
   std::int64_t vo_throw_at = -1;    // frame where processFrame throws
   bool satellite_throws = false;
+  std::int64_t satellite_throw_after = -1;  // keyframe whose processing throws after its step
 };
 
 class FakeVo final : public VoPayload {
@@ -96,6 +108,8 @@ class FakeSatellite final : public SatellitePayload {
     ++trace_->satellite_steps_started;
     if (b_.satellite_throws) throw GeoreferenceError("fake satellite: basemap has no georeference");
     std::this_thread::sleep_for(b_.satellite_step);
+    if (request.frame == b_.satellite_throw_after)
+      throw IoError("fake satellite: tile cache for frame " + std::to_string(request.frame) + " is unreadable");
     {
       std::lock_guard<std::mutex> lock(trace_->mutex);
       trace_->satellite_frames.push_back(request.frame);
@@ -130,6 +144,32 @@ Pipeline::SourceFactory smallFrames(std::int64_t count) {
     options.frame_count = count;
     return std::make_unique<SyntheticFrameSource>(options);
   };
+}
+
+PipelineOptions everyKeyframe() {
+  PipelineOptions options;
+  options.keyframe_queue_capacity = 1;
+  options.keyframe_policy = KeyframePolicy::EveryKeyframe;
+  return options;
+}
+
+// Waits until VO is blocked on the full keyframe queue: it has processed a few frames
+// and its count stays put for 60 ms (each VO step is 1 ms; the satellite's must be
+// longer than 60 ms, and the run longer than this wait: callers check isRunning()).
+bool waitUntilVoIsBlocked(Trace& trace) {
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (trace.voFrameCount() < 3) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(5ms);
+  }
+  std::size_t before = trace.voFrameCount();
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(60ms);
+    const std::size_t now = trace.voFrameCount();
+    if (now == before) return true;
+    before = now;
+  }
+  return false;
 }
 
 bool isIncreasing(const std::vector<std::int64_t>& v) {
@@ -329,6 +369,163 @@ class TestEnginePipeline : public QObject {
     }
     QTest::qWait(100);
     QCOMPARE(failed.count(), 2);
+  }
+
+  // Back-pressure: a satellite stage 15x slower than VO, a queue of one; every keyframe
+  // is registered in order, nothing is dropped, VO waited, and its per-frame latency does
+  // not contain the wait.
+  void everyKeyframePolicyRegistersEveryKeyframe() {
+    auto trace = std::make_shared<Trace>();
+    FakeBehaviour behaviour;
+    behaviour.keyframe_every = 1;
+    behaviour.vo_step = 1ms;
+    behaviour.satellite_step = 15ms;
+    constexpr std::int64_t kFrames = 40;
+    Pipeline pipeline(everyKeyframe(), smallFrames(kFrames), fakePayloads(trace, behaviour), nullptr);
+    pipeline.start();
+    QVERIFY(pipeline.wait(30000));
+    const RunReport report = pipeline.report();
+    QVERIFY2(report.completed, report.error.c_str());
+    QCOMPARE(report.keyframe_policy, std::string("every"));
+    QCOMPARE(report.frames, kFrames);
+    QCOMPARE(report.keyframes_requested, kFrames);
+    QCOMPARE(report.keyframes_dropped, std::int64_t(0));
+    QCOMPARE(report.keyframes_processed, kFrames);
+    QCOMPARE(report.fixes_applied, kFrames);
+    QCOMPARE(report.fixes_lost_at_end, std::int64_t(0));
+    QCOMPARE(trace->satellite_frames.size(), std::size_t(kFrames));
+    for (std::size_t i = 0; i < trace->satellite_frames.size(); ++i)
+      QCOMPARE(trace->satellite_frames[i], std::int64_t(i));
+    // The run is bound by the satellite stage: 40 x 15 ms of which VO spent most waiting.
+    QVERIFY2(report.wall_s >= 0.6, qPrintable(QString("wall %1 s").arg(report.wall_s)));
+    QVERIFY2(report.keyframe_wait_ms > 300.0, qPrintable(QString("waited %1 ms").arg(report.keyframe_wait_ms)));
+    // VO latency is measured before the hand-over: far below the 15 ms it waits per frame.
+    std::vector<double> vo_ms = report.vo_frame_ms;
+    QCOMPARE(vo_ms.size(), std::size_t(kFrames));
+    std::sort(vo_ms.begin(), vo_ms.end());
+    QVERIFY2(vo_ms[vo_ms.size() / 2] < 10.0, qPrintable(QString("VO p50 %1 ms").arg(vo_ms[vo_ms.size() / 2])));
+
+    // The same workload under the default policy drops and never waits.
+    auto latest_trace = std::make_shared<Trace>();
+    PipelineOptions latest_options = everyKeyframe();
+    latest_options.keyframe_policy = KeyframePolicy::LatestWins;
+    Pipeline latest(latest_options, smallFrames(kFrames), fakePayloads(latest_trace, behaviour), nullptr);
+    latest.start();
+    QVERIFY(latest.wait(30000));
+    QCOMPARE(latest.report().keyframe_policy, std::string("latest"));
+    QVERIFY(latest.report().keyframes_dropped > 0);
+    QCOMPARE(latest.report().keyframe_wait_ms, 0.0);
+  }
+
+  // cancel() while VO is blocked on the full queue: VO ends at once (the queue is
+  // closed), even though the satellite worker is inside a long step that ignores cancel.
+  void cancelWhileVoWaitsForRoomEndsVoPromptly() {
+    auto trace = std::make_shared<Trace>();
+    FakeBehaviour behaviour;
+    behaviour.vo_step = 1ms;
+    behaviour.satellite_step = 1000ms;
+    Pipeline pipeline(everyKeyframe(), smallFrames(100), fakePayloads(trace, behaviour), nullptr);
+    pipeline.start();
+    QVERIFY(waitUntilVoIsBlocked(*trace));
+    QVERIFY(pipeline.isRunning());
+    const std::size_t blocked_at = trace->voFrameCount();
+    const auto cancelled_at = std::chrono::steady_clock::now();
+    pipeline.cancel();
+    while (trace->finishCalls() == 0 && std::chrono::steady_clock::now() - cancelled_at < 5s)
+      std::this_thread::sleep_for(2ms);
+    const double vo_end_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - cancelled_at).count();
+    QCOMPARE(trace->finishCalls(), 1);  // VO finished (not completed) ...
+    QVERIFY2(vo_end_ms < 300.0, qPrintable(QString("VO ended %1 ms after cancel").arg(vo_end_ms)));
+    QVERIFY(!trace->finish_completed);
+    QVERIFY(pipeline.wait(5000));  // ... and the whole run once the satellite step returns
+    const RunReport report = pipeline.report();
+    QVERIFY(report.cancelled);
+    QVERIFY(report.error.empty());
+    QCOMPARE(report.frames, static_cast<std::int64_t>(blocked_at));
+    QVERIFY(report.keyframe_wait_ms > 0.0);
+    QCOMPARE(trace->vo_payloads_alive.load(), 0);
+    QCOMPARE(trace->satellite_payloads_alive.load(), 0);
+  }
+
+  // Pause while VO waits for room: VO and the satellite stage both hold; resume completes
+  // the run with every keyframe registered.
+  void pauseWhileVoWaitsForRoomThenResumeCompletes() {
+    auto trace = std::make_shared<Trace>();
+    FakeBehaviour behaviour;
+    behaviour.vo_step = 1ms;
+    behaviour.satellite_step = 80ms;
+    Pipeline pipeline(everyKeyframe(), smallFrames(20), fakePayloads(trace, behaviour), nullptr);
+    pipeline.start();
+    QVERIFY(waitUntilVoIsBlocked(*trace));
+    QVERIFY(pipeline.isRunning());
+    pipeline.setPaused(true);
+    std::this_thread::sleep_for(150ms);  // the satellite step in progress ends
+    const std::size_t vo_paused_at = trace->voFrameCount();
+    const std::size_t satellite_paused_at = trace->satelliteFrameCount();
+    std::this_thread::sleep_for(250ms);
+    QCOMPARE(trace->voFrameCount(), vo_paused_at);
+    QCOMPARE(trace->satelliteFrameCount(), satellite_paused_at);
+    QVERIFY(pipeline.isRunning());
+    pipeline.setPaused(false);
+    QVERIFY(pipeline.wait(30000));
+    const RunReport report = pipeline.report();
+    QVERIFY2(report.completed, report.error.c_str());
+    QCOMPARE(report.frames, std::int64_t(20));
+    QCOMPARE(report.keyframes_processed, std::int64_t(20));
+    QCOMPARE(report.keyframes_dropped, std::int64_t(0));
+    QCOMPARE(report.fixes_applied, std::int64_t(20));
+  }
+
+  // A satellite error while VO waits for room ends the run with that error (the worker
+  // cancels the run and closes the queue on its way out), reported once.
+  void satelliteErrorWhileVoWaitsForRoomEndsTheRun() {
+    auto trace = std::make_shared<Trace>();
+    FakeBehaviour behaviour;
+    behaviour.vo_step = 1ms;
+    behaviour.satellite_step = 150ms;
+    behaviour.satellite_throw_after = 1;  // after ~300 ms: VO has long been blocked
+    Pipeline pipeline(everyKeyframe(), smallFrames(100), fakePayloads(trace, behaviour), nullptr);
+    QSignalSpy failed(&pipeline, &Pipeline::failed);
+    pipeline.start();
+    QVERIFY(pipeline.wait(10000));
+    const RunReport report = pipeline.report();
+    QVERIFY(!report.completed);
+    QVERIFY(!report.cancelled);
+    QVERIFY2(report.error.rfind("satellite stage: fake satellite: tile cache for frame 1 is unreadable", 0) == 0,
+             report.error.c_str());
+    QVERIFY2(report.frames < 10, "VO was held by the queue, not running ahead");
+    QVERIFY(report.keyframe_wait_ms > 100.0);
+    QTRY_COMPARE(failed.count(), 1);
+    QCOMPARE(trace->finishCalls(), 1);
+    QVERIFY(!trace->finish_completed);
+  }
+
+  void cancelAndRestartWithBackPressure() {
+    auto trace = std::make_shared<Trace>();
+    FakeBehaviour behaviour;
+    behaviour.satellite_step = 2ms;
+    Pipeline pipeline(everyKeyframe(), smallFrames(1000), fakePayloads(trace, behaviour), nullptr);
+    for (int cycle = 0; cycle < 50; ++cycle) {
+      pipeline.start();
+      std::this_thread::sleep_for(std::chrono::milliseconds(cycle % 4));
+      pipeline.cancel();
+      QVERIFY2(pipeline.wait(5000), qPrintable(QString("cycle %1 did not end within 5 s").arg(cycle)));
+      QVERIFY(pipeline.report().error.empty());
+      QCOMPARE(trace->vo_payloads_alive.load(), 0);
+      QCOMPARE(trace->satellite_payloads_alive.load(), 0);
+    }
+  }
+
+  void keyframePolicyNames() {
+    QCOMPARE(std::string(keyframePolicyName(KeyframePolicy::LatestWins)), std::string("latest"));
+    QCOMPARE(std::string(keyframePolicyName(KeyframePolicy::EveryKeyframe)), std::string("every"));
+    QVERIFY(parseKeyframePolicy("every") == KeyframePolicy::EveryKeyframe);
+    QVERIFY(parseKeyframePolicy("latest") == KeyframePolicy::LatestWins);
+    QVERIFY_THROWS_EXCEPTION(InvalidArgument, parseKeyframePolicy("all"));
+    PipelineOptions options;
+    options.keyframe_policy = static_cast<KeyframePolicy>(7);
+    QVERIFY_THROWS_EXCEPTION(InvalidArgument, options.check());
   }
 
   void sequentialRegistersEveryKeyframeBeforeTheNextFrame() {

@@ -1,24 +1,32 @@
+// KeyframeQueue (both push policies: latest wins, and back-pressure) and RunControl.
+// The target keeps its historical name (test_latest_wins_queue: CMake, presets, TSAN).
 #include <QtTest>
 
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
 #include <thread>
+#include <vector>
 
-#include "core/engine/latest_wins_queue.h"
+#include "core/engine/keyframe_queue.h"
 #include "core/engine/run_control.h"
 #include "core/util/error.h"
 
 using namespace skytrace::engine;
 using namespace std::chrono_literals;
 
-class TestLatestWinsQueue : public QObject {
+class TestKeyframeQueue : public QObject {
   Q_OBJECT
 
  private Q_SLOTS:
   void keepsTheNewestWhenFull() {
-    LatestWinsQueue<int> queue(2);
-    QVERIFY(queue.push(1));
-    QVERIFY(queue.push(2));
-    QVERIFY(!queue.push(3));  // 1 is evicted
-    QVERIFY(!queue.push(4));  // 2 is evicted
+    KeyframeQueue<int> queue(2);
+    QVERIFY(queue.pushEvictingOldest(1));
+    QVERIFY(queue.pushEvictingOldest(2));
+    QVERIFY(!queue.pushEvictingOldest(3));  // 1 is evicted
+    QVERIFY(!queue.pushEvictingOldest(4));  // 2 is evicted
     QCOMPARE(queue.droppedCount(), std::uint64_t(2));
     QCOMPARE(*queue.tryPop(), 3);
     QCOMPARE(*queue.tryPop(), 4);
@@ -26,7 +34,7 @@ class TestLatestWinsQueue : public QObject {
   }
 
   void closeWakesWaitingConsumer() {
-    LatestWinsQueue<int> queue(4);
+    KeyframeQueue<int> queue(4);
     std::optional<int> got = 123;
     std::thread consumer([&] { got = queue.popFor(10s); });
     std::this_thread::sleep_for(20ms);
@@ -35,15 +43,15 @@ class TestLatestWinsQueue : public QObject {
     consumer.join();
     QVERIFY(!got.has_value());
     QVERIFY(std::chrono::steady_clock::now() - t0 < 2s);
-    QVERIFY(!queue.push(5));  // discarded after close
+    QVERIFY(!queue.pushEvictingOldest(5));  // discarded after close
     queue.reset();
-    QVERIFY(queue.push(6));
+    QVERIFY(queue.pushEvictingOldest(6));
     QCOMPARE(*queue.tryPop(), 6);
   }
 
   // A slow consumer never blocks the producer; it sees increasing, most recent items.
   void slowConsumerSeesLatestItems() {
-    LatestWinsQueue<int> queue(1);
+    KeyframeQueue<int> queue(1);
     std::vector<int> seen;
     std::thread consumer([&] {
       while (auto item = queue.popFor(200ms)) {
@@ -52,7 +60,7 @@ class TestLatestWinsQueue : public QObject {
       }
     });
     const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < 2000; ++i) queue.push(i);
+    for (int i = 0; i < 2000; ++i) queue.pushEvictingOldest(i);
     QVERIFY(std::chrono::steady_clock::now() - t0 < 1s);  // producer never waited
     queue.close();
     consumer.join();
@@ -60,6 +68,132 @@ class TestLatestWinsQueue : public QObject {
     QVERIFY(std::is_sorted(seen.begin(), seen.end()));
     QCOMPARE(seen.back(), 1999);
     QCOMPARE(queue.droppedCount() + seen.size(), std::uint64_t(2000));
+  }
+
+  // Back-pressure: a producer on a full queue waits until a consumer pops, then its item
+  // is queued behind the others; nothing is dropped.
+  void waitingPushBlocksUntilAPop() {
+    KeyframeQueue<int> queue(1);
+    QVERIFY(queue.pushWaitingForRoom(1, 10ms, [] {}));  // room: no wait
+    QCOMPARE(queue.waitedForRoom().count(), std::chrono::steady_clock::duration::rep(0));
+    std::atomic<bool> pushed{false};
+    std::atomic<int> callbacks{0};
+    bool queued = false;
+    std::thread producer([&] {
+      queued = queue.pushWaitingForRoom(2, 10ms, [&] { ++callbacks; });
+      pushed = true;
+    });
+    std::this_thread::sleep_for(150ms);
+    QVERIFY2(!pushed.load(), "the queue is full: the producer must wait");
+    QVERIFY2(callbacks.load() >= 3, "the callback runs every 10 ms while waiting");
+    const auto popped_at = std::chrono::steady_clock::now();
+    QCOMPARE(*queue.tryPop(), 1);
+    producer.join();
+    QVERIFY2(std::chrono::steady_clock::now() - popped_at < 1s, "a pop wakes the producer");
+    QVERIFY(queued);
+    QCOMPARE(*queue.tryPop(), 2);
+    QCOMPARE(queue.droppedCount(), std::uint64_t(0));
+    QCOMPARE(queue.pushedCount(), std::uint64_t(2));
+    const double waited_ms = std::chrono::duration<double, std::milli>(queue.waitedForRoom()).count();
+    QVERIFY2(waited_ms >= 50.0 && waited_ms < 2000.0, qPrintable(QString("waited %1 ms").arg(waited_ms)));
+  }
+
+  void waitingPushReturnsPromptlyOnClose() {
+    KeyframeQueue<int> queue(1);
+    QVERIFY(queue.pushWaitingForRoom(1, 10s, [] {}));
+    std::optional<bool> queued;
+    std::thread producer([&] { queued = queue.pushWaitingForRoom(2, 10s, [] {}); });
+    std::this_thread::sleep_for(50ms);
+    const auto t0 = std::chrono::steady_clock::now();
+    queue.close();
+    producer.join();
+    QVERIFY2(std::chrono::steady_clock::now() - t0 < 1s, "close() wakes the producer (the interval is 10 s)");
+    QVERIFY(queued.has_value());
+    QVERIFY(!*queued);                                  // discarded ...
+    QCOMPARE(queue.droppedCount(), std::uint64_t(1));   // ... and counted
+    QCOMPARE(*queue.tryPop(), 1);                       // what was queued stays poppable
+    QVERIFY(!queue.tryPop().has_value());
+    QVERIFY(!queue.pushWaitingForRoom(3, 10ms, [] {}));  // after close: at once, discarded
+    QCOMPARE(queue.droppedCount(), std::uint64_t(2));
+  }
+
+  // An exception from the callback (the VO thread's checkpoint() throwing Cancelled)
+  // propagates; the item is discarded and counted, and the queue keeps working.
+  void exceptionFromTheWaitCallbackLeavesTheQueueConsistent() {
+    KeyframeQueue<int> queue(1);
+    QVERIFY(queue.pushWaitingForRoom(1, 10ms, [] {}));
+    RunControl control;
+    bool cancelled = false;
+    std::thread producer([&] {
+      try {
+        queue.pushWaitingForRoom(2, 10ms, [&] { control.checkpoint(); });
+      } catch (const skytrace::Cancelled&) {
+        cancelled = true;
+      }
+    });
+    std::this_thread::sleep_for(50ms);
+    control.requestCancel();
+    producer.join();
+    QVERIFY(cancelled);
+    QCOMPARE(queue.size(), std::size_t(1));
+    QCOMPARE(queue.droppedCount(), std::uint64_t(1));
+    QCOMPARE(*queue.tryPop(), 1);
+    QVERIFY(queue.pushWaitingForRoom(3, 10ms, [] { throw std::logic_error("not called: there is room"); }));
+    QCOMPARE(*queue.tryPop(), 3);
+  }
+
+  // A paused callback holds the producer even when room appears; resuming lets it in.
+  void pausedCallbackHoldsTheProducer() {
+    KeyframeQueue<int> queue(1);
+    QVERIFY(queue.pushWaitingForRoom(1, 10ms, [] {}));
+    RunControl control;
+    control.setPaused(true);
+    std::atomic<bool> done{false};
+    std::thread producer([&] {
+      queue.pushWaitingForRoom(2, 10ms, [&] { control.checkpoint(); });
+      done = true;
+    });
+    std::this_thread::sleep_for(100ms);  // the producer is inside checkpoint() now
+    QCOMPARE(*queue.tryPop(), 1);
+    std::this_thread::sleep_for(150ms);
+    QVERIFY2(!done.load(), "paused: the producer stays in its callback");
+    control.setPaused(false);
+    producer.join();
+    QCOMPARE(*queue.tryPop(), 2);
+  }
+
+  // Several producers and consumers with back-pressure: every item arrives exactly once,
+  // the queue is never over capacity, nothing is dropped.
+  void manyProducersAndConsumersLoseNothing() {
+    constexpr int kProducers = 3, kConsumers = 2, kPerProducer = 500;
+    KeyframeQueue<int> queue(2);
+    std::mutex seen_mutex;
+    std::vector<std::vector<int>> seen_by_producer(kProducers);
+    std::atomic<bool> over_capacity{false};
+    std::vector<std::thread> consumers;
+    for (int c = 0; c < kConsumers; ++c)
+      consumers.emplace_back([&] {
+        while (auto item = queue.popFor(2s)) {
+          if (queue.size() > queue.capacity()) over_capacity = true;
+          std::lock_guard<std::mutex> lock(seen_mutex);
+          seen_by_producer[static_cast<std::size_t>(*item / kPerProducer)].push_back(*item % kPerProducer);
+        }
+      });
+    std::vector<std::thread> producers;
+    for (int p = 0; p < kProducers; ++p)
+      producers.emplace_back([&, p] {
+        for (int i = 0; i < kPerProducer; ++i) queue.pushWaitingForRoom(p * kPerProducer + i, 5ms, [] {});
+      });
+    for (auto& t : producers) t.join();
+    queue.close();
+    for (auto& t : consumers) t.join();
+    QVERIFY(!over_capacity.load());
+    QCOMPARE(queue.droppedCount(), std::uint64_t(0));
+    for (auto& items : seen_by_producer) {
+      QCOMPARE(static_cast<int>(items.size()), kPerProducer);
+      std::sort(items.begin(), items.end());
+      for (int i = 0; i < kPerProducer; ++i) QCOMPARE(items[static_cast<std::size_t>(i)], i);
+    }
   }
 
   void runControlPausesAndCancels() {
@@ -94,5 +228,5 @@ class TestLatestWinsQueue : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestLatestWinsQueue)
+QTEST_GUILESS_MAIN(TestKeyframeQueue)
 #include "test_latest_wins_queue.moc"
