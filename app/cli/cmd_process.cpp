@@ -108,6 +108,9 @@ int runProcess(const QStringList& args) {
       {"ground-alt-m", "Ellipsoidal height of the ground (default: from the log, else unknown).", "M"},
       {"use-gnss-prior", "Use the logged GNSS as a prior (default: judge it independently)."},
       {"no-registration", "Visual odometry only (from the first GNSS fix; for drift tests)."},
+      {"register-every-keyframe",
+       "Overlapped mode: VO waits for the registration stage instead of dropping requests made "
+       "while it is busy (completeness over latency; sequential mode always does)."},
   });
   int exit_code = kExitOk;
   if (!parseArguments(parser,
@@ -227,12 +230,16 @@ int runProcess(const QStringList& args) {
     const ProgressCallback progress = [&](double fraction, const std::string&) {
       return bar.update(fraction, info.frame_count);
     };
+    // Sequential mode registers every keyframe by construction.
+    const engine::KeyframePolicy keyframe_policy =
+        mode == "sequential" || parser.isSet("register-every-keyframe") ? engine::KeyframePolicy::EveryKeyframe
+                                                                        : engine::KeyframePolicy::LatestWins;
     std::vector<engine::LatencySample> samples;
     std::vector<nav::StageSummary> stage_summaries;
     nav::NavigationResult result;
     if (mode == "overlapped") {
-      engine::NavigationEngineRun run =
-          engine::runNavigationEngine(video.toStdString(), std::move(inputs), options, placement, progress);
+      engine::NavigationEngineRun run = engine::runNavigationEngine(
+          video.toStdString(), std::move(inputs), options, placement, progress, {}, keyframe_policy);
       result = std::move(run.result);
       samples = std::move(run.samples);
       stage_summaries = engine::stageSummaries(samples);
@@ -261,6 +268,7 @@ int runProcess(const QStringList& args) {
     run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     run.stages = stage_summaries;
     nlohmann::json extra = {{"mode", mode},
+                            {"keyframe_policy", engine::keyframePolicyName(keyframe_policy)},
                             {"device_placement", placement.reason},
                             {"ground_alt_m", std::isfinite(ground_alt_m) ? nlohmann::json(ground_alt_m)
                                                                          : nlohmann::json(nullptr)}};

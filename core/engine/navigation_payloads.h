@@ -26,6 +26,7 @@
 #include "core/engine/device_placement.h"
 #include "core/engine/latency_recorder.h"
 #include "core/engine/payload.h"
+#include "core/engine/pipeline.h"
 #include "core/engine/run_control.h"
 #include "core/engine/run_report.h"
 #include "core/nav/navigation_report.h"
@@ -100,6 +101,9 @@ struct NavigationEngineHooks {
 // then holds what was computed, completed = false, report.cancelled = true). Throws
 // skytrace::Error for setup failures (unreadable video, missing weights) and for the
 // run's error. `hooks` attach a live front end (see NavigationEngineHooks).
+// `keyframe_policy`: LatestWins (live use: VO never waits for registration, requests
+// made while it is busy are dropped) or EveryKeyframe (offline: VO waits, every
+// registration request is attempted, as in the sequential driver).
 // Thread: any thread; needs no Qt event loop (the calling thread polls the pipeline).
 struct NavigationEngineRun {
   nav::NavigationResult result;
@@ -112,7 +116,8 @@ NavigationEngineRun runNavigationEngine(const std::string& video_path, nav::Navi
                                         const nav::NavigationOptions& options,
                                         const DevicePlacement& placement,
                                         const ProgressCallback& progress,
-                                        const NavigationEngineHooks& hooks = {});
+                                        const NavigationEngineHooks& hooks = {},
+                                        KeyframePolicy keyframe_policy = KeyframePolicy::LatestWins);
 
 // The sequential driver's per-frame timings (nav::runNavigationSequential) as latency
 // samples on `device` (host clock; no start times): the same CSV and summaries as an
