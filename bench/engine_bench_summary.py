@@ -55,6 +55,12 @@ def main(paths):
                   f" | {keyframes.get('requested', '-')} / {keyframes.get('processed', '-')} / "
                   f"{keyframes.get('dropped', '-')} |")
         print()
+        for mode in report.get("modes", []):
+            slowest = mode.get("slowest_vo_frames")
+            if slowest:
+                cells = ["frame %d %.2f ms (%s)" % (f["frame"], f["vo_ms"], ", ".join(
+                    "%s %.2f" % (k, v) for k, v in f.get("stages", {}).items())) for f in slowest]
+                print(f"- slowest VO frames, {mode['mode']}: " + "; ".join(cells))
         for key, value in report.get("summary", {}).items():
             print(f"- {key}: {number(value, 3) if isinstance(value, (int, float)) else value}")
         h2d = report.get("h2d", {})

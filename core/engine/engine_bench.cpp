@@ -232,7 +232,27 @@ json modeJson(const RunReport& report, const std::vector<LatencySample>& samples
   std::int64_t max_bytes_in_use = -1;
   for (const LatencySample& sample : samples)
     max_bytes_in_use = std::max(max_bytes_in_use, sample.device_bytes_in_use);
+  // Where a VO p99 comes from: the five slowest measured frames with their VO stages
+  // (frames are numbered from 0 in processing order, so vo_frame_ms[i] is frame i).
+  std::vector<std::size_t> order;
+  for (std::size_t i = warmup; i < report.vo_frame_ms.size(); ++i) order.push_back(i);
+  const std::size_t shown = std::min<std::size_t>(5, order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(shown), order.end(),
+                    [&](std::size_t a, std::size_t b) { return report.vo_frame_ms[a] > report.vo_frame_ms[b]; });
+  json slowest = json::array();
+  for (std::size_t k = 0; k < shown; ++k) {
+    const auto frame = static_cast<std::int64_t>(order[k]);
+    json frame_stages = json::object();
+    for (const LatencySample& sample : samples) {
+      const bool vo_stage = sample.stage == Stage::Decode || sample.stage == Stage::Upload ||
+                            sample.stage == Stage::Extract || sample.stage == Stage::Match ||
+                            sample.stage == Stage::Pose;
+      if (vo_stage && sample.frame == frame) frame_stages[stageName(sample.stage)] = sample.duration_ms;
+    }
+    slowest.push_back(json{{"frame", frame}, {"vo_ms", report.vo_frame_ms[order[k]]}, {"stages", frame_stages}});
+  }
   return json{
+      {"slowest_vo_frames", slowest},
       {"mode", report.mode},
       {"vo_device", report.vo_device},
       {"satellite_device", report.satellite_device},
