@@ -18,6 +18,7 @@
 #include "core/engine/gpu_streams_impl.h"
 #include "core/engine/latency_recorder.h"
 #include "core/engine/pipeline.h"
+#include "core/engine/paced_frame_source.h"
 #include "core/engine/preloaded_frame_source.h"
 #include "core/engine/sequential_run.h"
 #include "core/engine/synthetic_frame_source.h"
@@ -47,6 +48,8 @@ void EngineBenchOptions::check() const {
   if (tiles < 1) throw InvalidArgument("--tiles must be >= 1");
   if (ring_slots < 2) throw InvalidArgument("--ring-slots must be >= 2");
   keyframePolicyName(keyframe_policy);  // throws for a value outside the enum
+  if (!std::isfinite(pace_fps) || pace_fps < 0.0)
+    throw InvalidArgument("--pace-fps must be >= 0 (0: free-running)");
   if (transfer_mib < 0 || transfer_repeats < 1)
     throw InvalidArgument("--transfer-mib must be >= 0 and repeats >= 1");
   payload.check();
@@ -71,6 +74,16 @@ int toInt(const std::string& option, const std::string& value) {
   } catch (const std::exception&) {
   }
   throw InvalidArgument("option " + option + " expects an integer, got '" + value + "'");
+}
+
+double toDouble(const std::string& option, const std::string& value) {
+  try {
+    std::size_t used = 0;
+    const double result = std::stod(value, &used);
+    if (used == value.size()) return result;
+  } catch (const std::exception&) {
+  }
+  throw InvalidArgument("option " + option + " expects a number, got '" + value + "'");
 }
 
 }  // namespace
@@ -108,7 +121,10 @@ std::string engineBenchUsage() {
          "  --ring-slots N        frame ring depth (default 4)\n"
          "  --transfer-mib N      H2D copy size for the pinned/pageable test, 0 = skip (default 64)\n"
          "  --threads N           LibTorch intra-op threads\n"
-         "  --preload             decode all frames into memory first (decode = a copy)\n";
+         "  --preload             decode all frames into memory first (decode = a copy)\n"
+         "  --pace-fps F          deliver frames at F per second in every mode, as a video in\n"
+         "                        real time (default 0: as fast as the pipeline takes them);\n"
+         "                        for VO latency at a frame rate, not for throughput\n";
 }
 
 EngineBenchOptions parseEngineBenchArguments(const std::vector<std::string>& args) {
@@ -172,6 +188,8 @@ EngineBenchOptions parseEngineBenchArguments(const std::vector<std::string>& arg
       options.transfer_mib = toInt(key, value);
     } else if (key == "--threads") {
       options.threads = toInt(key, value);
+    } else if (key == "--pace-fps") {
+      options.pace_fps = toDouble(key, value);
     } else {
       throw InvalidArgument("unknown bench option " + key);
     }
@@ -417,6 +435,15 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
     workload = frames->info.description;
     make_source = [frames] { return std::make_unique<PreloadedFrameSource>(frames); };
   }
+  // The modes' frames: paced at --pace-fps when given (the warm-up run reads make_source
+  // directly: it only warms caches). Paced, fps <= pace_fps and the throughput ratios of
+  // the summary lose their meaning; the VO latency figures are what such a run measures.
+  std::function<std::unique_ptr<FrameSource>()> make_mode_source = make_source;
+  if (options.pace_fps > 0.0) {
+    make_mode_source = [make_source, rate_hz = options.pace_fps]() -> std::unique_ptr<FrameSource> {
+      return std::make_unique<PacedFrameSource>(make_source(), rate_hz);
+    };
+  }
 
   json report{{"tool", "skytrace engine bench"},
               {"date_utc", isoTimeNow()},
@@ -436,6 +463,7 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
                             {"vo_pipeline", voDescription(options.payload)},
                             {"satellite_pipeline", satelliteDescription(options.payload, tiles->size())},
                             {"retrieval_candidates", options.payload.retrieval_candidates},
+                            {"pace_fps", options.pace_fps},
                             {"weights", weights}}},
               {"placement", {{"vo", placement.vo.toString()},
                              {"satellite", placement.satellite.toString()},
@@ -485,7 +513,7 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
     RunReport run;
     try {
       if (mode == "sequential") {
-        std::unique_ptr<FrameSource> source = make_source();
+        std::unique_ptr<FrameSource> source = make_mode_source();
         SequentialOptions sequential;
         sequential.device = mode_placement.vo;
         sequential.max_frames = options.frames;
@@ -498,7 +526,7 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
         pipeline_options.max_frames = options.frames;
         pipeline_options.mode_name = mode;
         pipeline_options.keyframe_policy = options.keyframe_policy;
-        Pipeline pipeline(pipeline_options, make_source, payloads, &recorder);
+        Pipeline pipeline(pipeline_options, make_mode_source, payloads, &recorder);
         pipeline.start();
         while (!pipeline.wait(100)) recorder.drain(&samples);
         run = pipeline.report();
@@ -561,6 +589,7 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
   };
   const auto finiteOrNull = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
   summary["keyframe_policy"] = keyframePolicyName(options.keyframe_policy);
+  summary["pace_fps"] = options.pace_fps;  // > 0: the fps ratios above are bound by it
   const double slowest_ms = slowestStageMs(overlapped);
   summary["overlapped_slowest_stage_p50_ms"] = finiteOrNull(slowest_ms);
   summary["overlapped_fps_over_slowest_stage_bound"] =

@@ -10,7 +10,8 @@
 // Per mode: per-stage count/mean/p50/p99/max, VO ms per frame, satellite ms per
 // keyframe, end-to-end fps after warm-up, keyframes requested/processed/dropped and VO's
 // wait for room, fixes, peak device memory; plus H2D GB/s pinned vs pageable, and a
-// summary of ratios. --keyframe-policy every makes overlapped and multi_gpu register
+// summary of ratios. --pace-fps F delivers the frames at F per second (real-time video)
+// instead of free-running. --keyframe-policy every makes overlapped and multi_gpu register
 // every keyframe (VO waits for the satellite stage), as sequential does.
 // Thread: the calling thread (which needs no Qt event loop); runs Pipelines inside.
 #pragma once
@@ -49,6 +50,14 @@ struct EngineBenchOptions {
   // "decode" then measures a copy, so the GPU stages, not the CPU renderer/decoder,
   // bound the throughput that modes are compared by.
   bool preload_frames = false;
+  // Deliver every mode's frames at this rate (PacedFrameSource; > 0), as a video played in
+  // real time arrives, instead of as fast as the pipeline takes them (0: free-running).
+  // Applies to every mode, sequential included, and to the preloaded frames; not to the
+  // warm-up run. A paced run's fps cannot exceed pace_fps and its "decode" stage includes
+  // the wait for each frame's due time, so the throughput ratios of the summary lose their
+  // meaning; the latency figures (vo_frame p50/p99, vo_p99_loaded_over_alone) are what a
+  // paced run is for.
+  double pace_fps = 0.0;
 
   void check() const;  // throws InvalidArgument
 };

@@ -19,6 +19,7 @@ set(SKYTRACE_ENGINE_PORTABLE_SOURCES
   vision_payload_models.cpp
   engine_bench.cpp
   preloaded_frame_source.cpp
+  paced_frame_source.cpp
 )
 # Exactly one of these, by SKYTRACE_WITH_CUDA.
 set(SKYTRACE_ENGINE_CUDA_SOURCES gpu_streams_cuda.cpp)
