@@ -1,8 +1,9 @@
 // `skytrace-cli bench` end to end on the CPU with small synthetic frames and ORB: the
 // JSON has every mode (multi_gpu skipped without two GPUs) with every stage the mode
 // runs, the work was real (VO inliers, accepted fixes), and the PNG is written; --plot
-// redraws it; --keyframe-policy every registers every keyframe and is recorded. Speed
-// is not asserted (a shared 2-core machine).
+// redraws it; --keyframe-policy every registers every keyframe and is recorded;
+// --pace-fps 50 is recorded and bounds every mode's fps. Speed is not asserted otherwise
+// (a shared 2-core machine).
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -140,6 +141,40 @@ class TestEngineBenchCli : public QObject {
              "every keyframe is on the frame-rate-bound chain: the bound includes the satellite stage");
   }
 
+  // Frames delivered at 50 fps (a video in real time) in every mode: the rate is recorded
+  // and no mode runs faster than it. fps is measured between frames' completion times, so
+  // it can exceed 50 by the difference of the first and last measured frames' latencies
+  // over the span (36 frame periods here: 720 ms), hence the 52.
+  void pacedRunIsBoundByThePaceAndRecorded() {
+    QTemporaryDir dir;
+    const QString json_path = dir.filePath("bench_paced.json");
+    QByteArray output;
+    const int code = runCli({"bench", "--synthetic", "240x180", "--frames", "40", "--warmup", "4",
+                             "--modes", "sequential,vo_only,overlapped", "--pace-fps", "50",
+                             "--vo-model", "orb", "--vo-keypoints", "400", "--sat-model", "orb",
+                             "--sat-keypoints", "600", "--tiles", "3", "--keyframe-interval", "2",
+                             "--device", "cpu", "--out", json_path},
+                            &output);
+    QVERIFY2(code == 0, output.constData());
+    QFile file(json_path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QJsonObject report = QJsonDocument::fromJson(file.readAll()).object();
+    QCOMPARE(report["workload"].toObject()["pace_fps"].toDouble(), 50.0);
+    QCOMPARE(report["summary"].toObject()["pace_fps"].toDouble(), 50.0);
+    const QJsonArray modes = report["modes"].toArray();
+    QCOMPARE(modes.size(), 3);
+    for (const auto& value : modes) {
+      const QJsonObject mode = value.toObject();
+      const QString name = mode["mode"].toString();
+      QVERIFY2(mode["completed"].toBool(), qPrintable(name + ": " + mode["error"].toString()));
+      QCOMPARE(mode["frames"].toInt(), 40);
+      const double fps = mode["fps"].toDouble();
+      QVERIFY2(fps > 0.0 && fps <= 52.0, qPrintable(name + QString(": %1 fps at a 50 fps pace").arg(fps)));
+      QVERIFY(mode["vo_frame"].toObject()["p99_ms"].toDouble() > 0.0);
+    }
+    QVERIFY(report["summary"].toObject()["vo_p99_loaded_over_alone"].toDouble() > 0.0);
+  }
+
   void badOptionsAreUsageErrors() {
     QByteArray output;
     QCOMPARE(runCli({"bench", "--modes", "fastest"}, &output), 2);
@@ -147,6 +182,9 @@ class TestEngineBenchCli : public QObject {
     QCOMPARE(runCli({"bench", "--synthetic", "640by480"}, &output), 2);
     QCOMPARE(runCli({"bench", "--keyframe-policy", "all"}, &output), 2);
     QVERIFY2(output.contains("unknown keyframe policy 'all'"), output.constData());
+    QCOMPARE(runCli({"bench", "--pace-fps", "-5"}, &output), 2);
+    QVERIFY2(output.contains("--pace-fps must be >= 0"), output.constData());
+    QCOMPARE(runCli({"bench", "--pace-fps", "fast"}, &output), 2);
   }
 };
 
