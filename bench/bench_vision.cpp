@@ -89,6 +89,7 @@ struct Args {
   int warmup = 3;
   int threads = 0;
   int ransac_host_hypotheses = RansacOptions{}.host_hypotheses;  // 0: device batches only
+  bool aliked_float16 = false;  // --aliked-fp16: ALIKED's dense part in float16 (CUDA)
   bool tf32 = false;  // --tf32: TF32 tensor cores for float32 (setFastGpuMath), deviations reported by the GPU checks
   std::string weights_dir;
   std::string out = "bench_vision.json";
@@ -119,11 +120,15 @@ Args parseArgs(int argc, char** argv) {
                    "640x480,1280x720] [--keypoints 1024,2048] [--iterations N] [--warmup N] "
                    "[--threads N] [--weights-dir DIR] [--out FILE.json] [--retrieval dinov2-vits14,...] "
                    "[--retrieval-size 224] [--retrieval-batch 1] [--dense litesam] [--dense-size 512] [--tf32] "
-                   "[--ransac-host-hypotheses N]\n";
+                   "[--ransac-host-hypotheses N] [--aliked-fp16]\n";
       std::exit(0);
     }
     if (key == "--tf32") {
       args.tf32 = true;
+      continue;
+    }
+    if (key == "--aliked-fp16") {
+      args.aliked_float16 = true;
       continue;
     }
     if (i + 1 >= argc) throw InvalidArgument("option " + key + " needs a value");
@@ -231,10 +236,11 @@ class BenchExtractor {
 class AlikedBench final : public BenchExtractor {
  public:
   AlikedBench(const std::string& variant, const std::string& weights_dir, int keypoints,
-              const at::Device& device)
+              const at::Device& device, bool float16)
       : model_(aliked::loadAlikedModel(
             variant, weights_dir + "/" + alikedConfig(variant).published_file, device)) {
     detection_.top_k = keypoints;
+    if (float16) model_.setHalfPrecision(true);
   }
   FrameFeatures extract(const at::Tensor& rgb) override {
     const aliked::AlikedOutput out = model_.forward(rgb, detection_);
@@ -295,7 +301,8 @@ class ClassicalBench final : public BenchExtractor {
 std::unique_ptr<BenchExtractor> makeExtractor(const std::string& model, int keypoints,
                                               const Args& args, const DeviceSpec& device) {
   if (model.rfind("aliked-", 0) == 0)
-    return std::make_unique<AlikedBench>(model, args.weights_dir, keypoints, toAtDeviceSpec(device));
+    return std::make_unique<AlikedBench>(model, args.weights_dir, keypoints, toAtDeviceSpec(device),
+                                         args.aliked_float16);
   if (model == "superpoint")
     return std::make_unique<SuperPointBench>(args.weights_dir, keypoints, toAtDeviceSpec(device));
 #ifndef SKYTRACE_BENCH_NO_OPENCV
@@ -543,6 +550,7 @@ int main(int argc, char** argv) {
     report["cuda_graphs"] = cudaGraphsCompiledIn() && cudaGraphsEnabledByDefault();
     report["tf32"] = args.tf32;
     report["ransac_host_hypotheses"] = args.ransac_host_hypotheses;
+    report["aliked_float16"] = args.aliked_float16;
     report["hardware_threads"] = std::thread::hardware_concurrency();
     // Other processes compete for the cores on shared machines: record the load.
     std::ifstream loadavg("/proc/loadavg");

@@ -122,6 +122,7 @@ std::string engineBenchUsage() {
          "  --transfer-mib N      H2D copy size for the pinned/pageable test, 0 = skip (default 64)\n"
          "  --threads N           LibTorch intra-op threads\n"
          "  --preload             decode all frames into memory first (decode = a copy)\n"
+         "  --aliked-fp16         ALIKED extractors run their dense part in float16 (CUDA only)\n"
          "  --pace-fps F          deliver frames at F per second in every mode, as a video in\n"
          "                        real time (default 0: as fast as the pipeline takes them);\n"
          "                        for VO latency at a frame rate, not for throughput\n";
@@ -131,7 +132,11 @@ EngineBenchOptions parseEngineBenchArguments(const std::vector<std::string>& arg
   EngineBenchOptions options;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& key = args[i];
-    if (key == "--preload") {  // the one flag without a value
+    if (key == "--aliked-fp16") {  // a flag without a value
+      options.payload.aliked_float16 = true;
+      continue;
+    }
+    if (key == "--preload") {  // a flag without a value
       options.preload_frames = true;
       continue;
     }
@@ -455,6 +460,7 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
                             {"warmup_frames", options.warmup_frames},
                             {"warmup_run", "an unreported run of warmup+10 frames precedes the modes"},
                             {"vo_model", options.payload.vo_model},
+                            {"aliked_float16", options.payload.aliked_float16},
                             {"vo_keypoints", options.payload.vo_keypoints},
                             {"satellite_model", options.payload.satellite_model},
                             {"satellite_keypoints", options.payload.satellite_keypoints},

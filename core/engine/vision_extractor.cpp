@@ -13,9 +13,10 @@ namespace {
 class AlikedTensorExtractor final : public TensorExtractor {
  public:
   AlikedTensorExtractor(const std::string& variant, int keypoints, const std::string& weights_path,
-                        const vision::DeviceSpec& device)
+                        const vision::DeviceSpec& device, bool float16)
       : model_(vision::aliked::loadAlikedModel(variant, weights_path, atDevice(device))) {
     detection_.top_k = keypoints;
+    if (float16) model_.setHalfPrecision(true);
   }
   TensorFeatures extract(const at::Tensor& bgr) override {
     const vision::aliked::AlikedOutput out = model_.forward(rgbFloatImage(bgr), detection_);
@@ -30,7 +31,8 @@ class AlikedTensorExtractor final : public TensorExtractor {
 
 std::unique_ptr<TensorExtractor> createTensorExtractor(const std::string& model, int keypoints,
                                                        const std::string& weights_dir,
-                                                       const vision::DeviceSpec& device) {
+                                                       const vision::DeviceSpec& device,
+                                                       bool aliked_float16) {
   if (keypoints < 1) throw InvalidArgument("keypoint budget must be >= 1");
   if (model.rfind("aliked", 0) == 0) {
     const vision::AlikedConfig& config = vision::alikedConfig(model);
@@ -38,7 +40,7 @@ std::unique_ptr<TensorExtractor> createTensorExtractor(const std::string& model,
         weights_dir.empty()
             ? vision::resolveWeightsPath(model, "", config.published_file, vision::kAlikedWeightsUrl)
             : weights_dir + "/" + config.published_file;
-    return std::make_unique<AlikedTensorExtractor>(model, keypoints, path, device);
+    return std::make_unique<AlikedTensorExtractor>(model, keypoints, path, device, aliked_float16);
   }
   return createClassicalTensorExtractor(model, keypoints, device);
 }

@@ -26,10 +26,13 @@ class TensorExtractor {
 
 // "aliked-*" (every build) or a classical model (main build; the GPU-only build throws
 // InvalidArgument). ALIKED weights: `weights_dir`/<published file>, or the model
-// directory when `weights_dir` is empty (ModelError when missing).
+// directory when `weights_dir` is empty (ModelError when missing). `aliked_float16`:
+// ALIKED's dense part in float16 (AlikedModel::setHalfPrecision; InvalidArgument on the
+// CPU); no effect on other models.
 std::unique_ptr<TensorExtractor> createTensorExtractor(const std::string& model, int keypoints,
                                                        const std::string& weights_dir,
-                                                       const vision::DeviceSpec& device);
+                                                       const vision::DeviceSpec& device,
+                                                       bool aliked_float16 = false);
 
 // Classical (OpenCV) extractors: vision_extractor_classical.cpp in the main build,
 // vision_extractor_classical_unavailable.cpp in the GPU-only build.

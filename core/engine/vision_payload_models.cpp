@@ -74,8 +74,10 @@ class SuperPointTensorExtractor final : public TensorExtractor {
 
 std::unique_ptr<TensorExtractor> createPayloadExtractor(const std::string& model, int keypoints,
                                                         const std::string& weights_dir,
-                                                        const vision::DeviceSpec& device) {
-  if (model != "superpoint") return createTensorExtractor(model, keypoints, weights_dir, device);
+                                                        const vision::DeviceSpec& device,
+                                                        bool aliked_float16) {
+  if (model != "superpoint")
+    return createTensorExtractor(model, keypoints, weights_dir, device, aliked_float16);
   if (keypoints < 1) throw InvalidArgument("keypoint budget must be >= 1");
   const std::string path =
       payloadWeightsPath("superpoint", weights_dir, vision::superpoint::kSuperPointPublishedFile,

@@ -46,10 +46,11 @@ struct ImageFeatures {
 at::Tensor grayFloatImage(const at::Tensor& bgr_hwc_u8);
 
 // "superpoint" (SuperPoint with the original's detection settings, top `keypoints`) or
-// any model createTensorExtractor knows.
+// any model createTensorExtractor knows (`aliked_float16` as there).
 std::unique_ptr<TensorExtractor> createPayloadExtractor(const std::string& model, int keypoints,
                                                         const std::string& weights_dir,
-                                                        const vision::DeviceSpec& device);
+                                                        const vision::DeviceSpec& device,
+                                                        bool aliked_float16 = false);
 
 // The LightGlue weights family of a features model ("superpoint", "aliked" for 128-D
 // ALIKED variants), or "" when LightGlue is not published for it.

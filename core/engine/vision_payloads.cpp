@@ -232,7 +232,7 @@ class VisionVoPayload final : public VoPayload {
       : options_(options),
         model_(parseFeatureMatchingModel(options.vo_model)),
         extractor_(createPayloadExtractor(model_.features, options.vo_keypoints,
-                                          options.weights_dir, device)),
+                                          options.weights_dir, device, options.aliked_float16)),
         matcher_(createPairMatcher(model_, options.weights_dir, options.lightglue_adaptive, device)),
         ransac_(ransacOptions(options, device)),
         stats_(std::move(stats)) {}
@@ -320,7 +320,7 @@ class VisionSatellitePayload final : public SatellitePayload {
       for (const at::Tensor& tile : pixels) tile_inputs_.push_back(dense_->prepare(tile));
     } else {
       extractor_ = createPayloadExtractor(model_.local.features, options.satellite_keypoints,
-                                          options.weights_dir, device);
+                                          options.weights_dir, device, options.aliked_float16);
       matcher_ = createPairMatcher(model_.local, options.weights_dir, options.lightglue_adaptive, device);
       std::vector<at::Tensor> globals;
       for (const at::Tensor& tile : pixels) {

@@ -77,6 +77,10 @@ struct VisionPayloadOptions {
   int min_inliers = 20;
   double ransac_threshold_px = 3.0;
   int ransac_hypotheses = 1024;
+  // ALIKED extractors (VO and satellite) run their dense part in float16 on tensor cores
+  // (AlikedModel::setHalfPrecision; CUDA only, the payload factories throw on the CPU).
+  // No effect on other models.
+  bool aliked_float16 = false;
 
   void check() const;  // throws InvalidArgument (also for unknown model names)
 };

@@ -17,6 +17,11 @@ at::Tensor Conv2d::operator()(const at::Tensor& x) const {
   return at::conv2d(x, weight, bias, {stride, stride}, {padding, padding});
 }
 
+void Conv2d::castTo(at::ScalarType type) {
+  weight = weight.to(type);
+  if (bias.defined()) bias = bias.to(type);
+}
+
 void BatchNorm2d::bind(StateDictBinder& binder, const std::string& prefix, int64_t channels) {
   binder.bind(prefix + ".weight", {channels}, &weight);
   binder.bind(prefix + ".bias", {channels}, &bias);
@@ -31,6 +36,11 @@ void BatchNorm2d::prepare() {
   shift = (bias - running_mean * s).view({1, -1, 1, 1});
 }
 
+void BatchNorm2d::castTo(at::ScalarType type) {
+  scale = scale.to(type);
+  shift = shift.to(type);
+}
+
 at::Tensor BatchNorm2d::operator()(const at::Tensor& x) const {
   if (x.is_cuda() && scale.defined()) return at::addcmul(shift, x, scale);
   return at::batch_norm(x, weight, bias, running_mean, running_var, /*training=*/false,
@@ -41,6 +51,11 @@ void DeformableConv2d::bind(StateDictBinder& binder, const std::string& prefix, 
                             int64_t out) {
   offset_conv.bind(binder, prefix + ".offset_conv", in, 2 * 3 * 3, 3, 1, /*with_bias=*/true);
   binder.bind(prefix + ".regular_conv.weight", {out, in, 3, 3}, &weight);
+}
+
+void DeformableConv2d::castTo(at::ScalarType type) {
+  offset_conv.castTo(type);
+  weight = weight.to(type);
 }
 
 at::Tensor DeformableConv2d::operator()(const at::Tensor& x) const {
@@ -56,6 +71,11 @@ void Conv3x3::bind(StateDictBinder& binder, const std::string& prefix, int64_t i
   else plain.bind(binder, prefix, in, out, 3, 1, /*with_bias=*/false);
 }
 
+void Conv3x3::castTo(at::ScalarType type) {
+  if (deformable) dcn.castTo(type);
+  else plain.castTo(type);
+}
+
 at::Tensor Conv3x3::operator()(const at::Tensor& x) const {
   return deformable ? dcn(x) : plain(x);
 }
@@ -66,6 +86,13 @@ void ConvBlock::bind(StateDictBinder& binder, const std::string& prefix, int64_t
   bn1.bind(binder, prefix + ".bn1", out);
   conv2.bind(binder, prefix + ".conv2", out, out, use_dcn);
   bn2.bind(binder, prefix + ".bn2", out);
+}
+
+void ConvBlock::castTo(at::ScalarType type) {
+  conv1.castTo(type);
+  conv2.castTo(type);
+  bn1.castTo(type);
+  bn2.castTo(type);
 }
 
 at::Tensor ConvBlock::operator()(const at::Tensor& x) const {
@@ -80,6 +107,14 @@ void ResBlock::bind(StateDictBinder& binder, const std::string& prefix, int64_t 
   conv2.bind(binder, prefix + ".conv2", out, out, use_dcn);
   bn2.bind(binder, prefix + ".bn2", out);
   downsample.bind(binder, prefix + ".downsample", in, out, 1, 0, /*with_bias=*/true);
+}
+
+void ResBlock::castTo(at::ScalarType type) {
+  conv1.castTo(type);
+  conv2.castTo(type);
+  bn1.castTo(type);
+  bn2.castTo(type);
+  downsample.castTo(type);
 }
 
 at::Tensor ResBlock::operator()(const at::Tensor& x) const {

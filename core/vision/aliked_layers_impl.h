@@ -1,7 +1,8 @@
 // Internal (torch allowed): the layers of ALIKED's encoder (nets/blocks.py), as plain
 // ATen computations over tensors bound from the published state dict by their
 // original names ("block3.conv1.offset_conv.weight", ...). Inference only (BatchNorm
-// uses running statistics, as in eval()). All tensors NCHW float32 on one device.
+// uses running statistics, as in eval()). All tensors NCHW float32 on one device, or
+// float16 on CUDA after castTo(at::kHalf) (AlikedModel's half-precision backbone).
 // Thread: const methods may run concurrently; bind() before first use.
 #pragma once
 
@@ -27,6 +28,7 @@ struct Conv2d {
   void bind(StateDictBinder& binder, const std::string& prefix, int64_t in, int64_t out,
             int64_t kernel, int64_t padding_px, bool with_bias);
   at::Tensor operator()(const at::Tensor& x) const;
+  void castTo(at::ScalarType type);  // weights (and bias) to `type`
 };
 
 // nn.BatchNorm2d in eval mode (eps 1e-5). On the CPU through at::batch_norm (the parity
@@ -41,6 +43,7 @@ struct BatchNorm2d {
   // Derives scale/shift; call after binder.finish().
   void prepare();
   at::Tensor operator()(const at::Tensor& x) const;
+  void castTo(at::ScalarType type);  // scale/shift to `type` (the CUDA path's parameters)
 };
 
 // blocks.py DeformableConv2d without mask: a 3x3 conv predicts 2*9 offsets per pixel,
@@ -51,6 +54,7 @@ struct DeformableConv2d {
 
   void bind(StateDictBinder& binder, const std::string& prefix, int64_t in, int64_t out);
   at::Tensor operator()(const at::Tensor& x) const;
+  void castTo(at::ScalarType type);
 };
 
 // A 3x3 convolution, plain or deformable (blocks.py get_conv, padding 1, no bias).
@@ -62,6 +66,7 @@ struct Conv3x3 {
   void bind(StateDictBinder& binder, const std::string& prefix, int64_t in, int64_t out,
             bool use_dcn);
   at::Tensor operator()(const at::Tensor& x) const;
+  void castTo(at::ScalarType type);
 };
 
 // blocks.py ConvBlock: SELU(BN(conv(SELU(BN(conv(x)))))).
@@ -72,6 +77,7 @@ struct ConvBlock {
   void bind(StateDictBinder& binder, const std::string& prefix, int64_t in, int64_t out,
             bool use_dcn);
   at::Tensor operator()(const at::Tensor& x) const;
+  void castTo(at::ScalarType type);
 };
 
 // blocks.py ResBlock (stride 1) with a 1x1 conv (with bias) as downsample/projection.
@@ -83,6 +89,7 @@ struct ResBlock {
   void bind(StateDictBinder& binder, const std::string& prefix, int64_t in, int64_t out,
             bool use_dcn);
   at::Tensor operator()(const at::Tensor& x) const;
+  void castTo(at::ScalarType type);
 };
 
 }  // namespace skytrace::vision::aliked

@@ -1,5 +1,6 @@
 #include "core/vision/aliked_model_impl.h"
 
+#include <cstdlib>
 #include <sstream>
 
 #include "core/util/error.h"
@@ -60,8 +61,9 @@ EncodedLevels AlikedModel::encode(const at::Tensor& image, DenseTrace* trace) co
   const int64_t pad_w = ((w / kPadMultiple + 1) * kPadMultiple - w) % kPadMultiple;
   out.pad_lrtb = {pad_w / 2, pad_w - pad_w / 2, pad_h / 2, pad_h - pad_h / 2};
   const auto& pad = out.pad_lrtb;
+  const at::Tensor input = half_precision_ ? image.to(at::kHalf) : image;
   const at::Tensor padded =
-      (pad_h || pad_w) ? at::replication_pad2d(image, {pad[0], pad[1], pad[2], pad[3]}) : image;
+      (pad_h || pad_w) ? at::replication_pad2d(input, {pad[0], pad[1], pad[2], pad[3]}) : input;
   out.height = h;
   out.width = w;
   out.padded_height = padded.size(2);
@@ -94,10 +96,12 @@ DenseMaps AlikedModel::extractDenseMap(const at::Tensor& image, DenseTrace* trac
 
   DenseMaps maps;
   const auto& pad = encoded.pad_lrtb;
-  maps.score_map = at::sigmoid(s).narrow(2, pad[2], encoded.height).narrow(3, pad[0], encoded.width);
+  maps.score_map =
+      at::sigmoid(s).narrow(2, pad[2], encoded.height).narrow(3, pad[0], encoded.width).to(at::kFloat);
   maps.feature_map = (x1234 / at::linalg_vector_norm(x1234, 2, {1}, true).clamp_min(1e-12))
                          .narrow(2, pad[2], encoded.height)
-                         .narrow(3, pad[0], encoded.width);
+                         .narrow(3, pad[0], encoded.width)
+                         .to(at::kFloat);
   return maps;
 }
 
@@ -112,7 +116,8 @@ at::Tensor AlikedModel::denseFeatureMap(const EncodedLevels& encoded) {
   const auto& pad = encoded.pad_lrtb;
   const at::Tensor x1234 = concatenatedLevels(encoded)
                                .narrow(2, pad[2], encoded.height)
-                               .narrow(3, pad[0], encoded.width);
+                               .narrow(3, pad[0], encoded.width)
+                               .to(at::kFloat);  // no-op unless the levels are float16
   return (x1234 / at::linalg_vector_norm(x1234, 2, {1}, true).clamp_min(1e-12)).contiguous();
 }
 
@@ -128,7 +133,7 @@ at::Tensor AlikedModel::scoreMap(const EncodedLevels& encoded) const {
   s = seluInPlace(score_head_[2](s));
   s = score_head_[3](s);
   const auto& pad = encoded.pad_lrtb;
-  return at::sigmoid(s.narrow(2, pad[2], encoded.height).narrow(3, pad[0], encoded.width))
+  return at::sigmoid(s.narrow(2, pad[2], encoded.height).narrow(3, pad[0], encoded.width).to(at::kFloat))
       .contiguous();
 }
 
@@ -150,15 +155,16 @@ class AggregatedFeatureLookup final : public FeatureLookup {
   int64_t channels() const override { return 4 * e_.levels[0].size(1); }
   int64_t height() const override { return e_.height; }
   int64_t width() const override { return e_.width; }
-  at::TensorOptions options() const override { return e_.levels[0].options(); }
+  at::TensorOptions options() const override { return e_.levels[0].options().dtype(at::kFloat); }
 
   at::Tensor gather(const at::Tensor& flat_index) const override {
     const at::Tensor y = flat_index.div(e_.width, "trunc") + e_.pad_lrtb[2];  // padded frame
     const at::Tensor x = flat_index.remainder(e_.width) + e_.pad_lrtb[0];
     const at::Tensor values =
-        at::cat({rows_[0].index_select(0, y * e_.padded_width + x), upsampledAt(1, y, x),
-                 upsampledAt(2, y, x), upsampledAt(3, y, x)},
-                1);  // [P, C]
+        at::cat({rows_[0].index_select(0, y * e_.padded_width + x).to(at::kFloat),
+                 upsampledAt(1, y, x).to(at::kFloat), upsampledAt(2, y, x).to(at::kFloat),
+                 upsampledAt(3, y, x).to(at::kFloat)},
+                1);  // [P, C] float32
     return values / at::linalg_vector_norm(values, 2, {1}, true).clamp_min(1e-12);
   }
 
@@ -196,8 +202,12 @@ AlikedOutput AlikedModel::describe(const at::Tensor& image, const EncodedLevels&
   // On the CPU the descriptor map is evaluated only where SDDH reads it; on a GPU it is
   // cheaper to materialise it (a few bandwidth-bound kernels) than to launch the many
   // small kernels of the sparse evaluation.
+  static const bool sparse_on_cuda = [] {
+    const char* v = std::getenv("SKYTRACE_ALIKED_LOOKUP");
+    return v && std::string(v) == "sparse";
+  }();
   SddhResult described =
-      encoded.levels[0].is_cuda()
+      encoded.levels[0].is_cuda() && !sparse_on_cuda
           ? sddh_(DenseFeatureLookup(denseFeatureMap(encoded)), detected.keypoints, sddh_trace)
           : sddh_(AggregatedFeatureLookup(encoded), detected.keypoints, sddh_trace);
 
@@ -256,6 +266,21 @@ AlikedOutput AlikedModel::forwardFixedCount(const at::Tensor& image, const DkdOp
   const at::Tensor score_map = scoreMap(encoded);
   return describe(image, encoded, score_map,
                   detectTopKPeaksFixed(score_map, detection, peak_count), nullptr);
+}
+
+void AlikedModel::setHalfPrecision(bool enabled) {
+  if (enabled == half_precision_) return;
+  if (enabled && !device_.is_cuda())
+    throw InvalidArgument("ALIKED half precision needs a CUDA device (model on " + device_.str() + ")");
+  const at::ScalarType type = enabled ? at::kHalf : at::kFloat;
+  block1_.castTo(type);
+  block2_.castTo(type);
+  block3_.castTo(type);
+  block4_.castTo(type);
+  for (Conv2d* conv : {&conv1_, &conv2_, &conv3_, &conv4_}) conv->castTo(type);
+  for (Conv2d& conv : score_head_) conv.castTo(type);
+  half_precision_ = enabled;
+  graphs_.reset();  // captured with the other weights
 }
 
 void AlikedModel::setCudaGraphsEnabled(bool enabled) { graphs_->setEnabled(enabled); }

@@ -1,6 +1,7 @@
 // Internal (torch allowed): the ALIKED network (Shiaoming/ALIKED nets/aliked.py, commit
 // 683d7c6), ported to ATen for inference with the published weights, loaded unchanged
 // by their original names. Input: RGB float32 [1,3,H,W] in [0,1] (ToTensor, no mean/std).
+// Optionally (setHalfPrecision, CUDA) the dense part runs in float16.
 // The image is replicate-padded to a multiple of 32 (split floor/ceil) and the dense
 // maps are cropped back to HxW before detection.
 // Thread: create and use on one thread (tensors live on the device chosen at load);
@@ -95,6 +96,16 @@ class AlikedModel {
   bool cudaGraphsEnabled() const;
   int failedCudaGraphCaptures() const;
 
+  // CUDA only: the encoder, the level projections and the score head (the convolutions,
+  // BatchNorms and SELUs over full-resolution maps: most of the time) run in float16 on
+  // tensor cores; the input, the score map, the descriptor map and everything from
+  // detection on (DKD, SDDH, outputs) stay float32, as do deformable sampling positions.
+  // Outputs deviate from float32 (keypoints by a few hundredths of a pixel, descriptors by
+  // ~1e-3; measured by scripts/gpu/gpu_check.cpp). Throws InvalidArgument on the CPU.
+  // Drops captured graphs. Thread: before forward() calls on other threads, like any setter.
+  void setHalfPrecision(bool enabled);
+  bool halfPrecision() const { return half_precision_; }
+
   const Sddh& descriptorHead() const { return sddh_; }
 
   // The dense descriptor map [1, dim, H, W] (unpadded, L2-normalised) from the levels.
@@ -114,6 +125,7 @@ class AlikedModel {
   Conv2d conv1_, conv2_, conv3_, conv4_;
   std::array<Conv2d, 4> score_head_;  // score_head.{0,2,4,6}
   Sddh sddh_;
+  bool half_precision_ = false;
   // Per instance: a copy starts with an empty cache (see ModelGraphs).
   ModelGraphs graphs_;
 };

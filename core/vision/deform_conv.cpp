@@ -69,14 +69,18 @@ at::Tensor deformConv2d(const at::Tensor& input, const at::Tensor& offset,
     throw InvalidArgument("deformConv2d: mask " + shapeToString(mask.sizes()) +
                           " does not fit the offsets");
 
-  const auto float_options = input.options();
+  // Sampling positions in float32 at least (a float16 backbone would otherwise round
+  // pixel coordinates to 1/16 px and worse); the grid is cast to the input's type only
+  // for grid_sampler.
+  const at::ScalarType position_type = input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
+  const auto float_options = input.options().dtype(position_type);
   // Tap positions relative to the output pixel: i*dil - pad (rows), j*dil - pad (cols).
   // (repeat_interleave(kw) written as an expand: no host round trip, capturable in a CUDA graph)
   const at::Tensor tap_i =
       at::arange(kh, float_options).view({kh, 1}).expand({kh, kw}).reshape({-1});  // [K]
   const at::Tensor tap_j = at::arange(kw, float_options).repeat({kh});           // [K]
 
-  at::Tensor output = at::empty({batch, out_channels, out_h, out_w}, float_options);
+  at::Tensor output = at::empty({batch, out_channels, out_h, out_w}, input.options());
   // Rows of output per chunk, so that the columns [C*K, rows*Wo] stay bounded.
   const int64_t per_row = std::max<int64_t>(1, channels * taps * out_w);
   const int64_t chunk_rows = std::clamp<int64_t>(max_column_elements / per_row, 1, out_h);
@@ -85,7 +89,8 @@ at::Tensor deformConv2d(const at::Tensor& input, const at::Tensor& offset,
     const at::Tensor image = input[b].reshape({channels, height * width});
     for (int64_t row0 = 0; row0 < out_h; row0 += chunk_rows) {
       const int64_t rows = std::min(chunk_rows, out_h - row0);
-      const at::Tensor offsets = offset[b].narrow(1, row0, rows).reshape({taps, 2, rows, out_w});
+      const at::Tensor offsets =
+          offset[b].narrow(1, row0, rows).reshape({taps, 2, rows, out_w}).to(position_type);
       const at::Tensor oy = (at::arange(row0, row0 + rows, float_options) * g.stride_h - g.pad_h)
                                 .view({1, rows, 1});
       const at::Tensor ox = (at::arange(out_w, float_options) * g.stride_w - g.pad_w)
@@ -98,7 +103,8 @@ at::Tensor deformConv2d(const at::Tensor& input, const at::Tensor& offset,
         // One fused kernel: grid_sample (zeros, align_corners) has the same zero-outside
         // semantics; only the pixel -> [-1,1] -> pixel round trip differs (float ulps).
         const at::Tensor grid = at::stack({x * (2.0 / (width - 1)) - 1, y * (2.0 / (height - 1)) - 1}, -1)
-                                    .view({1, taps * rows, out_w, 2});
+                                    .view({1, taps * rows, out_w, 2})
+                                    .to(input.scalar_type());
         columns = at::grid_sampler(input.narrow(0, b, 1), grid, /*bilinear*/ 0, /*zeros*/ 0,
                                    /*align_corners=*/true)
                       .view({channels, taps * rows * out_w});

@@ -4,18 +4,22 @@
 # 8 tiles, MNN + RANSAC) on 640x480 synthetic frames, every frame a keyframe, frames
 # decoded into memory before the modes (--preload). Run from the repository root:
 #   scripts/gpu/bench_engine_targets.sh [--frames N] [--policies latest,every]
-#                                       [--no-vision] [--no-checks] [--no-tf32]
+#                                       [--no-vision] [--no-checks] [--no-tf32] [--no-fp16]
+#                                       [--paced 30,120]
 # Steps (each logged; a failed step does not stop the others):
 #  (a) builds the GPU-only engine + vision bench (scripts/gpu/engine/engine_env.sh);
 #  (b) the gpu-labelled checks (ctest -L gpu: gpu_check, engine_gpu_check, and the seed
 #      checks when their fixtures are carried);
-#  (c) skytrace-bench-vision, ALIKED VO pair: RANSAC with its host round (default) and
-#      without (--ransac-host-hypotheses 0), alternating twice; then the default with
-#      --tf32;
+#  (c) skytrace-bench-vision, ALIKED VO pair: exact float32 and the float16 dense part
+#      (--aliked-fp16), alternating twice; RANSAC without its host round
+#      (--ransac-host-hypotheses 0); TF32; float16 + TF32; the sparse descriptor lookup;
 #  (d) skytrace-bench-engine per keyframe policy (--keyframe-policy; "latest" is the
 #      default latest-wins queue, "every" registers every keyframe with back-pressure):
 #      modes sequential, vo_only, overlapped, multi_gpu (skipped on one GPU), exact
-#      float32, then the same with --tf32 (unless --no-tf32);
+#      float32, then the same with --tf32 (unless --no-tf32) and with --aliked-fp16
+#      (unless --no-fp16);
+#      --paced R1,R2: vo_only and overlapped again with frames delivered at each rate
+#      (--pace-fps: VO latency at a video's frame rate; "decode" then includes the wait);
 #  (e) summary.txt (bench/engine_bench_summary.py) and every result and log packed into
 #      ONE file, $OUT/engine_targets.tar.gz, re-packed after every step.
 # Inputs carried with the working tree: .device-prefix/debs (Qt Core), build-gpu-deps
@@ -34,6 +38,8 @@ policies="latest"
 vision=1
 checks=1
 tf32=1
+fp16=1
+paces=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --frames) frames="$2"; shift ;;
@@ -41,6 +47,8 @@ while [[ $# -gt 0 ]]; do
     --no-vision) vision=0 ;;
     --no-checks) checks=0 ;;
     --no-tf32) tf32=0 ;;
+    --no-fp16) fp16=0 ;;
+    --paced) paces="$2"; shift ;;
     *) echo "unknown option $1"; exit 2 ;;
   esac
   shift
@@ -80,18 +88,25 @@ if [[ $checks == 1 ]]; then
   grep -E "tests passed|Passed|Failed|Not Run" "$results/gpu_checks.log" | head -12
 fi
 
-# --- (c) vision bench: the VO pair with and without the RANSAC host round --------------------
+# --- (c) vision bench: the VO pair (extract + MNN + RANSAC) in each precision ----------------
 if [[ $vision == 1 ]]; then
   vbench="$engine_build/vision/skytrace-bench-vision"
   vcommon=(--device cuda:0 --models aliked-n16rot --sizes 640x480 --keypoints 1024
            --iterations 200 --warmup 20 --weights-dir "$aliked_dir")
   for round in 1 2; do
-    step "vision_host_r$round" "$vbench" "${vcommon[@]}" --out "$results/vision_host_r$round.json"
-    step "vision_batches_r$round" "$vbench" "${vcommon[@]}" --ransac-host-hypotheses 0 \
-      --out "$results/vision_batches_r$round.json"
+    step "vision_exact_r$round" "$vbench" "${vcommon[@]}" --out "$results/vision_exact_r$round.json"
+    step "vision_fp16_r$round" "$vbench" "${vcommon[@]}" --aliked-fp16 --out "$results/vision_fp16_r$round.json"
   done
-  step vision_host_tf32 "$vbench" "${vcommon[@]}" --tf32 --out "$results/vision_host_tf32.json"
-  grep -h "aliked-n16rot 640x480" "$results"/vision_*.log | sed 's/^/  /'
+  step vision_batches "$vbench" "${vcommon[@]}" --ransac-host-hypotheses 0 --out "$results/vision_batches.json"
+  step vision_tf32 "$vbench" "${vcommon[@]}" --tf32 --out "$results/vision_tf32.json"
+  step vision_fp16_tf32 "$vbench" "${vcommon[@]}" --aliked-fp16 --tf32 --out "$results/vision_fp16_tf32.json"
+  # ALIKED's descriptor lookup: the dense map (default on CUDA) vs the sparse evaluation.
+  step vision_sparse env SKYTRACE_ALIKED_LOOKUP=sparse "$vbench" "${vcommon[@]}" --out "$results/vision_sparse.json"
+  step vision_fp16_sparse env SKYTRACE_ALIKED_LOOKUP=sparse "$vbench" "${vcommon[@]}" --aliked-fp16 \
+    --out "$results/vision_fp16_sparse.json"
+  for f in "$results"/vision_*.log; do
+    echo "  $(basename "$f" .log): $(grep -h "aliked-n16rot 640x480" "$f")"
+  done | tee -a "$results/bench_engine_targets.log"
 fi
 
 # --- (d) engine bench ---------------------------------------------------------------------
@@ -107,6 +122,16 @@ for policy in ${policies//,/ }; do
     step "engine_${policy}_tf32" "$bench" "${common[@]}" "${policy_args[@]}" --tf32 --transfer-mib 0 \
       --out "$results/engine_${policy}_tf32.json" || status=1
   fi
+  if [[ $fp16 == 1 ]]; then
+    step "engine_${policy}_fp16" "$bench" "${common[@]}" "${policy_args[@]}" --aliked-fp16 --transfer-mib 0 \
+      --out "$results/engine_${policy}_fp16.json" || status=1
+  fi
+done
+# VO latency with frames arriving at a video's rate (--pace-fps): alone vs with the
+# satellite stage registering every frame (latest-wins), exact float32.
+for pace in ${paces//,/ }; do
+  step "engine_paced_${pace}" "$bench" "${common[@]/sequential,vo_only,overlapped,multi_gpu/vo_only,overlapped}" \
+    --pace-fps "$pace" --transfer-mib 0 --out "$results/engine_paced_${pace}.json" || status=1
 done
 
 # --- (e) summary ----------------------------------------------------------------------------

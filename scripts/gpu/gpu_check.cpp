@@ -280,6 +280,29 @@ void checkAliked(const at::Device& device) {
     }
   }
   setFastGpuMath(false);
+  // The float16 dense part (AlikedModel::setHalfPrecision, bench --aliked-fp16): its
+  // deviation from the CPU is reported, and checked only loosely (a usable detector:
+  // most keypoints within half a pixel, descriptors of the same points nearly parallel).
+  {
+    auto half_model = aliked::loadAlikedModel("aliked-n16rot", path, device);
+    half_model.setHalfPrecision(true);
+    for (size_t i = 0; i < images.size(); ++i) {
+      const aliked::AlikedOutput dev = half_model.forward(images[i].second.to(device), detection);
+      const KeypointAgreement a = compareKeypoints(cpu_out[i], dev);
+      const auto [distance, nearest] = at::cdist(dev.keypoints_px.cpu().to(at::kDouble),
+                                                 cpu_out[i].keypoints_px.to(at::kDouble)).min(1);
+      const double within_half_px = (distance < 0.5).to(at::kDouble).mean().item<double>();
+      const double cosine = (dev.descriptors.cpu() * cpu_out[i].descriptors.index_select(0, nearest))
+                                .sum(1).median().item<double>();
+      std::cout << "      ALIKED-n16rot " << images[i].first << " [float16 dense part, CUDA graph] vs CPU float32: "
+                << a.total << " keypoints, " << 100.0 * double(a.within) / double(a.total)
+                << "% within 0.05 px, " << within_half_px * 100 << "% within 0.5 px, score map max diff "
+                << a.score_map_diff << ", median descriptor cosine " << cosine << "\n";
+      expect(a.total == cpu_out[i].keypoints_px.size(0) && within_half_px >= 0.9 && cosine > 0.99,
+             "ALIKED-n16rot " + images[i].first +
+                 " float16: >= 90 % of keypoints within 0.5 px of the CPU's, median descriptor cosine > 0.99");
+    }
+  }
 }
 
 }  // namespace

@@ -155,6 +155,21 @@ class TestAlikedVariants : public QObject {
     }
   }
 
+  void halfPrecisionNeedsCuda() {
+    // The float16 dense part is a CUDA fast path (checked against the CPU by
+    // scripts/gpu/gpu_check.cpp); on the CPU it is refused with the reason.
+    aliked::AlikedModel model =
+        aliked::loadAlikedModel("aliked-t16", sharedFile("models/aliked/aliked-t16.pth"), at::kCPU);
+    try {
+      model.setHalfPrecision(true);
+      QFAIL("float16 on the CPU must be refused");
+    } catch (const skytrace::InvalidArgument& e) {
+      QVERIFY(QString(e.what()).contains("CUDA"));
+    }
+    QVERIFY(!model.halfPrecision());
+    model.setHalfPrecision(false);  // already float32: nothing to do
+  }
+
   void missingWeightsNamePublishedFile() {
     qputenv("SKYTRACE_MODEL_DIR", QByteArray("/nonexistent-skytrace-models"));
     ExtractorOptions options;
