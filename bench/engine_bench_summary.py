@@ -62,6 +62,11 @@ def main(paths):
                 cells = ["frame %d %.2f ms (%s)" % (f["frame"], f["vo_ms"], ", ".join(
                     "%s %.2f" % (k, v) for k, v in f.get("stages", {}).items())) for f in slowest]
                 print(f"- slowest VO frames, {mode['mode']}: " + "; ".join(cells))
+            slowest = mode.get("slowest_satellite_keyframes")
+            if slowest:
+                cells = ["frame %d %.2f ms (%s)" % (f["frame"], f["stages_ms"], ", ".join(
+                    "%s %.2f" % (k, v) for k, v in f.get("stages", {}).items())) for f in slowest]
+                print(f"- slowest satellite keyframes, {mode['mode']}: " + "; ".join(cells))
         for key, value in report.get("summary", {}).items():
             print(f"- {key}: {number(value, 3) if isinstance(value, (int, float)) else value}")
         h2d = report.get("h2d", {})

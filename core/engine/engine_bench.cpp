@@ -9,6 +9,7 @@
 #include <cmath>
 #include <ctime>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -274,8 +275,29 @@ json modeJson(const RunReport& report, const std::vector<LatencySample>& samples
     }
     slowest.push_back(json{{"frame", frame}, {"vo_ms", report.vo_frame_ms[order[k]]}, {"stages", frame_stages}});
   }
+  // And the five slowest keyframes of the satellite stage, with its stages.
+  std::vector<std::pair<double, std::int64_t>> keyframe_ms;  // (retrieval + fine match, frame)
+  {
+    std::map<std::int64_t, double> by_frame;
+    for (const LatencySample& sample : samples)
+      if ((sample.stage == Stage::Retrieval || sample.stage == Stage::FineMatch) &&
+          sample.frame >= static_cast<std::int64_t>(warmup))
+        by_frame[sample.frame] += sample.duration_ms;
+    for (const auto& [frame, ms] : by_frame) keyframe_ms.emplace_back(ms, frame);
+    std::sort(keyframe_ms.rbegin(), keyframe_ms.rend());
+    if (keyframe_ms.size() > 5) keyframe_ms.resize(5);
+  }
+  json slowest_keyframes = json::array();
+  for (const auto& [ms, frame] : keyframe_ms) {
+    json keyframe_stages = json::object();
+    for (const LatencySample& sample : samples)
+      if ((sample.stage == Stage::Retrieval || sample.stage == Stage::FineMatch) && sample.frame == frame)
+        keyframe_stages[stageName(sample.stage)] = sample.duration_ms;
+    slowest_keyframes.push_back(json{{"frame", frame}, {"stages_ms", ms}, {"stages", keyframe_stages}});
+  }
   return json{
       {"slowest_vo_frames", slowest},
+      {"slowest_satellite_keyframes", slowest_keyframes},
       {"mode", report.mode},
       {"vo_device", report.vo_device},
       {"satellite_device", report.satellite_device},

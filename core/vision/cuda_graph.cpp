@@ -1,6 +1,7 @@
 #include "core/vision/cuda_graph_impl.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <sstream>
 
@@ -112,6 +113,7 @@ std::optional<std::vector<at::Tensor>> CapturedGraphs::run(const std::string& ke
     const c10::cuda::CUDAGuard on_device(device);
     // Static inputs filled with this call's values (the warm-up and capture read them).
     for (const at::Tensor& input : inputs) made->static_inputs.push_back(input.clone());
+    const auto capture_start = std::chrono::steady_clock::now();
     at::cuda::getCurrentCUDAStream(device.index()).synchronize();
     const c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, device.index());
     try {
@@ -133,6 +135,12 @@ std::optional<std::vector<at::Tensor>> CapturedGraphs::run(const std::string& ke
       }
       made->graph->capture_end();
       side.synchronize();
+      // A capture stalls its thread (warm-up, capture, instantiation): logged so that a
+      // latency spike can be traced to it.
+      SKYTRACE_LOG(Info, "vision.cuda_graph")
+          << name_ << ": captured a CUDA graph for " << full_key.str() << " in "
+          << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - capture_start).count()
+          << " ms";
     } catch (const std::exception& e) {
       (void)cudaGetLastError();  // capture errors are not sticky; clear the last-error slot
       made->failed = true;

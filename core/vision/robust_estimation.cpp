@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -26,6 +27,7 @@
 
 #include "core/util/check.h"
 #include "core/util/error.h"
+#include "core/util/log.h"
 #include "core/vision/robust_estimation_impl.h"
 
 namespace skytrace::vision {
@@ -759,9 +761,14 @@ BatchGraph& graphFor(const BatchInputs& in, const at::Tensor& flat, int64_t batc
   auto found = graphs.find(key);
   if (found == graphs.end()) {
     if (graphs.size() >= 16) graphs.clear();
+    const auto capture_start = std::chrono::steady_clock::now();
     found = graphs
                 .emplace(key, std::make_unique<BatchGraph>(in, flat, batch, options, threshold_sq))
                 .first;
+    SKYTRACE_LOG(Info, "vision.ransac")
+        << "captured a CUDA graph for hypothesis batches " << key << " in "
+        << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - capture_start).count()
+        << " ms";
   }
   return *found->second;
 }

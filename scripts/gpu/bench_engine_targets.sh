@@ -12,7 +12,7 @@
 #      checks when their fixtures are carried);
 #  (c) skytrace-bench-vision, ALIKED VO pair: exact float32 and the float16 dense part
 #      (--aliked-fp16), alternating twice; RANSAC without its host round
-#      (--ransac-host-hypotheses 0); TF32; float16 + TF32; the sparse descriptor lookup;
+#      (--ransac-host-hypotheses 0); TF32; float16 + TF32;
 #  (d) skytrace-bench-engine per keyframe policy (--keyframe-policy; "latest" is the
 #      default latest-wins queue, "every" registers every keyframe with back-pressure):
 #      modes sequential, vo_only, overlapped, multi_gpu (skipped on one GPU), exact
@@ -84,8 +84,8 @@ status=0
 # --- (b) gpu checks ------------------------------------------------------------------------
 if [[ $checks == 1 ]]; then
   export SKYTRACE_MODEL_DIR="$aliked_dir" SKYTRACE_GPU_CHECK_DEVICE=cuda:0
-  step gpu_checks bash -c "cd '$engine_build' && ctest -L gpu --output-on-failure --timeout 300" || status=1
-  grep -E "tests passed|Passed|Failed|Not Run" "$results/gpu_checks.log" | head -12
+  step gpu_checks bash -c "cd '$engine_build' && ctest -L gpu -V --timeout 300" || status=1
+  grep -E "tests passed|Passed|Failed|Not Run|FAIL|float16|TF32" "$results/gpu_checks.log" | cut -c1-400 | head -24
 fi
 
 # --- (c) vision bench: the VO pair (extract + MNN + RANSAC) in each precision ----------------
@@ -100,10 +100,6 @@ if [[ $vision == 1 ]]; then
   step vision_batches "$vbench" "${vcommon[@]}" --ransac-host-hypotheses 0 --out "$results/vision_batches.json"
   step vision_tf32 "$vbench" "${vcommon[@]}" --tf32 --out "$results/vision_tf32.json"
   step vision_fp16_tf32 "$vbench" "${vcommon[@]}" --aliked-fp16 --tf32 --out "$results/vision_fp16_tf32.json"
-  # ALIKED's descriptor lookup: the dense map (default on CUDA) vs the sparse evaluation.
-  step vision_sparse env SKYTRACE_ALIKED_LOOKUP=sparse "$vbench" "${vcommon[@]}" --out "$results/vision_sparse.json"
-  step vision_fp16_sparse env SKYTRACE_ALIKED_LOOKUP=sparse "$vbench" "${vcommon[@]}" --aliked-fp16 \
-    --out "$results/vision_fp16_sparse.json"
   for f in "$results"/vision_*.log; do
     echo "  $(basename "$f" .log): $(grep -h "aliked-n16rot 640x480" "$f")"
   done | tee -a "$results/bench_engine_targets.log"
@@ -125,6 +121,10 @@ for policy in ${policies//,/ }; do
   if [[ $fp16 == 1 ]]; then
     step "engine_${policy}_fp16" "$bench" "${common[@]}" "${policy_args[@]}" --aliked-fp16 --transfer-mib 0 \
       --out "$results/engine_${policy}_fp16.json" || status=1
+  fi
+  if [[ $fp16 == 1 && $tf32 == 1 ]]; then
+    step "engine_${policy}_fp16_tf32" "$bench" "${common[@]}" "${policy_args[@]}" --aliked-fp16 --tf32 \
+      --transfer-mib 0 --out "$results/engine_${policy}_fp16_tf32.json" || status=1
   fi
 done
 # VO latency with frames arriving at a video's rate (--pace-fps): alone vs with the

@@ -2,10 +2,12 @@
 # The seed pipeline (issue 9) in the engine benchmark on the CUDA machine, beside the
 # original PyTorch code's timings. Run from the repository root on the device:
 #   scripts/gpu/bench_seed_pipeline.sh [--weights-dir DIR] [--frames N] [--quick]
-#                                      [--no-original] [--preload]
+#                                      [--no-original] [--preload] [--keyframe-policy P]
 # --preload: every mode reads frames decoded into memory beforehand (the bench's
 # --preload), so the synthetic renderer (5-10 ms per frame on one CPU thread) does not
-# bound the throughput the modes are compared by.
+# bound the throughput the modes are compared by. --keyframe-policy every: the overlapped
+# and multi_gpu modes register every keyframe (VO waits for room instead of latest-wins
+# dropping), the condition of issue 7's two-GPU target.
 # Steps:
 #  (a) weights + original timings: when .orig/ is present (git-ignored, carried with the
 #      run) and --no-original is not given, runs the original implementations' timing
@@ -45,6 +47,7 @@ warmup=20
 quick=0
 original=1
 preload=0
+policy=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --weights-dir) weights="$2"; shift ;;
@@ -52,6 +55,7 @@ while [[ $# -gt 0 ]]; do
     --quick) quick=1; frames=60; warmup=10 ;;
     --no-original) original=0 ;;
     --preload) preload=1 ;;
+    --keyframe-policy) policy="$2"; shift ;;
     *) echo "unknown option $1"; exit 2 ;;
   esac
   shift
@@ -123,6 +127,7 @@ bench="$engine_build/skytrace-bench-engine"
 common=(--synthetic 640x480 --frames "$frames" --warmup "$warmup" --vo-keypoints 1024
         --weights-dir "$weights" --device cuda:0 --lightglue-depth full)
 [[ $preload == 1 ]] && common+=(--preload)
+[[ -n "$policy" ]] && common+=(--keyframe-policy "$policy")
 seed=(--vo-model superpoint+lightglue --sat-model dinov2+litesam --retrieval-crop 224 --fine-size 512)
 status=0
 step bench_seed_cuda "$bench" "${common[@]}" "${seed[@]}" --keyframe-interval 1 \
