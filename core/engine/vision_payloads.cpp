@@ -235,7 +235,10 @@ class VisionVoPayload final : public VoPayload {
                                           options.weights_dir, device, options.aliked_float16)),
         matcher_(createPairMatcher(model_, options.weights_dir, options.lightglue_adaptive, device)),
         ransac_(ransacOptions(options, device)),
-        stats_(std::move(stats)) {}
+        stats_(std::move(stats)) {
+    // Device code and graphs of the RANSAC batches now, not at the first hard frame pair.
+    vision::warmUpRobustEstimation(ransac_, options.vo_keypoints);
+  }
 
   std::string name() const override { return "vision VO (" + options_.vo_model + ")"; }
 
@@ -302,6 +305,9 @@ class VisionSatellitePayload final : public SatellitePayload {
         ransac_(ransacOptions(options, device)),
         stats_(std::move(stats)) {
     if (tiles.empty()) throw InvalidArgument("satellite payload: no basemap tiles");
+    // RANSAC's device code and graphs now: loading them at the first keyframe that needs
+    // a batch stalls the VO worker's launches on a shared GPU for ~100 ms (measured).
+    vision::warmUpRobustEstimation(ransac_, std::max(options.satellite_keypoints, 1024));
     std::vector<at::Tensor> pixels;
     for (const HostImage& tile : tiles) {
       const at::Tensor host =

@@ -1029,6 +1029,26 @@ RansacResult estimateGeometricModel(const std::vector<Point2d>& points_a,
                                 options);
 }
 
+void warmUpRobustEstimation(const RansacOptions& options, int max_points) {
+  options.check();
+  if (!options.device.cuda) return;
+  requireDeviceAvailable(options.device);
+  const at::Device device = deviceOf(options.device);
+  RansacOptions batches = options;
+  batches.host_hypotheses = 0;  // the point is the device path
+  batches.max_hypotheses = batches.hypotheses_per_batch;
+  // Points on a plane seen from two views (a homography-like motion) with a fifth of
+  // them replaced by random ones: a well-posed problem for every model type.
+  at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(1);
+  for (int64_t n = 256; n <= paddedRows(std::max(max_points, 1)); n += 256) {
+    const at::Tensor a = at::rand({n, 2}, generator, at::kDouble) * 500.0;
+    at::Tensor b = a * 1.02 + 3.0;
+    const at::Tensor outliers = at::rand({n / 5, 2}, generator, at::kDouble) * 500.0;
+    b.narrow(0, 0, n / 5).copy_(outliers);
+    estimateGeometricModel(a.to(device), b.to(device), batches);
+  }
+}
+
 Matrix3d fitGeometricModel(const std::vector<Point2d>& points_a,
                            const std::vector<Point2d>& points_b, GeometricModelType type,
                            const Matrix3d& camera_a, const Matrix3d& camera_b) {

@@ -99,6 +99,16 @@ RansacResult estimateGeometricModel(const std::vector<Point2d>& points_a,
                                     const std::vector<Point2d>& points_b,
                                     const RansacOptions& options);
 
+// Prepares options.device for hypothesis batches of up to `max_points` correspondences:
+// runs one batch per graph size (multiples of 256) on synthetic points, which loads the
+// batches' device code and, in CUDA builds, captures their graphs for the calling thread.
+// Without it the first batch of a run pays for both (~100 ms on an H100, measured), and
+// the lazy loading of device code stalls kernel launches of other threads on the device
+// (a VO frame beside a satellite stage: docs/benchmarks.md). Call on the thread that
+// will run the estimates (graphs are per thread), before latency matters. No effect on
+// the CPU.
+void warmUpRobustEstimation(const RansacOptions& options, int max_points);
+
 // Non-robust least-squares fit to all correspondences (normalised DLT / linear least
 // squares in float64). Throws InvalidArgument when there are fewer points than a minimal
 // sample.
