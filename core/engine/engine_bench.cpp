@@ -417,6 +417,9 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
       resolveDevicePlacement(options.device, options.vo_device, options.sat_device, cuda_count);
   vision::requireDeviceAvailable(placement.vo);
   vision::requireDeviceAvailable(placement.satellite);
+  if (options.payload.aliked_float16 && !(placement.vo.cuda && placement.satellite.cuda))
+    throw InvalidArgument("--aliked-fp16 needs CUDA devices for both stages (placement: VO " +
+                          placement.vo.toString() + ", satellite " + placement.satellite.toString() + ")");
   // Every weight file first (ModelError naming the missing one), not in a worker thread.
   json weights = json::object();
   for (const auto& [role, path] : visionPayloadWeights(options.payload)) weights[role] = path;

@@ -13,8 +13,20 @@
 #include "core/nav/basemap_registration.h"
 #include "core/util/error.h"
 #include "core/util/log.h"
+#include "core/vision/robust_estimation.h"
 
 namespace skytrace::engine {
+namespace {
+// RANSAC's device code and graphs before the first frame (no-op on the CPU): loading them
+// when the first hard pair needs a batch stalls the other worker's launches on the GPU.
+void warmUpHomographyRansac(const vision::DeviceSpec& device, double threshold_px, int max_points) {
+  vision::RansacOptions ransac;
+  ransac.model = vision::GeometricModelType::Homography;
+  ransac.inlier_threshold_px = threshold_px;
+  ransac.device = device;
+  vision::warmUpRobustEstimation(ransac, max_points);
+}
+}  // namespace
 
 void NavigationRunOutput::setResult(nav::NavigationResult result) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -58,6 +70,8 @@ class NavigationVoPayload final : public VoPayload {
                       std::int64_t frames_total, std::shared_ptr<NavigationRunOutput> output,
                       NavigationLiveSink* live)
       : session_(inputs, options), frames_total_(frames_total), output_(std::move(output)), live_(live) {
+    warmUpHomographyRansac(options.vo.device, options.vo.ransac_threshold_px,
+                           options.vo_features.max_keypoints);
     output_->setModel(session_.voModelName(), session_.fallbackReason());
     if (live_) live_->onSessionStarted(session_.voModelName(), session_.fallbackReason());
   }
@@ -131,7 +145,10 @@ class NavigationVoPayload final : public VoPayload {
 class NavigationSatellitePayload final : public SatellitePayload {
  public:
   NavigationSatellitePayload(const nav::NavigationInputs& inputs, const nav::RegistrationOptions& options)
-      : registrar_(inputs.basemap_paths, inputs.enu, inputs.ground_up_m, inputs.camera, options) {}
+      : registrar_(inputs.basemap_paths, inputs.enu, inputs.ground_up_m, inputs.camera, options) {
+    warmUpHomographyRansac(options.features.device, options.ransac_threshold_px,
+                           options.features.max_keypoints);
+  }
 
   std::string name() const override { return "basemap registration"; }
 

@@ -185,6 +185,9 @@ class TestEngineBenchCli : public QObject {
     QCOMPARE(runCli({"bench", "--pace-fps", "-5"}, &output), 2);
     QVERIFY2(output.contains("--pace-fps must be >= 0"), output.constData());
     QCOMPARE(runCli({"bench", "--pace-fps", "fast"}, &output), 2);
+    // float16 ALIKED is a CUDA mode: refused before any mode runs on a CPU placement.
+    QCOMPARE(runCli({"bench", "--device", "cpu", "--aliked-fp16", "--frames", "4", "--warmup", "0"}, &output), 2);
+    QVERIFY2(output.contains("--aliked-fp16 needs CUDA devices"), output.constData());
   }
 };
 
