@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ThreadSanitizer run of the engine's threading tests (test_latest_wins_queue,
+# ThreadSanitizer run of the engine's threading tests (test_keyframe_queue,
 # test_frame_feed, test_engine_pipeline) without rebuilding the whole project with
 # -fsanitize=thread: the engine sources and these tests are compiled with TSAN into
 # WORK, linked against the uninstrumented core_vision/core_util of an existing build
@@ -26,7 +26,7 @@ mapfile -t portable < <(sed -n '/^set(SKYTRACE_ENGINE_PORTABLE_SOURCES/,/^)/p' \
   "$root/core/engine/engine_sources.cmake" | grep -o '[a-z_0-9]*\.cpp' | sed 's/\.cpp$//')
 [[ ${#portable[@]} -gt 0 ]] || { echo "no sources parsed from engine_sources.cmake" >&2; exit 2; }
 engine=("${portable[@]}" gpu_streams_cpu vision_extractor_classical_unavailable)
-tests=(test_latest_wins_queue test_frame_feed test_engine_pipeline)
+tests=(test_keyframe_queue test_frame_feed test_engine_pipeline)
 jobs=()
 for s in "${engine[@]}"; do jobs+=("$root/core/engine/$s.cpp|$s.o|"); done
 jobs+=("$build/core/engine/core_engine_autogen/mocs_compilation.cpp|mocs_compilation.o|")

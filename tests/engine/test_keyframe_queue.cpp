@@ -1,5 +1,4 @@
 // KeyframeQueue (both push policies: latest wins, and back-pressure) and RunControl.
-// The target keeps its historical name (test_latest_wins_queue: CMake, presets, TSAN).
 #include <QtTest>
 
 #include <algorithm>
@@ -229,4 +228,4 @@ class TestKeyframeQueue : public QObject {
 };
 
 QTEST_GUILESS_MAIN(TestKeyframeQueue)
-#include "test_latest_wins_queue.moc"
+#include "test_keyframe_queue.moc"
