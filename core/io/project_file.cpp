@@ -153,6 +153,12 @@ Project readProjectFile(const std::string& path) {
         fail(path, "\"processing.mode\" must be \"overlapped\" or \"sequential\", not \"" + mode + "\"");
       project.processing_mode = mode;
     }
+    const auto every_keyframe = processing->find("register_every_keyframe");
+    if (every_keyframe != processing->end() && !every_keyframe->is_null()) {
+      if (!every_keyframe->is_boolean())
+        fail(path, "\"processing.register_every_keyframe\" must be true or false");
+      project.register_every_keyframe = every_keyframe->get<bool>();
+    }
   }
   const std::string results = stringField(root, "results", path, false);
   project.results_dir = results.empty() ? defaultResultsDir(path) : resolvedPath(results, base);
@@ -183,6 +189,7 @@ void writeProjectFile(const std::string& path, const Project& project) {
                                    {"satellite_device", &project.satellite_device}})
     if (!value->empty()) processing[key] = *value;
   processing["mode"] = project.processing_mode;
+  processing["register_every_keyframe"] = project.register_every_keyframe;
   root["processing"] = processing;
   root["results"] = storedPath(project.results_dir.empty() ? defaultResultsDir(path) : project.results_dir, base);
   writeFileAtomically(path, root.dump(2) + "\n");

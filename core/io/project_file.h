@@ -11,12 +11,13 @@
 //    "processing": {"feature_model": "sift", "device": "cpu",
 //                   "vo_model": "superpoint+lightglue", "satellite_model": "dinov2+litesam",
 //                   "vo_device": "auto", "satellite_device": "cuda:1",
-//                   "mode": "overlapped"},
+//                   "mode": "overlapped", "register_every_keyframe": false},
 //    "results": "flight_results"}
 //
 // The processing fields after "device" came later (still version 1): a project without
 // them means feature_model (matched with mnn) for both stages, on `device`, through the
-// engine (mode "overlapped"); older Skytrace versions ignore them.
+// engine (mode "overlapped") with the latest-wins keyframe policy
+// (register_every_keyframe false); older Skytrace versions ignore them.
 //
 // Paths inside the project's folder are stored relative to it (the project moves with
 // its data); others stay absolute. Reading resolves every path to an absolute one.
@@ -59,6 +60,11 @@ struct Project {
   std::string vo_device;
   std::string satellite_device;
   std::string processing_mode = "overlapped";  // "overlapped" (the engine) or "sequential"
+  // Overlapped mode's keyframe policy (engine::KeyframePolicy): false = latest wins (VO
+  // never waits, requests made while the satellite stage is busy are dropped); true =
+  // every keyframe is registered, VO waits for the satellite stage (offline review:
+  // completeness over latency). Sequential mode registers every keyframe anyway.
+  bool register_every_keyframe = false;
   std::string results_dir;                 // where `process` writes / the GUI reads results
 
   // Throws InvalidArgument naming the missing or bad field (no video, no basemap, an

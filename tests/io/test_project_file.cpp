@@ -32,6 +32,7 @@ io::Project sampleProject(const fs::path& folder, const fs::path& outside) {
   p.camera.file_path = (folder / "flight" / "camera.json").string();
   p.feature_model = "aliked-n16rot";
   p.device = "cuda:1";
+  p.register_every_keyframe = true;
   p.results_dir = (folder / "results").string();
   return p;
 }
@@ -57,7 +58,16 @@ class TestProjectFile : public QObject {
     QCOMPARE(read.camera.file_path, written.camera.file_path);
     QCOMPARE(read.feature_model, std::string("aliked-n16rot"));
     QCOMPARE(read.device, std::string("cuda:1"));
+    QCOMPARE(read.register_every_keyframe, true);
     QCOMPARE(read.results_dir, written.results_dir);
+
+    // The keyframe policy is stored under "processing" and reads back either way.
+    const nlohmann::json root = nlohmann::json::parse(readFileBytes(path));
+    QCOMPARE(root["processing"]["register_every_keyframe"].get<bool>(), true);
+    io::Project latest = written;
+    latest.register_every_keyframe = false;
+    io::writeProjectFile(path, latest);
+    QCOMPARE(io::readProjectFile(path).register_every_keyframe, false);
   }
 
   void pathsInsideTheFolderAreStoredRelative() {
@@ -92,7 +102,14 @@ class TestProjectFile : public QObject {
     QVERIFY(read.telemetry_path.empty());
     QCOMPARE(read.feature_model, std::string("sift"));
     QCOMPARE(read.device, std::string("cpu"));
+    QCOMPARE(read.processing_mode, std::string("overlapped"));
+    QCOMPARE(read.register_every_keyframe, false);  // no key: latest wins, as before the key existed
     QCOMPARE(read.results_dir, dir.filePath("minimal_results").toStdString());
+
+    // A "processing" object without the key (written before it existed) reads the same.
+    writeText(path, R"({"format": "skytrace-project", "version": 1, "video": "v.mp4", "basemaps": ["b.tif"],
+                        "processing": {"feature_model": "orb", "device": "cpu", "mode": "overlapped"}})");
+    QCOMPARE(io::readProjectFile(path).register_every_keyframe, false);
   }
 
   void invalidProjectsAreRefusedWithTheReason() {
@@ -106,6 +123,10 @@ class TestProjectFile : public QObject {
     QVERIFY(test::errorMessageOf<FormatError>([&] { io::readProjectFile(path); }).contains("\"video\""));
     writeText(path, R"({"format": "skytrace-project", "version": 9, "video": "v", "basemaps": []})");
     QVERIFY(test::errorMessageOf<FormatError>([&] { io::readProjectFile(path); }).contains("newer"));
+    writeText(path, R"({"format": "skytrace-project", "version": 1, "video": "v", "basemaps": ["b"],
+                        "processing": {"register_every_keyframe": "yes"}})");
+    QVERIFY(test::errorMessageOf<FormatError>([&] { io::readProjectFile(path); })
+                .contains("register_every_keyframe"));
     QVERIFY(test::errorMessageOf<IoError>([&] { io::readProjectFile(dir.filePath("none").toStdString()); })
                 .contains("none"));
 
