@@ -942,6 +942,18 @@
         <source>Sequential (one thread)</source>
         <translation>Sequenziell (ein Thread)</translation>
     </message>
+    <message>
+        <source>Register every keyframe (offline: VO waits for the satellite stage)</source>
+        <translation>Jedes Schlüsselbild registrieren (offline: VO wartet auf die Satellitenstufe)</translation>
+    </message>
+    <message>
+        <source>Off (live use): visual odometry never waits; while the satellite stage is busy, only the newest keyframe is kept and older registration requests are dropped.
+On (offline review): visual odometry waits until the satellite stage has room, so every keyframe is registered; processing then runs at the pace of the slower stage.
+Overlapped mode only: the sequential mode always registers every keyframe.</source>
+        <translation>Aus (Live-Betrieb): die visuelle Odometrie wartet nie; solange die Satellitenstufe beschäftigt ist, wird nur das neueste Schlüsselbild behalten und ältere Registrierungsanfragen werden verworfen.
+Ein (Offline-Auswertung): die visuelle Odometrie wartet, bis die Satellitenstufe Platz hat, sodass jedes Schlüsselbild registriert wird; die Verarbeitung läuft dann im Tempo der langsameren Stufe.
+Nur im überlappenden Modus: der sequenzielle Modus registriert immer jedes Schlüsselbild.</translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::TimeModel</name>

@@ -942,6 +942,16 @@
         <source>Sequential (one thread)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Register every keyframe (offline: VO waits for the satellite stage)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Off (live use): visual odometry never waits; while the satellite stage is busy, only the newest keyframe is kept and older registration requests are dropped.
+On (offline review): visual odometry waits until the satellite stage has room, so every keyframe is registered; processing then runs at the pace of the slower stage.
+Overlapped mode only: the sequential mode always registers every keyframe.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::TimeModel</name>

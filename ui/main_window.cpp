@@ -1006,6 +1006,7 @@ void MainWindow::setProcessingOptions(const io::Project& choice) {
   project_.vo_device = choice.vo_device;
   project_.satellite_device = choice.satellite_device;
   project_.processing_mode = choice.processing_mode;
+  project_.register_every_keyframe = choice.register_every_keyframe;
   updateEngineLabel();
 }
 

@@ -128,6 +128,9 @@ struct RunOutcome {
   nav::NavigationResult result;
   std::vector<engine::LatencySample> samples;
   std::string vo_features_model;  // the extractor actually used (after a fallback)
+  // "latest" or "every" as the run applied it (the engine's report; the sequential
+  // driver registers every keyframe).
+  std::string keyframe_policy = engine::keyframePolicyName(engine::KeyframePolicy::EveryKeyframe);
   bool cancelled = false;
 };
 
@@ -192,8 +195,9 @@ RunOutcome runSequential(const std::string& video_path, nav::NavigationInputs in
   return outcome;
 }
 
-// The engine: decode thread, VO worker, registration on the satellite QThread. The
-// engine's samples are forwarded to the sink's recorder while it runs.
+// The engine: decode thread, VO worker, registration on the satellite QThread, with the
+// project's keyframe policy. The engine's samples are forwarded to the sink's recorder
+// while it runs.
 RunOutcome runOverlapped(const std::string& video_path, nav::NavigationInputs inputs,
                          const ProcessingChoice& choice, LiveUpdates& live, ProcessingSink& sink) {
   engine::NavigationEngineHooks hooks;
@@ -201,8 +205,11 @@ RunOutcome runOverlapped(const std::string& video_path, nav::NavigationInputs in
   hooks.control = &sink.control();
   hooks.latency_forward = sink.latencyRecorder();
   engine::NavigationEngineRun run =
-      engine::runNavigationEngine(video_path, std::move(inputs), choice.options, choice.placement, {}, hooks);
+      engine::runNavigationEngine(video_path, std::move(inputs), choice.options, choice.placement, {}, hooks,
+                                  choice.keyframe_policy);
   RunOutcome outcome;
+  outcome.keyframe_policy = !run.report.keyframe_policy.empty() ? run.report.keyframe_policy
+                                                                : engine::keyframePolicyName(choice.keyframe_policy);
   outcome.result = std::move(run.result);
   outcome.samples = std::move(run.samples);
   outcome.vo_features_model = run.vo_model;
@@ -276,6 +283,7 @@ void NavigationRunner::run(const io::Project& project, ProcessingSink& sink) {
   nlohmann::json extra = {{"ground_alt_m", ground_alt_m},
                           {"runner", name()},
                           {"mode", choice.overlapped ? "overlapped" : "sequential"},
+                          {"keyframe_policy", outcome.keyframe_policy},
                           {"device_placement", placement.reason}};
   run.extra = &extra;
   nav::writeNavigationResults(project.results_dir, result, camera, enu, run);

@@ -45,6 +45,8 @@ std::string placementDeviceName(const std::string& device) {
 ProcessingChoice processingChoiceFor(const io::Project& project, int cuda_device_count) {
   ProcessingChoice choice;
   choice.overlapped = project.processing_mode != "sequential";
+  choice.keyframe_policy = project.register_every_keyframe ? engine::KeyframePolicy::EveryKeyframe
+                                                           : engine::KeyframePolicy::LatestWins;
   choice.placement = engine::resolveDevicePlacement(
       std::string(), placementDeviceName(project.effectiveVoDevice()),
       placementDeviceName(project.effectiveSatelliteDevice()), cuda_device_count);

@@ -1,7 +1,9 @@
 // What processing a project asks for, in the navigation's own terms: the models of the
-// two stages (core/nav/model_choice.h specs), their devices and the mode, turned into
-// nav::NavigationOptions + engine::DevicePlacement by the same rules as
-// `skytrace-cli process --model M --vo-model V --sat-model S --vo-device D1 --sat-device D2`
+// two stages (core/nav/model_choice.h specs), their devices, the mode and the keyframe
+// policy, turned into nav::NavigationOptions + engine::DevicePlacement +
+// engine::KeyframePolicy by the same rules as
+// `skytrace-cli process --model M --vo-model V --sat-model S --vo-device D1 --sat-device D2
+//  [--register-every-keyframe]`
 // (project.feature_model plays --model; empty per-stage fields mean "as --model"), and
 // the weights files such a choice needs but cannot find.
 // Thread: any (pure functions; the weights check reads the file system).
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "core/engine/device_placement.h"
+#include "core/engine/pipeline.h"
 #include "core/io/project_file.h"
 #include "core/nav/navigation_session.h"
 
@@ -20,6 +23,9 @@ struct ProcessingChoice {
   nav::NavigationOptions options;    // models and devices set; weights from the model directory
   engine::DevicePlacement placement;
   bool overlapped = true;            // the engine; false: the sequential driver
+  // What the engine's VO worker does when the satellite stage is busy (overlapped only;
+  // the sequential driver registers every keyframe by construction).
+  engine::KeyframePolicy keyframe_policy = engine::KeyframePolicy::LatestWins;
 };
 
 // Throws InvalidArgument naming the bad part (an unknown model spec or device name).

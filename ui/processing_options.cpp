@@ -1,5 +1,6 @@
 #include "ui/processing_options.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QEvent>
@@ -62,6 +63,8 @@ ProcessingOptionsWidget::ProcessingOptionsWidget(QWidget* parent) : QWidget(pare
   mode_box_ = new QComboBox(this);
   mode_box_->setObjectName(QStringLiteral("processingMode"));
   for (const char* mode : kModes) mode_box_->addItem(QString(), QString::fromLatin1(mode));
+  every_keyframe_box_ = new QCheckBox(this);
+  every_keyframe_box_->setObjectName(QStringLiteral("registerEveryKeyframe"));
   note_label_ = new QLabel(this);
   note_label_->setWordWrap(true);
   note_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -78,13 +81,16 @@ ProcessingOptionsWidget::ProcessingOptionsWidget(QWidget* parent) : QWidget(pare
   grid->addWidget(satellite_device_box_, 1, 2);
   grid->addWidget(mode_label_, 2, 0);
   grid->addWidget(mode_box_, 2, 1, 1, 2);
-  grid->addWidget(note_label_, 3, 0, 1, 3);
-  grid->addWidget(problem_label_, 4, 0, 1, 3);
+  grid->addWidget(every_keyframe_box_, 3, 1, 1, 2);
+  grid->addWidget(note_label_, 4, 0, 1, 3);
+  grid->addWidget(problem_label_, 5, 0, 1, 3);
   grid->setColumnStretch(1, 1);
 
   for (QComboBox* box : {vo_model_box_, vo_device_box_, satellite_model_box_, satellite_device_box_})
     connect(box, &QComboBox::currentTextChanged, this, &ProcessingOptionsWidget::updateNote);
+  connect(mode_box_, &QComboBox::currentIndexChanged, this, &ProcessingOptionsWidget::updateModeDependents);
   connect(mode_box_, &QComboBox::currentIndexChanged, this, &ProcessingOptionsWidget::updateNote);
+  connect(every_keyframe_box_, &QCheckBox::toggled, this, &ProcessingOptionsWidget::changed);
   setProject(io::Project());
   retranslateUi();
 }
@@ -95,6 +101,8 @@ void ProcessingOptionsWidget::setProject(const io::Project& project) {
   showText(vo_device_box_, project.effectiveVoDevice());
   showText(satellite_device_box_, project.effectiveSatelliteDevice());
   mode_box_->setCurrentIndex(std::max(0, mode_box_->findData(QString::fromStdString(project.processing_mode))));
+  every_keyframe_box_->setChecked(project.register_every_keyframe);
+  updateModeDependents();
   updateNote();
 }
 
@@ -108,6 +116,9 @@ void ProcessingOptionsWidget::applyTo(io::Project* project) const {
   project->satellite_device = satellite_device_box_->currentText().trimmed().toStdString();
   if (!project->vo_device.empty() && project->vo_device != "auto") project->device = project->vo_device;
   project->processing_mode = mode_box_->currentData().toString().toStdString();
+  // Kept as shown in either mode (the sequential driver ignores it), so switching the
+  // mode back and forth does not lose the choice.
+  project->register_every_keyframe = every_keyframe_box_->isChecked();
 }
 
 QString ProcessingOptionsWidget::problem() const { return problem_label_->text(); }
@@ -153,6 +164,11 @@ void ProcessingOptionsWidget::updateNote() {
   Q_EMIT changed();
 }
 
+void ProcessingOptionsWidget::updateModeDependents() {
+  // The keyframe policy is the engine's; the sequential driver registers every keyframe.
+  every_keyframe_box_->setEnabled(mode_box_->currentData().toString() == QLatin1String("overlapped"));
+}
+
 void ProcessingOptionsWidget::retranslateUi() {
   vo_label_->setText(tr("Visual odometry:"));
   vo_model_box_->setToolTip(tr("FEATURES[+MATCHER], e.g. orb, aliked-n16rot, superpoint+lightglue"));
@@ -163,6 +179,13 @@ void ProcessingOptionsWidget::retranslateUi() {
   mode_label_->setText(tr("Mode:"));
   mode_box_->setItemText(0, tr("Overlapped (engine: decode, VO and satellite threads)"));
   mode_box_->setItemText(1, tr("Sequential (one thread)"));
+  every_keyframe_box_->setText(tr("Register every keyframe (offline: VO waits for the satellite stage)"));
+  every_keyframe_box_->setToolTip(
+      tr("Off (live use): visual odometry never waits; while the satellite stage is busy, only the "
+         "newest keyframe is kept and older registration requests are dropped.\n"
+         "On (offline review): visual odometry waits until the satellite stage has room, so every "
+         "keyframe is registered; processing then runs at the pace of the slower stage.\n"
+         "Overlapped mode only: the sequential mode always registers every keyframe."));
 }
 
 void ProcessingOptionsWidget::changeEvent(QEvent* event) {

@@ -2,14 +2,17 @@
 //   ProcessingOptionsWidget  the visual odometry model and device, the satellite stage's
 //                            model and device (core/nav/model_choice.h specs, e.g.
 //                            "superpoint+lightglue", "dinov2+litesam"; devices "auto",
-//                            "cpu", "cuda:N") and the mode (overlapped: the engine;
-//                            sequential: one thread). Under the fields a note names every
+//                            "cpu", "cuda:N"), the mode (overlapped: the engine;
+//                            sequential: one thread) and, for the overlapped mode only,
+//                            whether every keyframe is registered (VO waits for the
+//                            satellite stage) instead of the newest. Under the fields a note names every
 //                            weights file the choice needs and cannot find (the file, the
 //                            folders searched, where the authors publish it) and what
 //                            processing then does; an unknown spec is shown as a problem.
 //   ProcessingOptionsDialog  the widget with OK/Cancel (Process > Processing Options).
 // The choice lives in io::Project (vo_model, satellite_model, vo_device, satellite_device,
-// processing_mode; feature_model/device follow the VO choice for older readers).
+// processing_mode, register_every_keyframe; feature_model/device follow the VO choice for
+// older readers).
 // Thread: GUI thread only.
 #pragma once
 
@@ -18,6 +21,7 @@
 
 #include "core/io/project_file.h"
 
+class QCheckBox;
 class QComboBox;
 class QDialogButtonBox;
 class QLabel;
@@ -45,6 +49,8 @@ class ProcessingOptionsWidget : public QWidget {
   QComboBox* satelliteModelBox() const { return satellite_model_box_; }
   QComboBox* satelliteDeviceBox() const { return satellite_device_box_; }
   QComboBox* modeBox() const { return mode_box_; }
+  // Enabled only while the mode is overlapped.
+  QCheckBox* everyKeyframeBox() const { return every_keyframe_box_; }
 
   // The note for a project's choice, and its problem (pure: for tests and other views).
   static QString weightsNoteFor(const io::Project& project);
@@ -59,6 +65,7 @@ class ProcessingOptionsWidget : public QWidget {
  private:
   void retranslateUi();
   void updateNote();
+  void updateModeDependents();
 
   QLabel* vo_label_ = nullptr;
   QComboBox* vo_model_box_ = nullptr;
@@ -68,6 +75,7 @@ class ProcessingOptionsWidget : public QWidget {
   QComboBox* satellite_device_box_ = nullptr;
   QLabel* mode_label_ = nullptr;
   QComboBox* mode_box_ = nullptr;
+  QCheckBox* every_keyframe_box_ = nullptr;
   QLabel* note_label_ = nullptr;
   QLabel* problem_label_ = nullptr;
 };

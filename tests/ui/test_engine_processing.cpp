@@ -3,15 +3,20 @@
 // - overlapped (the default) reaches the end: every video frame processed, every fix the
 //   engine applied shown live and written to fixes.csv, the results track close to the
 //   true one; the latency plot got the engine's stages live; the VO inlier overlays are
-//   consistent; the sequential mode of the same project, and `skytrace-cli process` run
-//   on it (CliProcessRunner), process the same frames within the same bounds;
+//   consistent; the sequential mode of the same project, the overlapped mode registering
+//   every keyframe, and `skytrace-cli process` run on it (CliProcessRunner, with
+//   --register-every-keyframe), process the same frames within the same bounds, and each
+//   report names the keyframe policy the run applied;
 // - pause stops the frames, cancel while paused ends the run with partial results;
-// - the model choice (models, devices, mode) is saved with the project and loaded back,
-//   older projects load with their meaning, the options widget round-trips it;
+// - the model choice (models, devices, mode, keyframe policy) is saved with the project
+//   and loaded back, older projects load with their meaning, the options widget
+//   round-trips it (the keyframe policy box enabled in overlapped mode only), and the
+//   ProcessingChoice and the CLI arguments carry it;
 // - missing weights of a chosen model: the error names the file and where the authors
 //   publish it, reaches the status bar and errorReported, no modal dialog, and the
 //   results shown before stay.
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QFile>
@@ -39,6 +44,7 @@
 #include "ui/latency_plot.h"
 #include "ui/main_window.h"
 #include "ui/plots_panel.h"
+#include "ui/processing_choice.h"
 #include "ui/processing_controller.h"
 #include "ui/processing_options.h"
 #include "ui/results_model.h"
@@ -158,9 +164,12 @@ class TestEngineProcessing : public QObject {
 
   void overlappedRunReachesTheEndWithEveryFrameAndFix() { runToTheEnd("overlapped"); }
   void sequentialRunProcessesTheSameFrames() { runToTheEnd("sequential"); }
+  // The engine with back-pressure (Processing Options: register every keyframe).
+  void overlappedRunRegisteringEveryKeyframe() { runToTheEnd("overlapped", false, true); }
   // The same project through skytrace-cli process (CliProcessRunner passes the choice
-  // on): the same frames, the same model names and mode, within the same bounds.
-  void cliProcessOfTheSameProjectAgrees() { runToTheEnd("overlapped", true); }
+  // on, here with --register-every-keyframe): the same frames, the same model names,
+  // mode and keyframe policy, within the same bounds.
+  void cliProcessOfTheSameProjectAgrees() { runToTheEnd("overlapped", true, true); }
 
   void pauseStopsFramesAndCancelKeepsPartialResults() {
     QTemporaryDir run_dir;
@@ -204,6 +213,7 @@ class TestEngineProcessing : public QObject {
     choice.vo_device = "cuda:0";
     choice.satellite_device = "cuda:1";
     choice.processing_mode = "sequential";
+    choice.register_every_keyframe = true;
     window.setProcessingOptions(choice);
     const QString saved = run_dir.filePath("choice.skytrace");
     QVERIFY(window.saveProject(saved));
@@ -211,6 +221,7 @@ class TestEngineProcessing : public QObject {
     QCOMPARE(processing.value("vo_model").toString(), QString("superpoint+lightglue"));
     QCOMPARE(processing.value("satellite_model").toString(), QString("dinov2+litesam"));
     QCOMPARE(processing.value("mode").toString(), QString("sequential"));
+    QCOMPARE(processing.value("register_every_keyframe").toBool(false), true);
 
     ui::MainWindow reopened(batchOptions());
     QVERIFY(reopened.openProject(saved));
@@ -221,18 +232,30 @@ class TestEngineProcessing : public QObject {
     QCOMPARE(loaded.satellite_device, std::string("cuda:1"));
     QCOMPARE(loaded.processing_mode, std::string("sequential"));
     QCOMPARE(loaded.feature_model, std::string("superpoint"));
+    QCOMPARE(loaded.register_every_keyframe, true);
 
     // The options widget shows the choice and gives it back unchanged.
     ui::ProcessingOptionsWidget widget;
     widget.setProject(loaded);
     QCOMPARE(widget.voModelBox()->currentText(), QString("superpoint+lightglue"));
     QCOMPARE(widget.satelliteDeviceBox()->currentText(), QString("cuda:1"));
+    QVERIFY(widget.everyKeyframeBox()->isChecked());
+    QVERIFY(!widget.everyKeyframeBox()->isEnabled());  // sequential registers every keyframe anyway
     io::Project round_trip = loaded;
     round_trip.vo_model = round_trip.satellite_model = round_trip.processing_mode = "x";
+    round_trip.register_every_keyframe = false;
     widget.applyTo(&round_trip);
     QCOMPARE(round_trip.vo_model, loaded.vo_model);
     QCOMPARE(round_trip.satellite_model, loaded.satellite_model);
     QCOMPARE(round_trip.processing_mode, loaded.processing_mode);
+    QCOMPARE(round_trip.register_every_keyframe, true);
+    widget.modeBox()->setCurrentIndex(widget.modeBox()->findData(QString("overlapped")));
+    QVERIFY(widget.everyKeyframeBox()->isEnabled());
+    widget.everyKeyframeBox()->setChecked(false);
+    widget.applyTo(&round_trip);
+    QCOMPARE(round_trip.processing_mode, std::string("overlapped"));
+    QCOMPARE(round_trip.register_every_keyframe, false);
+    widget.setProject(loaded);
     QCOMPARE(round_trip.device, std::string("cuda:0"));
     QVERIFY2(widget.problem().isEmpty(), qPrintable(widget.problem()));
     widget.voModelBox()->setCurrentText("superpoint+nosuchmatcher");
@@ -244,6 +267,20 @@ class TestEngineProcessing : public QObject {
                                     QString("--vo-device cuda:0"), QString("--sat-device cuda:1"),
                                     QString("--mode sequential")})
       QVERIFY2(args.join(' ').contains(expected), qPrintable(args.join(' ')));
+    QVERIFY(!args.contains("--register-every-keyframe"));  // the option of the engine only
+    io::Project overlapped = loaded;
+    overlapped.processing_mode = "overlapped";
+    QVERIFY(ui::CliProcessRunner::argumentsFor(overlapped).contains("--register-every-keyframe"));
+    overlapped.register_every_keyframe = false;
+    QVERIFY(!ui::CliProcessRunner::argumentsFor(overlapped).contains("--register-every-keyframe"));
+
+    // The processing choice carries the policy to the engine (ORB: no weights needed).
+    io::Project cpu_choice = projectIn(run_dir, "overlapped");
+    QCOMPARE(ui::processingChoiceFor(cpu_choice, 0).keyframe_policy, engine::KeyframePolicy::LatestWins);
+    cpu_choice.register_every_keyframe = true;
+    const ui::ProcessingChoice every = ui::processingChoiceFor(cpu_choice, 0);
+    QCOMPARE(every.keyframe_policy, engine::KeyframePolicy::EveryKeyframe);
+    QVERIFY(every.overlapped);
 
     // A project written before the choice existed keeps its meaning: feature_model for
     // both stages on `device`, through the engine.
@@ -260,6 +297,7 @@ class TestEngineProcessing : public QObject {
     QCOMPARE(old.effectiveSatelliteModel(), std::string("sift"));
     QCOMPARE(old.effectiveSatelliteDevice(), std::string("cpu"));
     QCOMPARE(old.processing_mode, std::string("overlapped"));
+    QCOMPARE(old.register_every_keyframe, false);
   }
 
   void missingWeightsAreReportedWithoutDialogAndKeepTheResults() {
@@ -317,10 +355,12 @@ class TestEngineProcessing : public QObject {
   }
 
   // Processes the project in `mode` in the GUI (NavigationRunner), or through
-  // `skytrace-cli process` (CliProcessRunner: no live data, the CLI's own overlapped run).
-  void runToTheEnd(const std::string& mode, bool through_cli = false) {
+  // `skytrace-cli process` (CliProcessRunner: no live data, the CLI's own overlapped run),
+  // registering every keyframe when `every_keyframe` (the engine's back-pressure policy).
+  void runToTheEnd(const std::string& mode, bool through_cli = false, bool every_keyframe = false) {
     QTemporaryDir run_dir;
-    const io::Project project = projectIn(run_dir, mode);
+    io::Project project = projectIn(run_dir, mode);
+    project.register_every_keyframe = every_keyframe;
     ui::MainWindow window(batchOptions());
     window.resize(1280, 800);
     window.show();
@@ -356,6 +396,9 @@ class TestEngineProcessing : public QObject {
     const QString results = run_dir.filePath("results");
     const QJsonObject report = readJson(results + "/report.json");
     QCOMPARE(report.value("mode").toString(), QString::fromStdString(mode));
+    // As the run applied it: the engine's policy; the sequential driver registers every keyframe.
+    QCOMPARE(report.value("keyframe_policy").toString(),
+             QString(every_keyframe || mode == "sequential" ? "every" : "latest"));
     QCOMPARE(report.value("frames").toObject().value("processed").toInt(), flight_.frames);
     QCOMPARE(report.value("frames").toObject().value("total").toInt(), flight_.frames);
     QCOMPARE(report.value("feature_model").toString(), QString("orb+mnn"));
@@ -383,8 +426,8 @@ class TestEngineProcessing : public QObject {
     QVERIFY2(int(errors.size()) >= flight_.frames * 9 / 10, qPrintable(QString::number(errors.size())));
     const double median_m = median(errors);
     const double max_m = *std::max_element(errors.begin(), errors.end());
-    qInfo("%s%s: %d frames, %d fixes (%d accepted) in %lld ms; error median %.2f m, max %.2f m",
-          through_cli ? "skytrace-cli " : "", mode.c_str(), report.value("frames").toObject().value("processed").toInt(),
+    qInfo("%s%s%s: %d frames, %d fixes (%d accepted) in %lld ms; error median %.2f m, max %.2f m",
+          through_cli ? "skytrace-cli " : "", mode.c_str(), every_keyframe ? " (every keyframe)" : "", report.value("frames").toObject().value("processed").toInt(),
           attempted, accepted, elapsed_ms, median_m, max_m);
     QVERIFY2(median_m < 3.0, qPrintable(QString::number(median_m)));
     QVERIFY2(max_m < 8.0, qPrintable(QString::number(max_m)));
