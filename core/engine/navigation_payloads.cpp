@@ -95,6 +95,7 @@ class NavigationVoPayload final : public VoPayload {
     }
     ++processed_;
     if (live_) live_->onFrame(result);
+    localised_ = result.online.has_pose;
     std::optional<nav::RegistrationRequest> request = session_.takeRegistrationRequest();
     if (!request) return nullptr;
     // Not localised yet (or lost), one attempt at a time, as in the sequential driver: the
@@ -115,6 +116,10 @@ class NavigationVoPayload final : public VoPayload {
     keyframe->request = std::move(*request);  // its image is a deep copy (session contract)
     return keyframe;
   }
+
+  // Without a position, further requests are held back until the attempt on its way is
+  // answered (see processFrame); under the every-keyframe policy the engine waits for it.
+  bool awaitingFix() const override { return !localised_ && awaiting_fix_for_ >= 0; }
 
   void applyFix(const SatelliteFix& fix) override {
     const auto* navigation_fix = dynamic_cast<const NavigationFix*>(&fix);
@@ -139,6 +144,7 @@ class NavigationVoPayload final : public VoPayload {
   std::shared_ptr<NavigationRunOutput> output_;
   NavigationLiveSink* live_;
   std::int64_t awaiting_fix_for_ = -1;  // frame of the newest request sent, until its fix is back
+  bool localised_ = false;              // the last frame's online pose existed
   std::int64_t requests_held_back_ = 0;
 };
 

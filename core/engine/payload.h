@@ -44,6 +44,12 @@ class VoPayload {
                                                         StageClock& clock) = 0;
   // VO thread, between frames: a fix for an earlier keyframe (late, in any order).
   virtual void applyFix(const SatelliteFix& fix) = 0;
+  // VO thread, after processFrame: true while the payload holds its keyframe requests
+  // back until the fix of one it sent arrives (e.g. navigation without a position, which
+  // would otherwise re-ask for the attempt still on its way). Under
+  // KeyframePolicy::EveryKeyframe the VO worker then waits for fixes before the next
+  // frame, as the sequential driver does, so that no request is held back.
+  virtual bool awaitingFix() const { return false; }
   // VO thread, once at the end of a run (completed = false: cancelled or failed).
   virtual void finish(bool completed) {}
 };

@@ -138,6 +138,7 @@ void Pipeline::runVo(Run* run) {
   std::unique_ptr<VoPayload> vo;
   std::int64_t last_frame = -1;
   bool completed = false;
+  std::chrono::steady_clock::duration fix_wait{};  // EveryKeyframe: VO waiting for a fix
   auto applyArrivedFixes = [&](std::chrono::milliseconds timeout) {
     for (const auto& fix : run->fixes.takeAll(timeout))
       applyFix(*vo, *fix, last_frame, recorder_, &report);
@@ -184,6 +185,17 @@ void Pipeline::runVo(Run* run) {
           run->requests.pushEvictingOldest(std::move(request));
         }
       }
+      if (options_.keyframe_policy == KeyframePolicy::EveryKeyframe && run->satellite_worker &&
+          vo->awaitingFix()) {
+        // The payload would hold its next requests back until this fix is in: wait for
+        // it, as the sequential driver does (pause and cancel still reach VO here).
+        const auto wait_start = std::chrono::steady_clock::now();
+        while (vo->awaitingFix() && !run->satellite_worker->isDone()) {
+          run->control.checkpoint();
+          applyArrivedFixes(kKeyframeWaitCheckInterval);
+        }
+        fix_wait += std::chrono::steady_clock::now() - wait_start;
+      }
     }
     feed.stop();
     run->requests.close();
@@ -228,7 +240,7 @@ void Pipeline::runVo(Run* run) {
   if (!report.error.empty()) report.cancelled = false;  // failed, not cancelled by the user
   report.keyframes_dropped = static_cast<std::int64_t>(run->requests.droppedCount());
   report.keyframe_wait_ms =
-      std::chrono::duration<double, std::milli>(run->requests.waitedForRoom()).count();
+      std::chrono::duration<double, std::milli>(run->requests.waitedForRoom() + fix_wait).count();
   report.wall_s = secondsSince(started);
   try {
     report.peak_vo_device_bytes = peakDeviceBytes(options_.placement.vo);

@@ -26,8 +26,9 @@ struct RunReport {
   std::int64_t fixes_late = 0;         // applied after VO had moved past their frame
   std::int64_t fixes_out_of_order = 0; // for a frame older than a fix applied before
   std::int64_t fixes_lost_at_end = 0;  // still outstanding when the final wait timed out
-  // EveryKeyframe: total time VO was blocked waiting for room in the keyframe queue (not
-  // part of vo_frame_ms, which ends before the request is handed over); 0 otherwise.
+  // EveryKeyframe: total time VO was blocked waiting for the satellite stage: for room in
+  // the keyframe queue, and for a fix its payload awaited (VoPayload::awaitingFix). Not
+  // part of vo_frame_ms, which ends before the request is handed over; 0 otherwise.
   double keyframe_wait_ms = 0.0;
   double wall_s = 0.0;
   std::vector<double> frame_done_ms;   // recorder clock, when VO finished each frame

@@ -57,6 +57,7 @@ struct FakeBehaviour {
   std::int64_t vo_throw_at = -1;    // frame where processFrame throws
   bool satellite_throws = false;
   std::int64_t satellite_throw_after = -1;  // keyframe whose processing throws after its step
+  bool vo_awaits_fixes = false;  // VoPayload::awaitingFix() until each request's fix is back
 };
 
 class FakeVo final : public VoPayload {
@@ -78,12 +79,15 @@ class FakeVo final : public VoPayload {
     if (frame.index % b_.keyframe_every != 0) return nullptr;
     auto request = std::make_shared<KeyframeRequest>();
     request->frame = frame.index;
+    if (b_.vo_awaits_fixes) awaiting_ = frame.index;
     return request;
   }
   void applyFix(const SatelliteFix& fix) override {
     std::lock_guard<std::mutex> lock(trace_->mutex);
     trace_->fixes.emplace_back(fix.frame, current_);
+    if (fix.frame == awaiting_) awaiting_ = -1;
   }
+  bool awaitingFix() const override { return awaiting_ >= 0; }
   void finish(bool completed) override {
     std::lock_guard<std::mutex> lock(trace_->mutex);
     ++trace_->finish_calls;
@@ -94,6 +98,7 @@ class FakeVo final : public VoPayload {
   std::shared_ptr<Trace> trace_;
   FakeBehaviour b_;
   std::int64_t current_ = -1;
+  std::int64_t awaiting_ = -1;
 };
 
 class FakeSatellite final : public SatellitePayload {
@@ -415,6 +420,40 @@ class TestEnginePipeline : public QObject {
     QCOMPARE(latest.report().keyframe_policy, std::string("latest"));
     QVERIFY(latest.report().keyframes_dropped > 0);
     QCOMPARE(latest.report().keyframe_wait_ms, 0.0);
+  }
+
+  // A VO payload that awaits its fixes (navigation without a position): under the
+  // every-keyframe policy VO waits for each fix before its next frame, as the sequential
+  // driver; under latest wins it goes on and the fixes arrive later.
+  void everyKeyframePolicyWaitsForAwaitedFixes() {
+    FakeBehaviour behaviour;
+    behaviour.keyframe_every = 5;
+    behaviour.vo_step = 1ms;
+    behaviour.satellite_step = 20ms;
+    behaviour.vo_awaits_fixes = true;
+    constexpr std::int64_t kFrames = 30;
+    auto trace = std::make_shared<Trace>();
+    Pipeline pipeline(everyKeyframe(), smallFrames(kFrames), fakePayloads(trace, behaviour), nullptr);
+    pipeline.start();
+    QVERIFY(pipeline.wait(30000));
+    const RunReport report = pipeline.report();
+    QVERIFY2(report.completed, report.error.c_str());
+    QCOMPARE(report.fixes_applied, kFrames / 5);
+    QCOMPARE(trace->fixes.size(), std::size_t(kFrames / 5));
+    for (const auto& [fix_frame, vo_frame] : trace->fixes)
+      QVERIFY2(vo_frame == fix_frame, qPrintable(QString("fix %1 applied at VO frame %2").arg(fix_frame).arg(vo_frame)));
+    QVERIFY2(report.keyframe_wait_ms > 80.0, qPrintable(QString("waited %1 ms").arg(report.keyframe_wait_ms)));
+
+    auto latest_trace = std::make_shared<Trace>();
+    PipelineOptions latest_options = everyKeyframe();
+    latest_options.keyframe_policy = KeyframePolicy::LatestWins;
+    Pipeline latest(latest_options, smallFrames(kFrames), fakePayloads(latest_trace, behaviour), nullptr);
+    latest.start();
+    QVERIFY(latest.wait(30000));
+    QCOMPARE(latest.report().keyframe_wait_ms, 0.0);
+    bool some_late = false;
+    for (const auto& [fix_frame, vo_frame] : latest_trace->fixes) some_late = some_late || vo_frame > fix_frame;
+    QVERIFY(some_late);
   }
 
   // cancel() while VO is blocked on the full queue: VO ends at once (the queue is

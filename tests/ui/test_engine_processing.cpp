@@ -405,7 +405,15 @@ class TestEngineProcessing : public QObject {
     QCOMPARE(report.value("registration_model").toString(), QString("vlad+sift"));
     const int attempted = report.value("fixes").toObject().value("attempted").toInt();
     const int accepted = report.value("fixes").toObject().value("accepted").toInt();
-    QVERIFY2(accepted >= 2, QJsonDocument(report.value("fixes").toObject()).toJson().constData());
+    // Latest wins: how many attempts fit depends on the satellite stage's speed relative to
+    // VO (one global search may span the whole 60 frames on a loaded 2-core machine); the
+    // newest request is never dropped, so at least one registration completes. Every
+    // keyframe (and sequential): every request the session makes is registered, the
+    // engine waiting for an attempt without a position as the sequential driver does
+    // (13 on this flight on an idle machine, in both).
+    const bool every_request = every_keyframe || mode == "sequential";
+    QVERIFY2(accepted >= (every_request ? 10 : 1),
+             QJsonDocument(report.value("fixes").toObject()).toJson().constData());
     if (!through_cli) {
       // Every fix the session fused was shown live (the run waits for outstanding fixes).
       QCOMPARE(live.fixes, attempted);
