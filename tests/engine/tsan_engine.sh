@@ -5,6 +5,9 @@
 # WORK, linked against the uninstrumented core_vision/core_util of an existing build
 # (which must have built those tests once, for their moc files).
 #   tests/engine/tsan_engine.sh [BUILD_DIR=build-engine] [WORK=/tmp/skytrace-tsan-engine]
+#                               [INCLUDE_DIRS]
+# INCLUDE_DIRS: ':'-separated system include directories of LibTorch, OpenCV and Qt 6
+# Core/Test (ctest passes the configuration's own); without it, Debian 12's locations.
 # Registered as the ctest test test_engine_tsan (label tsan), so every full test run
 # (scripts/test.sh, CI) includes it. Exit status 0 when every test passes with no TSAN
 # report. tsan.supp silences races
@@ -15,11 +18,17 @@ build="$(cd "${1:-$root/build-engine}" && pwd)"
 work="${2:-/tmp/skytrace-tsan-engine}"
 mkdir -p "$work"
 cd "$work"
+debian_includes=/usr/include/torch/csrc/api/include:/usr/include/opencv4:/usr/include/x86_64-linux-gnu/qt6:/usr/include/x86_64-linux-gnu/qt6/QtCore:/usr/include/x86_64-linux-gnu/qt6/QtTest
 flags=(-std=c++17 -O1 -g -fsanitize=thread -fPIC -DQT_NO_KEYWORDS -D_GLIBCXX_USE_CXX11_ABI=1
-       -I"$root" -I"$build/core/engine/core_engine_autogen/include"
-       -isystem /usr/include/torch/csrc/api/include -isystem /usr/include/opencv4
-       -isystem /usr/include/x86_64-linux-gnu/qt6 -isystem /usr/include/x86_64-linux-gnu/qt6/QtCore
-       -isystem /usr/include/x86_64-linux-gnu/qt6/QtTest)
+       -I"$root" -I"$build/core/engine/core_engine_autogen/include")
+IFS=: read -r -a include_dirs <<< "${3:-$debian_includes}"
+declare -A seen=()
+for dir in "${include_dirs[@]}"; do
+  # The compiler's own directories stay implicit (-isystem /usr/include breaks #include_next).
+  [[ -z "$dir" || "$dir" == /usr/include || "$dir" == /usr/local/include || -n "${seen[$dir]:-}" ]] && continue
+  seen[$dir]=1
+  flags+=(-isystem "$dir")
+done
 # The engine's portable sources (core/engine/engine_sources.cmake, the list the GPU-only
 # build uses too) plus the CPU stream twin and the classical-extractor placeholder.
 mapfile -t portable < <(sed -n '/^set(SKYTRACE_ENGINE_PORTABLE_SOURCES/,/^)/p' \
