@@ -57,16 +57,6 @@ done
 log() { echo "[bench_engine_targets] $*" | tee -a "$results/bench_engine_targets.log"; }
 pack() { tar czf "$out/engine_targets.tar.gz.tmp" -C "$(dirname "$results")" "$(basename "$results")" &&
          mv "$out/engine_targets.tar.gz.tmp" "$out/engine_targets.tar.gz"; }
-step() {  # step NAME COMMAND...: runs, logs to NAME.log, reports failure, keeps going
-  local name="$1"; shift
-  local start=$SECONDS
-  "$@" > "$results/$name.log" 2>&1
-  local status=$?
-  log "$name: exit $status after $((SECONDS - start)) s"
-  [[ $status != 0 ]] && tail -15 "$results/$name.log"
-  pack
-  return $status
-}
 
 # --- (a) build --------------------------------------------------------------------------
 source "$root/scripts/gpu/engine/engine_env.sh"
@@ -84,7 +74,7 @@ status=0
 # --- (b) gpu checks ------------------------------------------------------------------------
 if [[ $checks == 1 ]]; then
   export SKYTRACE_MODEL_DIR="$aliked_dir" SKYTRACE_GPU_CHECK_DEVICE=cuda:0
-  step gpu_checks bash -c "cd '$engine_build' && ctest -L gpu -V --timeout 300" || status=1
+  engine_step gpu_checks bash -c "cd '$engine_build' && ctest -L gpu -V --timeout 300" || status=1
   grep -E "tests passed|Passed|Failed|Not Run|FAIL|float16|TF32" "$results/gpu_checks.log" | cut -c1-400 | head -24
 fi
 
@@ -94,12 +84,12 @@ if [[ $vision == 1 ]]; then
   vcommon=(--device cuda:0 --models aliked-n16rot --sizes 640x480 --keypoints 1024
            --iterations 200 --warmup 20 --weights-dir "$aliked_dir")
   for round in 1 2; do
-    step "vision_exact_r$round" "$vbench" "${vcommon[@]}" --out "$results/vision_exact_r$round.json"
-    step "vision_fp16_r$round" "$vbench" "${vcommon[@]}" --aliked-fp16 --out "$results/vision_fp16_r$round.json"
+    engine_step "vision_exact_r$round" "$vbench" "${vcommon[@]}" --out "$results/vision_exact_r$round.json"
+    engine_step "vision_fp16_r$round" "$vbench" "${vcommon[@]}" --aliked-fp16 --out "$results/vision_fp16_r$round.json"
   done
-  step vision_batches "$vbench" "${vcommon[@]}" --ransac-host-hypotheses 0 --out "$results/vision_batches.json"
-  step vision_tf32 "$vbench" "${vcommon[@]}" --tf32 --out "$results/vision_tf32.json"
-  step vision_fp16_tf32 "$vbench" "${vcommon[@]}" --aliked-fp16 --tf32 --out "$results/vision_fp16_tf32.json"
+  engine_step vision_batches "$vbench" "${vcommon[@]}" --ransac-host-hypotheses 0 --out "$results/vision_batches.json"
+  engine_step vision_tf32 "$vbench" "${vcommon[@]}" --tf32 --out "$results/vision_tf32.json"
+  engine_step vision_fp16_tf32 "$vbench" "${vcommon[@]}" --aliked-fp16 --tf32 --out "$results/vision_fp16_tf32.json"
   for f in "$results"/vision_*.log; do
     echo "  $(basename "$f" .log): $(grep -h "aliked-n16rot 640x480" "$f")"
   done | tee -a "$results/bench_engine_targets.log"
@@ -113,24 +103,24 @@ common=(--synthetic 640x480 --frames "$frames" --warmup 20 --preload --device cu
 for policy in ${policies//,/ }; do
   policy_args=()
   [[ $policy != latest ]] && policy_args=(--keyframe-policy "$policy")
-  step "engine_${policy}" "$bench" "${common[@]}" "${policy_args[@]}" --out "$results/engine_${policy}.json" || status=1
+  engine_step "engine_${policy}" "$bench" "${common[@]}" "${policy_args[@]}" --out "$results/engine_${policy}.json" || status=1
   if [[ $tf32 == 1 ]]; then
-    step "engine_${policy}_tf32" "$bench" "${common[@]}" "${policy_args[@]}" --tf32 --transfer-mib 0 \
+    engine_step "engine_${policy}_tf32" "$bench" "${common[@]}" "${policy_args[@]}" --tf32 --transfer-mib 0 \
       --out "$results/engine_${policy}_tf32.json" || status=1
   fi
   if [[ $fp16 == 1 ]]; then
-    step "engine_${policy}_fp16" "$bench" "${common[@]}" "${policy_args[@]}" --aliked-fp16 --transfer-mib 0 \
+    engine_step "engine_${policy}_fp16" "$bench" "${common[@]}" "${policy_args[@]}" --aliked-fp16 --transfer-mib 0 \
       --out "$results/engine_${policy}_fp16.json" || status=1
   fi
   if [[ $fp16 == 1 && $tf32 == 1 ]]; then
-    step "engine_${policy}_fp16_tf32" "$bench" "${common[@]}" "${policy_args[@]}" --aliked-fp16 --tf32 \
+    engine_step "engine_${policy}_fp16_tf32" "$bench" "${common[@]}" "${policy_args[@]}" --aliked-fp16 --tf32 \
       --transfer-mib 0 --out "$results/engine_${policy}_fp16_tf32.json" || status=1
   fi
 done
 # VO latency with frames arriving at a video's rate (--pace-fps): alone vs with the
 # satellite stage registering every frame (latest-wins), exact float32.
 for pace in ${paces//,/ }; do
-  step "engine_paced_${pace}" "$bench" "${common[@]/sequential,vo_only,overlapped,multi_gpu/vo_only,overlapped}" \
+  engine_step "engine_paced_${pace}" "$bench" "${common[@]/sequential,vo_only,overlapped,multi_gpu/vo_only,overlapped}" \
     --pace-fps "$pace" --transfer-mib 0 --out "$results/engine_paced_${pace}.json" || status=1
 done
 

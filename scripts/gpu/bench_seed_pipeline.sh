@@ -69,16 +69,6 @@ log() { echo "[bench_seed_pipeline] $*" | tee -a "$results/bench_seed_pipeline.l
 pack() { tar czf "$out/seed_pipeline.tar.gz.tmp" -C "$(dirname "$results")" \
            --exclude="$(basename "$results")/weights" "$(basename "$results")" &&
          mv "$out/seed_pipeline.tar.gz.tmp" "$out/seed_pipeline.tar.gz"; }
-step() {  # step NAME COMMAND...: runs, logs to NAME.log, reports failure, keeps going
-  local name="$1"; shift
-  local start=$SECONDS
-  "$@" > "$results/$name.log" 2>&1
-  local status=$?
-  log "$name: exit $status after $((SECONDS - start)) s"
-  [[ $status != 0 ]] && tail -15 "$results/$name.log"
-  pack
-  return $status
-}
 
 source "$root/scripts/gpu/engine/engine_env.sh"
 engine_env_record "$results/environment.txt"
@@ -89,15 +79,15 @@ log "weights: $weights; original timings: $([[ $original == 1 ]] && echo yes || 
 iterations=100
 [[ $quick == 1 ]] && iterations=30
 if [[ $original == 1 ]]; then
-  step original_splg python3 .orig/time_original_superpoint_lightglue.py --weights-dir "$weights" \
+  engine_step original_splg python3 .orig/time_original_superpoint_lightglue.py --weights-dir "$weights" \
     --size 640x480 --keypoints 1024 --iterations "$iterations" --warmup 10 \
     --out "$results/original_splg_cuda.json"
   if [[ ! -f "$weights/dinov2_vits14_pretrain.pth" ]]; then
-    step write_dinov2_weights python3 .orig/write_dinov2_weights.py --weights-dir "$weights"
+    engine_step write_dinov2_weights python3 .orig/write_dinov2_weights.py --weights-dir "$weights"
   fi
-  step original_dinov2 env OUT="$results" SIZES=224 BATCHES=1 ITERS="$iterations" WARMUP=10 \
+  engine_step original_dinov2 env OUT="$results" SIZES=224 BATCHES=1 ITERS="$iterations" WARMUP=10 \
     python3 .orig/time_original_dinov2.py
-  step original_litesam python3 .orig/time_original_litesam.py --weights-dir "$weights" --size 512 \
+  engine_step original_litesam python3 .orig/time_original_litesam.py --weights-dir "$weights" --size 512 \
     --iterations "$((iterations / 2))" --warmup 5 --modes fp32,released \
     --out "$results/original_litesam_cuda.json"
 fi
@@ -130,14 +120,14 @@ common=(--synthetic 640x480 --frames "$frames" --warmup "$warmup" --vo-keypoints
 [[ -n "$policy" ]] && common+=(--keyframe-policy "$policy")
 seed=(--vo-model superpoint+lightglue --sat-model dinov2+litesam --retrieval-crop 224 --fine-size 512)
 status=0
-step bench_seed_cuda "$bench" "${common[@]}" "${seed[@]}" --keyframe-interval 1 \
+engine_step bench_seed_cuda "$bench" "${common[@]}" "${seed[@]}" --keyframe-interval 1 \
   --modes sequential,vo_only,overlapped,multi_gpu --out "$results/bench_seed_cuda.json" || status=1
 if [[ $quick == 0 ]]; then
-  step bench_seed_cuda_kf5 "$bench" "${common[@]}" "${seed[@]}" --keyframe-interval 5 \
+  engine_step bench_seed_cuda_kf5 "$bench" "${common[@]}" "${seed[@]}" --keyframe-interval 5 \
     --modes sequential,overlapped --transfer-mib 0 --out "$results/bench_seed_cuda_kf5.json" || status=1
 fi
 if [[ -e "$weights/aliked-n16rot.pth" ]]; then
-  step bench_aliked_cuda "$bench" "${common[@]}" --vo-model aliked-n16rot --sat-model aliked-n16rot \
+  engine_step bench_aliked_cuda "$bench" "${common[@]}" --vo-model aliked-n16rot --sat-model aliked-n16rot \
     --sat-keypoints 2048 --keyframe-interval 1 --modes sequential,vo_only,overlapped,multi_gpu \
     --transfer-mib 0 --out "$results/bench_aliked_cuda.json" || status=1
 else

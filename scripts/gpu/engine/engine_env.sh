@@ -13,6 +13,10 @@
 #                      build-gpu-deps/include, the prefix, /usr/include)
 #     aliked_dir       ALIKED weights (SKYTRACE_MODEL_DIR, shared/models/aliked,
 #                      ../shared/models/aliked, build-gpu-deps/models/aliked), "" if none
+#   engine_step NAME CMD...   runs CMD with its output in $results/NAME.log, logs its exit
+#                      status and time through the caller's `log`, shows the log's tail on
+#                      failure, then calls the caller's `pack`; returns CMD's status (a
+#                      failed step does not stop the script)
 #   engine_env_build OUTDIR   configures and builds build-engine-gpu/build (C++17, C++20
 #                      as fallback) with logs OUTDIR/engine_configure.log, engine_build.log;
 #                      SKYTRACE_ENGINE_CUDA=OFF builds the CPU twin. Returns non-zero on failure.
@@ -103,4 +107,15 @@ engine_env_build() {
   done
   tail -40 "$out/engine_configure.log"; tail -60 "$out/engine_build.log"
   return 1
+}
+
+engine_step() {
+  local name="$1"; shift
+  local start=$SECONDS
+  "$@" > "$results/$name.log" 2>&1
+  local status=$?
+  log "$name: exit $status after $((SECONDS - start)) s"
+  [[ $status != 0 ]] && tail -15 "$results/$name.log"
+  pack
+  return $status
 }
