@@ -574,11 +574,15 @@ struct Scored {
   }
 };
 
-Scored scoreSingle(const HostProblem& p, const at::Tensor& model_normalised, double threshold_sq) {
-  const Matrix3d m = p.toPixelModel(toMatrix3d(model_normalised));
+// Scores the normalised model on every point. With a finite `bound`, gives up as soon as
+// the running cost reaches it and returns cost +infinity (a hypothesis that cannot beat
+// the best so far: most random ones are dropped after a fraction of the points).
+// model_normalised of the result is left undefined.
+Scored scoreModel(const HostProblem& p, const Matrix3d& normalised, double threshold_sq,
+                  double bound = std::numeric_limits<double>::infinity()) {
+  const Matrix3d m = p.toPixelModel(normalised);
   const Matrix3d m_adjugate = adjugate(m);
   Scored s;
-  s.model_normalised = model_normalised;
   s.cost = 0.0;
   const size_t n = p.a_px.size() / 2;
   s.inliers.assign(n, 0);
@@ -586,12 +590,22 @@ Scored scoreSingle(const HostProblem& p, const at::Tensor& model_normalised, dou
     const double e = squaredError(p.type, m, m_adjugate, p.a_px[2 * i], p.a_px[2 * i + 1],
                                   p.b_px[2 * i], p.b_px[2 * i + 1]);
     s.cost += std::min(e, threshold_sq);
+    if (s.cost >= bound) {
+      s.cost = std::numeric_limits<double>::infinity();
+      return s;
+    }
     if (e < threshold_sq) {
       s.inliers[i] = 1;
       ++s.num_inliers;
       s.inlier_error_sum += e;
     }
   }
+  return s;
+}
+
+Scored scoreSingle(const HostProblem& p, const at::Tensor& model_normalised, double threshold_sq) {
+  Scored s = scoreModel(p, toMatrix3d(model_normalised), threshold_sq);
+  s.model_normalised = model_normalised;
   return s;
 }
 
@@ -629,22 +643,6 @@ bool solveHomography4Host(const HostProblem& p, const int64_t* sample, Matrix3d*
   const double det_h = (*h)[0] * adj_h[0] + (*h)[1] * adj_h[3] + (*h)[2] * adj_h[6];
   return std::all_of(h->begin(), h->end(), [](double v) { return std::isfinite(v); }) &&
          std::abs(det_h) > 1e-8 && strength_a > 1e-9 && strength_b > 1e-9;
-}
-
-// MSAC cost of a pixel-space model over all points, or +infinity as soon as the running
-// sum reaches `bound` (a hypothesis that cannot beat the best so far is not scored to the
-// end: most random hypotheses are dropped after a fraction of the points).
-double boundedCost(const HostProblem& p, const Matrix3d& m, double threshold_sq, double bound) {
-  const Matrix3d m_adjugate = adjugate(m);
-  const size_t n = p.a_px.size() / 2;
-  double cost = 0.0;
-  for (size_t i = 0; i < n; ++i) {
-    cost += std::min(squaredError(p.type, m, m_adjugate, p.a_px[2 * i], p.a_px[2 * i + 1],
-                                  p.b_px[2 * i], p.b_px[2 * i + 1]),
-                     threshold_sq);
-    if (cost >= bound) return std::numeric_limits<double>::infinity();
-  }
-  return cost;
 }
 
 // The device tensors the hypothesis batches of one call read.
@@ -896,11 +894,10 @@ RansacResult estimateGeometricModel(const at::Tensor& points_a, const at::Tensor
       ++host_evaluated;
       Matrix3d normalised;
       if (!solveHomography4Host(host, picks, &normalised)) continue;
-      const double cost = boundedCost(host, host.toPixelModel(normalised), threshold_sq, best.cost);
-      if (!(cost < best.cost)) continue;
-      const Scored scored = scoreSingle(host, matrixTensor(normalised, at::TensorOptions().dtype(at::kDouble)),
-                                        threshold_sq);
-      consider(scored.cost, static_cast<double>(scored.num_inliers), scored.model_normalised);
+      const Scored scored = scoreModel(host, normalised, threshold_sq, best.cost);
+      if (!(scored.cost < best.cost)) continue;
+      consider(scored.cost, static_cast<double>(scored.num_inliers),
+               matrixTensor(normalised, at::TensorOptions().dtype(at::kDouble)));
     }
   }
 
