@@ -27,6 +27,22 @@ int runCli(const QStringList& args, QByteArray* output) {
   return process.exitCode();
 }
 
+// `skytrace-cli bench` with the options every case shares (240x180 synthetic frames, ORB
+// 400 / 600 keypoints, 3 tiles, CPU) plus `extra`, writing `json_path`. Returns the exit
+// code; *report is the JSON written (empty when none could be read).
+int runOrbBench(const QStringList& extra, const QString& json_path, QByteArray* output,
+                QJsonObject* report) {
+  const int code = runCli(QStringList{"bench", "--synthetic", "240x180", "--vo-model", "orb",
+                                      "--vo-keypoints", "400", "--sat-model", "orb",
+                                      "--sat-keypoints", "600", "--tiles", "3", "--device", "cpu",
+                                      "--out", json_path} +
+                              extra,
+                          output);
+  QFile file(json_path);
+  *report = file.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(file.readAll()).object() : QJsonObject();
+  return code;
+}
+
 bool isPng(const QString& path) {
   QFile file(path);
   return file.open(QIODevice::ReadOnly) && file.read(8) == QByteArray("\x89PNG\r\n\x1a\n", 8);
@@ -45,15 +61,11 @@ class TestEngineBenchCli : public QObject {
     QTemporaryDir dir;
     const QString json_path = dir.filePath("bench.json");
     QByteArray output;
-    const int code = runCli({"bench", "--synthetic", "240x180", "--frames", "14", "--warmup", "2",
-                             "--vo-model", "orb", "--vo-keypoints", "400", "--sat-model", "orb",
-                             "--sat-keypoints", "600", "--tiles", "3", "--keyframe-interval", "2",
-                             "--device", "cpu", "--out", json_path},
-                            &output);
+    QJsonObject report;
+    const int code = runOrbBench({"--frames", "14", "--warmup", "2", "--keyframe-interval", "2"},
+                                 json_path, &output, &report);
     QVERIFY2(code == 0, output.constData());
-    QFile file(json_path);
-    QVERIFY(file.open(QIODevice::ReadOnly));
-    const QJsonObject report = QJsonDocument::fromJson(file.readAll()).object();
+    QVERIFY(!report.isEmpty());
     const QJsonArray modes = report["modes"].toArray();
     QCOMPARE(modes.size(), 4);
     QStringList names;
@@ -112,15 +124,12 @@ class TestEngineBenchCli : public QObject {
     QTemporaryDir dir;
     const QString json_path = dir.filePath("bench_every.json");
     QByteArray output;
-    const int code = runCli({"bench", "--synthetic", "240x180", "--frames", "10", "--warmup", "2",
-                             "--modes", "overlapped", "--keyframe-policy", "every", "--vo-model", "orb",
-                             "--vo-keypoints", "400", "--sat-model", "orb", "--sat-keypoints", "600",
-                             "--tiles", "3", "--device", "cpu", "--out", json_path},
-                            &output);
+    QJsonObject report;
+    const int code = runOrbBench({"--frames", "10", "--warmup", "2", "--modes", "overlapped",
+                                  "--keyframe-policy", "every"},
+                                 json_path, &output, &report);
     QVERIFY2(code == 0, output.constData());
-    QFile file(json_path);
-    QVERIFY(file.open(QIODevice::ReadOnly));
-    const QJsonObject report = QJsonDocument::fromJson(file.readAll()).object();
+    QVERIFY(!report.isEmpty());
     QCOMPARE(report["workload"].toObject()["keyframe_policy"].toString(), QString("every"));
     const QJsonArray modes = report["modes"].toArray();
     QCOMPARE(modes.size(), 1);
@@ -149,16 +158,12 @@ class TestEngineBenchCli : public QObject {
     QTemporaryDir dir;
     const QString json_path = dir.filePath("bench_paced.json");
     QByteArray output;
-    const int code = runCli({"bench", "--synthetic", "240x180", "--frames", "40", "--warmup", "4",
-                             "--modes", "sequential,vo_only,overlapped", "--pace-fps", "50",
-                             "--vo-model", "orb", "--vo-keypoints", "400", "--sat-model", "orb",
-                             "--sat-keypoints", "600", "--tiles", "3", "--keyframe-interval", "2",
-                             "--device", "cpu", "--out", json_path},
-                            &output);
+    QJsonObject report;
+    const int code = runOrbBench({"--frames", "40", "--warmup", "4", "--modes", "sequential,vo_only,overlapped",
+                                  "--pace-fps", "50", "--keyframe-interval", "2"},
+                                 json_path, &output, &report);
     QVERIFY2(code == 0, output.constData());
-    QFile file(json_path);
-    QVERIFY(file.open(QIODevice::ReadOnly));
-    const QJsonObject report = QJsonDocument::fromJson(file.readAll()).object();
+    QVERIFY(!report.isEmpty());
     QCOMPARE(report["workload"].toObject()["pace_fps"].toDouble(), 50.0);
     QCOMPARE(report["summary"].toObject()["pace_fps"].toDouble(), 50.0);
     const QJsonArray modes = report["modes"].toArray();
