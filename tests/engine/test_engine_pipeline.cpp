@@ -158,6 +158,17 @@ PipelineOptions everyKeyframe() {
   return options;
 }
 
+// `frames` with the given fakes under the default policy (latest wins), run to the end
+// (a default report, not completed, if it did not end within 30 s).
+RunReport runLatestWins(std::int64_t frames, const std::shared_ptr<Trace>& trace, FakeBehaviour behaviour) {
+  PipelineOptions options = everyKeyframe();
+  options.keyframe_policy = KeyframePolicy::LatestWins;
+  Pipeline pipeline(options, smallFrames(frames), fakePayloads(trace, behaviour), nullptr);
+  pipeline.start();
+  if (!pipeline.wait(30000)) return {};
+  return pipeline.report();
+}
+
 // Waits until VO is blocked on the full keyframe queue: it has processed a few frames
 // and its count stays put for 60 ms (each VO step is 1 ms; the satellite's must be
 // longer than 60 ms, and the run longer than this wait: callers check isRunning()).
@@ -411,15 +422,11 @@ class TestEnginePipeline : public QObject {
     QVERIFY2(vo_ms[vo_ms.size() / 2] < 10.0, qPrintable(QString("VO p50 %1 ms").arg(vo_ms[vo_ms.size() / 2])));
 
     // The same workload under the default policy drops and never waits.
-    auto latest_trace = std::make_shared<Trace>();
-    PipelineOptions latest_options = everyKeyframe();
-    latest_options.keyframe_policy = KeyframePolicy::LatestWins;
-    Pipeline latest(latest_options, smallFrames(kFrames), fakePayloads(latest_trace, behaviour), nullptr);
-    latest.start();
-    QVERIFY(latest.wait(30000));
-    QCOMPARE(latest.report().keyframe_policy, std::string("latest"));
-    QVERIFY(latest.report().keyframes_dropped > 0);
-    QCOMPARE(latest.report().keyframe_wait_ms, 0.0);
+    const RunReport latest = runLatestWins(kFrames, std::make_shared<Trace>(), behaviour);
+    QVERIFY2(latest.completed, latest.error.c_str());
+    QCOMPARE(latest.keyframe_policy, std::string("latest"));
+    QVERIFY(latest.keyframes_dropped > 0);
+    QCOMPARE(latest.keyframe_wait_ms, 0.0);
   }
 
   // A VO payload that awaits its fixes (navigation without a position): under the
@@ -445,12 +452,9 @@ class TestEnginePipeline : public QObject {
     QVERIFY2(report.keyframe_wait_ms > 80.0, qPrintable(QString("waited %1 ms").arg(report.keyframe_wait_ms)));
 
     auto latest_trace = std::make_shared<Trace>();
-    PipelineOptions latest_options = everyKeyframe();
-    latest_options.keyframe_policy = KeyframePolicy::LatestWins;
-    Pipeline latest(latest_options, smallFrames(kFrames), fakePayloads(latest_trace, behaviour), nullptr);
-    latest.start();
-    QVERIFY(latest.wait(30000));
-    QCOMPARE(latest.report().keyframe_wait_ms, 0.0);
+    const RunReport latest = runLatestWins(kFrames, latest_trace, behaviour);
+    QVERIFY2(latest.completed, latest.error.c_str());
+    QCOMPARE(latest.keyframe_wait_ms, 0.0);
     bool some_late = false;
     for (const auto& [fix_frame, vo_frame] : latest_trace->fixes) some_late = some_late || vo_frame > fix_frame;
     QVERIFY(some_late);
