@@ -240,6 +240,57 @@ double throughputFps(const std::vector<double>& frame_done_ms, std::size_t warmu
   return span_ms > 0.0 ? frames * 1000.0 / span_ms : std::nan("");
 }
 
+bool isVoStage(Stage stage) {
+  return stage == Stage::Decode || stage == Stage::Upload || stage == Stage::Extract ||
+         stage == Stage::Match || stage == Stage::Pose;
+}
+bool isSatelliteStage(Stage stage) { return stage == Stage::Retrieval || stage == Stage::FineMatch; }
+
+// {stage name: ms} of `frame`'s samples in the stages `wanted` selects.
+json frameStages(const std::vector<LatencySample>& samples, std::int64_t frame, bool (*wanted)(Stage)) {
+  json stages = json::object();
+  for (const LatencySample& sample : samples)
+    if (wanted(sample.stage) && sample.frame == frame) stages[stageName(sample.stage)] = sample.duration_ms;
+  return stages;
+}
+
+// Where a VO p99 comes from: the five slowest measured frames with their VO stages
+// (frames are numbered from 0 in processing order, so vo_frame_ms[i] is frame i).
+json slowestVoFrames(const RunReport& report, const std::vector<LatencySample>& samples,
+                     std::size_t warmup) {
+  std::vector<std::size_t> order;
+  for (std::size_t i = warmup; i < report.vo_frame_ms.size(); ++i) order.push_back(i);
+  const std::size_t shown = std::min<std::size_t>(5, order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(shown), order.end(),
+                    [&](std::size_t a, std::size_t b) { return report.vo_frame_ms[a] > report.vo_frame_ms[b]; });
+  json slowest = json::array();
+  for (std::size_t k = 0; k < shown; ++k) {
+    const auto frame = static_cast<std::int64_t>(order[k]);
+    slowest.push_back(json{{"frame", frame},
+                           {"vo_ms", report.vo_frame_ms[order[k]]},
+                           {"stages", frameStages(samples, frame, isVoStage)}});
+  }
+  return slowest;
+}
+
+// The five slowest measured keyframes of the satellite stage (retrieval + fine match).
+json slowestSatelliteKeyframes(const std::vector<LatencySample>& samples, std::size_t warmup) {
+  std::map<std::int64_t, double> by_frame;
+  for (const LatencySample& sample : samples)
+    if (isSatelliteStage(sample.stage) && sample.frame >= static_cast<std::int64_t>(warmup))
+      by_frame[sample.frame] += sample.duration_ms;
+  std::vector<std::pair<double, std::int64_t>> keyframe_ms;  // (ms, frame)
+  for (const auto& [frame, ms] : by_frame) keyframe_ms.emplace_back(ms, frame);
+  std::sort(keyframe_ms.rbegin(), keyframe_ms.rend());
+  if (keyframe_ms.size() > 5) keyframe_ms.resize(5);
+  json slowest = json::array();
+  for (const auto& [ms, frame] : keyframe_ms)
+    slowest.push_back(json{{"frame", frame},
+                           {"stages_ms", ms},
+                           {"stages", frameStages(samples, frame, isSatelliteStage)}});
+  return slowest;
+}
+
 json modeJson(const RunReport& report, const std::vector<LatencySample>& samples,
               const VisionPayloadStats& stats, std::size_t warmup) {
   json stages = json::object();
@@ -256,48 +307,9 @@ json modeJson(const RunReport& report, const std::vector<LatencySample>& samples
   std::int64_t max_bytes_in_use = -1;
   for (const LatencySample& sample : samples)
     max_bytes_in_use = std::max(max_bytes_in_use, sample.device_bytes_in_use);
-  // Where a VO p99 comes from: the five slowest measured frames with their VO stages
-  // (frames are numbered from 0 in processing order, so vo_frame_ms[i] is frame i).
-  std::vector<std::size_t> order;
-  for (std::size_t i = warmup; i < report.vo_frame_ms.size(); ++i) order.push_back(i);
-  const std::size_t shown = std::min<std::size_t>(5, order.size());
-  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(shown), order.end(),
-                    [&](std::size_t a, std::size_t b) { return report.vo_frame_ms[a] > report.vo_frame_ms[b]; });
-  json slowest = json::array();
-  for (std::size_t k = 0; k < shown; ++k) {
-    const auto frame = static_cast<std::int64_t>(order[k]);
-    json frame_stages = json::object();
-    for (const LatencySample& sample : samples) {
-      const bool vo_stage = sample.stage == Stage::Decode || sample.stage == Stage::Upload ||
-                            sample.stage == Stage::Extract || sample.stage == Stage::Match ||
-                            sample.stage == Stage::Pose;
-      if (vo_stage && sample.frame == frame) frame_stages[stageName(sample.stage)] = sample.duration_ms;
-    }
-    slowest.push_back(json{{"frame", frame}, {"vo_ms", report.vo_frame_ms[order[k]]}, {"stages", frame_stages}});
-  }
-  // And the five slowest keyframes of the satellite stage, with its stages.
-  std::vector<std::pair<double, std::int64_t>> keyframe_ms;  // (retrieval + fine match, frame)
-  {
-    std::map<std::int64_t, double> by_frame;
-    for (const LatencySample& sample : samples)
-      if ((sample.stage == Stage::Retrieval || sample.stage == Stage::FineMatch) &&
-          sample.frame >= static_cast<std::int64_t>(warmup))
-        by_frame[sample.frame] += sample.duration_ms;
-    for (const auto& [frame, ms] : by_frame) keyframe_ms.emplace_back(ms, frame);
-    std::sort(keyframe_ms.rbegin(), keyframe_ms.rend());
-    if (keyframe_ms.size() > 5) keyframe_ms.resize(5);
-  }
-  json slowest_keyframes = json::array();
-  for (const auto& [ms, frame] : keyframe_ms) {
-    json keyframe_stages = json::object();
-    for (const LatencySample& sample : samples)
-      if ((sample.stage == Stage::Retrieval || sample.stage == Stage::FineMatch) && sample.frame == frame)
-        keyframe_stages[stageName(sample.stage)] = sample.duration_ms;
-    slowest_keyframes.push_back(json{{"frame", frame}, {"stages_ms", ms}, {"stages", keyframe_stages}});
-  }
   return json{
-      {"slowest_vo_frames", slowest},
-      {"slowest_satellite_keyframes", slowest_keyframes},
+      {"slowest_vo_frames", slowestVoFrames(report, samples, warmup)},
+      {"slowest_satellite_keyframes", slowestSatelliteKeyframes(samples, warmup)},
       {"mode", report.mode},
       {"vo_device", report.vo_device},
       {"satellite_device", report.satellite_device},
