@@ -43,9 +43,13 @@ void EngineBenchOptions::check() const {
     throw InvalidArgument("--warmup must be in [0, frames)");
   if (modes.empty()) throw InvalidArgument("--modes: no mode given");
   for (const std::string& mode : modes)
-    if (mode != "sequential" && mode != "vo_only" && mode != "overlapped" && mode != "multi_gpu")
+    if (mode != "sequential" && mode != "vo_only" && mode != "overlapped" && mode != "multi_gpu" &&
+        mode != "multi_gpu_frames")
       throw InvalidArgument("unknown bench mode '" + mode +
-                            "' (sequential, vo_only, overlapped, multi_gpu)");
+                            "' (sequential, vo_only, overlapped, multi_gpu, multi_gpu_frames)");
+  for (const std::string& device : frame_parallel_devices) vision::parseDevice(device);
+  if (frame_parallel_devices.size() == 1)
+    throw InvalidArgument("--frame-parallel-devices needs at least two devices (e.g. cuda:0,cuda:1)");
   if (tiles < 1) throw InvalidArgument("--tiles must be >= 1");
   if (ring_slots < 2) throw InvalidArgument("--ring-slots must be >= 2");
   keyframePolicyName(keyframe_policy);  // throws for a value outside the enum
@@ -126,7 +130,10 @@ std::string engineBenchUsage() {
          "  --aliked-fp16         ALIKED extractors run their dense part in float16 (CUDA only)\n"
          "  --pace-fps F          deliver frames at F per second in every mode, as a video in\n"
          "                        real time (default 0: as fast as the pipeline takes them);\n"
-         "                        for VO latency at a frame rate, not for throughput\n";
+         "                        for VO latency at a frame rate, not for throughput\n"
+         "  --frame-parallel-devices a,b\n"
+         "                        the devices of multi_gpu_frames (default cuda:0,cuda:1 when\n"
+         "                        there are two GPUs; e.g. cpu,cpu to try the mode anywhere)\n";
 }
 
 EngineBenchOptions parseEngineBenchArguments(const std::vector<std::string>& args) {
@@ -196,6 +203,8 @@ EngineBenchOptions parseEngineBenchArguments(const std::vector<std::string>& arg
       options.threads = toInt(key, value);
     } else if (key == "--pace-fps") {
       options.pace_fps = toDouble(key, value);
+    } else if (key == "--frame-parallel-devices") {
+      options.frame_parallel_devices = splitList(value);
     } else {
       throw InvalidArgument("unknown bench option " + key);
     }
@@ -532,10 +541,28 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
     const RunReport warm_report = pipeline.report();
     if (!warm_report.error.empty()) say("bench: warm-up run failed: " + warm_report.error);
   }
+  // multi_gpu_frames: the given devices, or both GPUs.
+  std::vector<vision::DeviceSpec> frame_parallel;
+  for (const std::string& device : options.frame_parallel_devices) frame_parallel.push_back(vision::parseDevice(device));
+  if (frame_parallel.empty() && cuda_count >= 2)
+    frame_parallel = {vision::parseDevice("cuda:0"), vision::parseDevice("cuda:1")};
+  for (const vision::DeviceSpec& device : frame_parallel) vision::requireDeviceAvailable(device);
   json modes = json::array();
   for (const std::string& mode : options.modes) {
     DevicePlacement mode_placement = placement;
-    if (mode == "multi_gpu") {
+    PipelineOptions pipeline_options;
+    if (mode == "multi_gpu_frames") {
+      if (frame_parallel.empty()) {
+        modes.push_back(json{{"mode", mode}, {"skipped", "needs two CUDA devices (or --frame-parallel-devices), found " +
+                                                             std::to_string(cuda_count)}});
+        say("bench: multi_gpu_frames skipped (" + std::to_string(cuda_count) + " CUDA devices)");
+        continue;
+      }
+      mode_placement.vo = frame_parallel.front();
+      mode_placement.satellite = frame_parallel.front();
+      pipeline_options.front_end_devices = frame_parallel;
+      pipeline_options.extra_satellite_devices.assign(frame_parallel.begin() + 1, frame_parallel.end());
+    } else if (mode == "multi_gpu") {
       if (cuda_count < 2) {
         modes.push_back(json{{"mode", mode}, {"skipped", "needs two CUDA devices, found " + std::to_string(cuda_count)}});
         say("bench: multi_gpu skipped (" + std::to_string(cuda_count) + " CUDA devices)");
@@ -546,8 +573,17 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
     } else if (mode == "overlapped" && options.sat_device.empty()) {
       mode_placement.satellite = mode_placement.vo;  // one GPU: the design's single-device case
     }
-    say("bench: mode " + mode + " (VO " + mode_placement.vo.toString() +
-        (mode == "vo_only" ? "" : ", satellite " + mode_placement.satellite.toString()) + ")");
+    std::string devices = "VO " + mode_placement.vo.toString();
+    if (!pipeline_options.front_end_devices.empty()) {
+      devices += ", front ends";
+      for (const vision::DeviceSpec& device : pipeline_options.front_end_devices) devices += " " + device.toString();
+    }
+    if (mode != "vo_only") {
+      devices += ", satellite " + mode_placement.satellite.toString();
+      for (const vision::DeviceSpec& device : pipeline_options.extra_satellite_devices)
+        devices += " " + device.toString();
+    }
+    say("bench: mode " + mode + " (" + devices + ")");
     auto stats = std::make_shared<VisionStatsSink>();
     PayloadFactories payloads = makeVisionPayloads(options.payload, tiles, stats);
     if (mode == "vo_only") payloads.satellite = nullptr;
@@ -563,7 +599,6 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
         run = runSequential(sequential, *source, payloads, &recorder);
         run.keyframe_policy = "every";  // by construction: each keyframe before the next frame
       } else {
-        PipelineOptions pipeline_options;
         pipeline_options.placement = mode_placement;
         pipeline_options.ring_slots = options.ring_slots;
         pipeline_options.max_frames = options.frames;
@@ -608,10 +643,14 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
   const json* vo_only = find("vo_only");
   const json* overlapped = find("overlapped");
   const json* multi = find("multi_gpu");
+  const json* multi_frames = find("multi_gpu_frames");
   json summary;
   const auto ratio = [](double a, double b) { return (std::isfinite(a) && std::isfinite(b) && b > 0) ? json(a / b) : json(nullptr); };
   summary["overlapped_fps_over_sequential"] = ratio(number(overlapped, {"fps"}), number(sequential, {"fps"}));
   summary["multi_gpu_fps_over_overlapped"] = ratio(number(multi, {"fps"}), number(overlapped, {"fps"}));
+  // Both stages spread over both GPUs against both on one (overlapped).
+  summary["multi_gpu_frames_fps_over_overlapped"] =
+      ratio(number(multi_frames, {"fps"}), number(overlapped, {"fps"}));
   summary["vo_p99_loaded_over_alone"] =
       ratio(number(overlapped, {"vo_frame", "p99_ms"}), number(vo_only, {"vo_frame", "p99_ms"}));
   // The slowest stage of the frame-rate-bound chain: decode, upload, VO; with the

@@ -6,7 +6,13 @@
 //   vo_only     the overlapped engine without the satellite stage (VO latency alone);
 //   overlapped  the engine: decode thread + pinned ring + copy stream, VO worker on a
 //               high-priority stream, satellite QThread (same GPU, or --sat-device);
-//   multi_gpu   as overlapped with the satellite stage on cuda:1 (two GPUs only).
+//   multi_gpu   as overlapped with the satellite stage on cuda:1 (two GPUs only);
+//   multi_gpu_frames
+//               both stages on both GPUs: VO's front end (feature extraction) of
+//               alternate frames on cuda:0 / cuda:1 in parallel, VO tracking (match, pose)
+//               in frame order on cuda:0, one satellite worker per GPU sharing the
+//               keyframe queue (PipelineOptions::front_end_devices /
+//               extra_satellite_devices); --frame-parallel-devices picks other devices.
 // Per mode: per-stage count/mean/p50/p99/max, VO ms per frame, satellite ms per
 // keyframe, end-to-end fps after warm-up, keyframes requested/processed/dropped and VO's
 // wait for room, fixes, peak device memory; plus H2D GB/s pinned vs pageable, and a
@@ -37,7 +43,7 @@ struct EngineBenchOptions {
   int warmup_frames = 10;          // excluded from statistics and fps
   VisionPayloadOptions payload;
   std::string device, vo_device, sat_device;  // as DevicePlacement (empty: automatic)
-  std::vector<std::string> modes = {"sequential", "vo_only", "overlapped", "multi_gpu"};
+  std::vector<std::string> modes = {"sequential", "vo_only", "overlapped", "multi_gpu", "multi_gpu_frames"};
   int tiles = 8;                   // basemap-like tiles for the satellite stage
   int ring_slots = 4;
   // overlapped and multi_gpu (and the warm-up run): latest wins (the live default) or
@@ -58,6 +64,9 @@ struct EngineBenchOptions {
   // meaning; the latency figures (vo_frame p50/p99, vo_p99_loaded_over_alone) are what a
   // paced run is for.
   double pace_fps = 0.0;
+  // multi_gpu_frames: its devices, >= 2 (the first also runs VO tracking). Empty: cuda:0
+  // and cuda:1 when there are two GPUs (else the mode is skipped).
+  std::vector<std::string> frame_parallel_devices;
 
   void check() const;  // throws InvalidArgument
 };

@@ -12,6 +12,7 @@ set(SKYTRACE_ENGINE_PORTABLE_SOURCES
   synthetic_frame_source.cpp
   frame_feed.cpp
   satellite_worker.cpp
+  front_end_lanes.cpp
   pipeline.cpp
   sequential_run.cpp
   vision_extractor.cpp

@@ -5,6 +5,10 @@
 //                      fixes come back later, in any order, and are applied on the VO
 //                      thread.
 //   Satellite payload: keyframe request -> fix (or none).
+//   VO front end (optional): the part of VO's per-frame work that does not depend on
+//                      other frames (feature extraction), for frame-parallel runs over
+//                      several devices: frame -> prepared frame, which the VO payload
+//                      then tracks in frame order (VoPayload::processPrepared).
 // Requests and fixes are payload-defined subclasses of the two message bases; a payload
 // pair agrees on them (a mismatch is an InvalidArgument from the payload).
 // No torch types. Threads as stated per method; each payload is created by its factory
@@ -27,6 +31,14 @@ struct KeyframeRequest {
   double t_s = 0.0;
 };
 
+// What a VO front end computed for one frame (payload-defined subclass). It owns
+// everything it refers to (no ring slot) and may live on the front end's device, which
+// need not be the VO worker's; its device work is complete when it is handed over.
+struct PreparedFrame {
+  virtual ~PreparedFrame() = default;
+  std::int64_t frame = -1;
+};
+
 struct SatelliteFix {
   virtual ~SatelliteFix() = default;
   std::int64_t frame = -1;  // the keyframe this fix belongs to
@@ -42,6 +54,14 @@ class VoPayload {
   // the stream after the call. Returns a keyframe request or null. Throws skytrace::Error.
   virtual std::shared_ptr<KeyframeRequest> processFrame(const EngineFrame& frame,
                                                         StageClock& clock) = 0;
+  // VO thread, frame-parallel runs only (PipelineOptions::front_end_devices): as
+  // processFrame, for a frame whose front-end work `prepared` has done, possibly on
+  // another device (`frame` then carries the front end's copy of the pixels, on that
+  // device; it stays valid as long as `prepared` does). Frames arrive in order.
+  // Payloads without a front end never get this call.
+  virtual std::shared_ptr<KeyframeRequest> processPrepared(const EngineFrame& frame,
+                                                           const PreparedFrame& prepared,
+                                                           StageClock& clock);
   // VO thread, between frames: a fix for an earlier keyframe (late, in any order).
   virtual void applyFix(const SatelliteFix& fix) = 0;
   // VO thread, after processFrame: true while the payload holds its keyframe requests
@@ -52,6 +72,18 @@ class VoPayload {
   virtual bool awaitingFix() const { return false; }
   // VO thread, once at the end of a run (completed = false: cancelled or failed).
   virtual void finish(bool completed) {}
+};
+
+// The per-frame, order-independent part of a VO payload. One per front-end thread and
+// device; created on that thread by its factory.
+class VoFrontEnd {
+ public:
+  virtual ~VoFrontEnd() = default;
+  // Front-end thread. `frame` is the front end's own copy (on its device), kept alive by
+  // the returned object if it needs it later. Marks its stages on `clock` (the thread's
+  // stream); the engine waits for the stream before handing the result to VO. Throws
+  // skytrace::Error.
+  virtual std::shared_ptr<PreparedFrame> prepare(const EngineFrame& frame, StageClock& clock) = 0;
 };
 
 class SatellitePayload {
@@ -68,6 +100,8 @@ struct PayloadFactories {
   std::function<std::unique_ptr<VoPayload>(const vision::DeviceSpec&)> vo;
   // Empty: no satellite stage.
   std::function<std::unique_ptr<SatellitePayload>(const vision::DeviceSpec&)> satellite;
+  // Empty: the VO payload has no separable front end (no frame-parallel runs).
+  std::function<std::unique_ptr<VoFrontEnd>(const vision::DeviceSpec&)> vo_front_end;
 };
 
 }  // namespace skytrace::engine

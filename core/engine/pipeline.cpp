@@ -7,10 +7,13 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "core/engine/frame_feed.h"
+#include "core/engine/front_end_lanes.h"
 #include "core/engine/gpu_streams.h"
 #include "core/engine/keyframe_queue.h"
 #include "core/engine/run_control.h"
@@ -31,7 +34,18 @@ constexpr std::chrono::milliseconds kKeyframeWaitCheckInterval(20);
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
+
+std::string deviceList(const vision::DeviceSpec& first, const std::vector<vision::DeviceSpec>& more) {
+  std::string list = first.toString();
+  for (const vision::DeviceSpec& device : more) list += "," + device.toString();
+  return list;
+}
 }  // namespace
+
+std::shared_ptr<KeyframeRequest> VoPayload::processPrepared(const EngineFrame&, const PreparedFrame&,
+                                                            StageClock&) {
+  throw InvalidArgument("VO payload '" + name() + "' has no front end for frame-parallel runs");
+}
 
 const char* keyframePolicyName(KeyframePolicy policy) {
   switch (policy) {
@@ -62,14 +76,25 @@ void PipelineOptions::check() const {
 struct Pipeline::Run {
   explicit Run(std::size_t queue_capacity) : requests(queue_capacity) {}
 
+  struct Satellite {
+    QThread* thread = nullptr;
+    SatelliteWorker* worker = nullptr;
+  };
+  bool hasSatellite() const { return !satellites.empty(); }
+  // True once every satellite worker has stopped (no fix will arrive any more).
+  bool satellitesDone() const {
+    for (const Satellite& satellite : satellites)
+      if (!satellite.worker->isDone()) return false;
+    return true;
+  }
+
   RunControl control;
   KeyframeQueue<std::shared_ptr<KeyframeRequest>> requests;
   FixInbox fixes;
   ErrorLatch errors;
   RunReport report;  // written by the VO thread until vo_done
   std::thread vo_thread;
-  QThread* satellite_thread = nullptr;
-  SatelliteWorker* satellite_worker = nullptr;
+  std::vector<Satellite> satellites;  // empty: no satellite stage
   std::mutex mutex;
   std::condition_variable vo_finished;
   bool vo_done = false;
@@ -85,6 +110,11 @@ Pipeline::Pipeline(PipelineOptions options, SourceFactory source, PayloadFactori
   options_.check();
   if (!source_) throw InvalidArgument("Pipeline: no frame source factory");
   if (!payloads_.vo) throw InvalidArgument("Pipeline: no VO payload factory");
+  if (!options_.front_end_devices.empty() && !payloads_.vo_front_end)
+    throw InvalidArgument("Pipeline: frame-parallel VO (front-end devices) needs a VO payload with a "
+                          "front end; this one extracts every frame itself");
+  if (!options_.extra_satellite_devices.empty() && !payloads_.satellite)
+    throw InvalidArgument("Pipeline: extra satellite devices given but there is no satellite stage");
 }
 
 Pipeline::~Pipeline() {
@@ -105,29 +135,39 @@ void Pipeline::start() {
   run->report.mode = options_.mode_name;
   run->report.vo_device = options_.placement.vo.toString();
   const bool satellite = static_cast<bool>(payloads_.satellite);
-  run->report.satellite_device = satellite ? options_.placement.satellite.toString() : "";
+  std::vector<vision::DeviceSpec> satellite_devices;
+  if (satellite) {
+    satellite_devices.push_back(options_.placement.satellite);
+    satellite_devices.insert(satellite_devices.end(), options_.extra_satellite_devices.begin(),
+                             options_.extra_satellite_devices.end());
+  }
+  run->report.satellite_device =
+      satellite ? deviceList(options_.placement.satellite, options_.extra_satellite_devices) : "";
   run->report.keyframe_policy = satellite ? keyframePolicyName(options_.keyframe_policy) : "";
   try {
     resetPeakDeviceBytes(options_.placement.vo);
-    if (satellite) resetPeakDeviceBytes(options_.placement.satellite);
+    for (const vision::DeviceSpec& device : satellite_devices) resetPeakDeviceBytes(device);
+    for (const vision::DeviceSpec& device : options_.front_end_devices) resetPeakDeviceBytes(device);
   } catch (...) {
     // an unusable device is reported by the worker that opens it
   }
-  if (satellite) {
+  for (std::size_t i = 0; i < satellite_devices.size(); ++i) {
     SatelliteChannel channel;
     channel.requests = &run->requests;
     channel.fixes = &run->fixes;
     channel.control = &run->control;
     channel.errors = &run->errors;
     channel.recorder = recorder_;
-    channel.device = options_.placement.satellite;
+    channel.device = satellite_devices[i];
     channel.factory = payloads_.satellite;
-    run->satellite_thread = new QThread();
-    run->satellite_thread->setObjectName(QStringLiteral("skytrace-satellite"));
-    run->satellite_worker = new SatelliteWorker(std::move(channel));
-    run->satellite_worker->moveToThread(run->satellite_thread);
-    connect(run->satellite_thread, &QThread::started, run->satellite_worker, &SatelliteWorker::run);
-    run->satellite_thread->start(QThread::LowPriority);
+    Run::Satellite stage;
+    stage.thread = new QThread();
+    stage.thread->setObjectName(QStringLiteral("skytrace-satellite-%1").arg(i));
+    stage.worker = new SatelliteWorker(std::move(channel));
+    stage.worker->moveToThread(stage.thread);
+    connect(stage.thread, &QThread::started, stage.worker, &SatelliteWorker::run);
+    run->satellites.push_back(stage);
+    stage.thread->start(QThread::LowPriority);
   }
   run->vo_thread = std::thread([this, run] { runVo(run); });
 }
@@ -143,6 +183,36 @@ void Pipeline::runVo(Run* run) {
     for (const auto& fix : run->fixes.takeAll(timeout))
       applyFix(*vo, *fix, last_frame, recorder_, &report);
   };
+  // After VO finished frame `index`: the report, then the keyframe hand-over.
+  auto frameDone = [&](std::int64_t index, double vo_ms, std::shared_ptr<KeyframeRequest> request) {
+    report.vo_frame_ms.push_back(vo_ms);
+    report.frame_done_ms.push_back(recorder_ ? recorder_->nowMs() : secondsSince(started) * 1e3);
+    ++report.frames;
+    last_frame = index;
+    // vo_frame_ms above ends before the hand-over: a wait for room is not VO latency.
+    if (request && run->hasSatellite()) {
+      ++report.keyframes_requested;
+      if (options_.keyframe_policy == KeyframePolicy::EveryKeyframe) {
+        // Pause and cancel (the user's, or a satellite error's) reach VO while it
+        // waits; the satellite workers close the queue when they stop.
+        run->requests.pushWaitingForRoom(std::move(request), kKeyframeWaitCheckInterval,
+                                         [&] { run->control.checkpoint(); });
+      } else {
+        run->requests.pushEvictingOldest(std::move(request));
+      }
+    }
+    if (options_.keyframe_policy == KeyframePolicy::EveryKeyframe && run->hasSatellite() &&
+        vo->awaitingFix()) {
+      // The payload would hold its next requests back until this fix is in: wait for
+      // it, as the sequential driver does (pause and cancel still reach VO here).
+      const auto wait_start = std::chrono::steady_clock::now();
+      while (vo->awaitingFix() && !run->satellitesDone()) {
+        run->control.checkpoint();
+        applyArrivedFixes(kKeyframeWaitCheckInterval);
+      }
+      fix_wait += std::chrono::steady_clock::now() - wait_start;
+    }
+  };
   try {
     c10::InferenceMode inference_guard;
     const DeviceStream stream = DeviceStream::create(options_.placement.vo, StreamPriority::High);
@@ -156,45 +226,59 @@ void Pipeline::runVo(Run* run) {
     feed_options.max_frames = options_.max_frames;
     FrameFeed feed(source_(), feed_options, recorder_, &run->control);
     feed.start();
-    while (true) {
-      run->control.checkpoint();
-      applyArrivedFixes(std::chrono::milliseconds(0));
-      std::optional<FeedFrame> item = feed.next(stream);
-      if (!item) {
-        run->control.checkpoint();  // a cancel ends the feed too: report it as such
-        break;
-      }
-      clock.beginFrame(item->frame.index);
-      std::shared_ptr<KeyframeRequest> request = vo->processFrame(item->frame, clock);
-      if (const auto upload = feed.uploadTiming(*item))
-        clock.addMeasured(Stage::Upload, upload->first, upload->second);
-      report.vo_frame_ms.push_back(clock.finishFrame());
-      feed.release(*item, stream);
-      report.frame_done_ms.push_back(recorder_ ? recorder_->nowMs() : secondsSince(started) * 1e3);
-      ++report.frames;
-      last_frame = item->frame.index;
-      // vo_frame_ms above ends before the hand-over: a wait for room is not VO latency.
-      if (request && run->satellite_worker) {
-        ++report.keyframes_requested;
-        if (options_.keyframe_policy == KeyframePolicy::EveryKeyframe) {
-          // Pause and cancel (the user's, or a satellite error's) reach VO while it
-          // waits; the satellite worker closes the queue when it stops.
-          run->requests.pushWaitingForRoom(std::move(request), kKeyframeWaitCheckInterval,
-                                           [&] { run->control.checkpoint(); });
-        } else {
-          run->requests.pushEvictingOldest(std::move(request));
+    if (options_.front_end_devices.empty()) {
+      while (true) {
+        run->control.checkpoint();
+        applyArrivedFixes(std::chrono::milliseconds(0));
+        std::optional<FeedFrame> item = feed.next(stream);
+        if (!item) {
+          run->control.checkpoint();  // a cancel ends the feed too: report it as such
+          break;
         }
+        clock.beginFrame(item->frame.index);
+        std::shared_ptr<KeyframeRequest> request = vo->processFrame(item->frame, clock);
+        if (const auto upload = feed.uploadTiming(*item))
+          clock.addMeasured(Stage::Upload, upload->first, upload->second);
+        const double vo_ms = clock.finishFrame();
+        feed.release(*item, stream);
+        frameDone(item->frame.index, vo_ms, std::move(request));
       }
-      if (options_.keyframe_policy == KeyframePolicy::EveryKeyframe && run->satellite_worker &&
-          vo->awaitingFix()) {
-        // The payload would hold its next requests back until this fix is in: wait for
-        // it, as the sequential driver does (pause and cancel still reach VO here).
-        const auto wait_start = std::chrono::steady_clock::now();
-        while (vo->awaitingFix() && !run->satellite_worker->isDone()) {
-          run->control.checkpoint();
-          applyArrivedFixes(kKeyframeWaitCheckInterval);
+    } else {
+      // Frame-parallel: keep up to 2 frames per front end in flight, track in order.
+      FrontEndLanes lanes(options_.front_end_devices, payloads_.vo_front_end, recorder_, &run->control,
+                          &run->errors);
+      struct InFlight {
+        std::int64_t index;
+        std::optional<std::pair<double, double>> upload;
+      };
+      std::deque<InFlight> in_flight;
+      const std::size_t window = 2 * lanes.laneCount();
+      bool source_ended = false;
+      while (true) {
+        run->control.checkpoint();
+        applyArrivedFixes(std::chrono::milliseconds(0));
+        while (!source_ended && in_flight.size() < window) {
+          std::optional<FeedFrame> item = feed.next(stream);
+          if (!item) {
+            run->control.checkpoint();
+            source_ended = true;
+            break;
+          }
+          lanes.submit(item->frame, stream);  // the lane's own copy: the slot is free again
+          in_flight.push_back({item->frame.index, feed.uploadTiming(*item)});
+          feed.release(*item, stream);
         }
-        fix_wait += std::chrono::steady_clock::now() - wait_start;
+        if (in_flight.empty()) break;
+        const InFlight next = in_flight.front();
+        in_flight.pop_front();
+        FrontEndLanes::Result prepared = lanes.take(next.index);
+        clock.beginFrame(next.index);
+        std::shared_ptr<KeyframeRequest> request =
+            vo->processPrepared(prepared.frame, *prepared.prepared, clock);
+        if (next.upload) clock.addMeasured(Stage::Upload, next.upload->first, next.upload->second);
+        // The frame's VO work on all devices (front end + tracking), not its wall latency.
+        const double vo_ms = prepared.front_end_ms + clock.finishFrame();
+        frameDone(next.index, vo_ms, std::move(request));
       }
     }
     feed.stop();
@@ -202,14 +286,13 @@ void Pipeline::runVo(Run* run) {
     // The outstanding keyframes: wait (bounded) for their fixes.
     const auto deadline = std::chrono::steady_clock::now() +
                           std::chrono::milliseconds(options_.final_fix_timeout_ms);
-    while (run->satellite_worker && !run->satellite_worker->isDone() &&
-           std::chrono::steady_clock::now() < deadline) {
+    while (run->hasSatellite() && !run->satellitesDone() && std::chrono::steady_clock::now() < deadline) {
       run->control.checkpoint();
       applyArrivedFixes(std::chrono::milliseconds(20));
     }
     applyArrivedFixes(std::chrono::milliseconds(0));
     run->control.checkpoint();  // a satellite error cancels the run
-    if (run->satellite_worker && !run->satellite_worker->isDone()) {
+    if (run->hasSatellite() && !run->satellitesDone()) {
       report.fixes_lost_at_end = std::max<std::int64_t>(
           0, report.keyframes_requested - static_cast<std::int64_t>(run->requests.droppedCount()) -
                  report.fixes_applied);
@@ -275,7 +358,9 @@ bool Pipeline::isRunning() const {
     std::lock_guard<std::mutex> lock(run_->mutex);
     if (!run_->vo_done) return true;
   }
-  return run_->satellite_thread && !run_->satellite_thread->isFinished();
+  for (const Run::Satellite& satellite : run_->satellites)
+    if (!satellite.thread->isFinished()) return true;
+  return false;
 }
 
 bool Pipeline::wait(int timeout_ms) {
@@ -286,11 +371,10 @@ bool Pipeline::wait(int timeout_ms) {
     if (!run_->vo_finished.wait_until(lock, deadline, [&] { return run_->vo_done; })) return false;
   }
   if (run_->vo_thread.joinable()) run_->vo_thread.join();
-  if (run_->satellite_thread) {
+  for (const Run::Satellite& satellite : run_->satellites) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
-    if (!run_->satellite_thread->wait(QDeadlineTimer(std::max<qint64>(0, left.count()))))
-      return false;
+    if (!satellite.thread->wait(QDeadlineTimer(std::max<qint64>(0, left.count())))) return false;
   }
   return true;
 }
@@ -303,10 +387,14 @@ RunReport Pipeline::report() const {
     if (!run_->vo_done) return {};
     copy = run_->report;
   }
-  if (run_->satellite_worker && run_->satellite_worker->isDone()) {
-    copy.satellite_ms = run_->satellite_worker->latenciesMs();
+  if (run_->hasSatellite() && run_->satellitesDone()) {
+    for (const Run::Satellite& satellite : run_->satellites) {
+      const std::vector<double>& ms = satellite.worker->latenciesMs();
+      copy.satellite_ms.insert(copy.satellite_ms.end(), ms.begin(), ms.end());
+      copy.peak_satellite_device_bytes =
+          std::max(copy.peak_satellite_device_bytes, satellite.worker->peakDeviceBytes());
+    }
     copy.keyframes_processed = static_cast<std::int64_t>(copy.satellite_ms.size());
-    copy.peak_satellite_device_bytes = run_->satellite_worker->peakDeviceBytes();
   }
   return copy;
 }
@@ -314,10 +402,10 @@ RunReport Pipeline::report() const {
 void Pipeline::releaseFinishedRun() {
   if (!run_) return;
   if (run_->vo_thread.joinable()) run_->vo_thread.join();
-  if (run_->satellite_thread) {
-    run_->satellite_thread->wait();
-    delete run_->satellite_worker;
-    delete run_->satellite_thread;
+  for (const Run::Satellite& satellite : run_->satellites) {
+    satellite.thread->wait();
+    delete satellite.worker;
+    delete satellite.thread;
   }
   run_.reset();
 }

@@ -6,6 +6,11 @@
 // order they arrive. What VO does when the queue is full is the KeyframePolicy: by
 // default latest wins (VO never waits for the satellite stage; drops counted), or
 // back-pressure (VO waits for room; every keyframe registered).
+// Several GPUs (a throughput layout, PipelineOptions::front_end_devices and
+// extra_satellite_devices): VO's per-frame front end (feature extraction) runs on
+// alternate devices in parallel (FrontEndLanes) while the VO worker tracks the frames in
+// order, and more satellite workers share the keyframe queue (whichever is free takes the
+// next keyframe). Every device then carries part of both stages.
 //
 // Run control: start() -> [setPaused] -> finished (or cancel()); start() again after
 // the run ended restarts from the first frame with fresh payloads. Errors: the first
@@ -22,6 +27,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/engine/device_placement.h"
 #include "core/engine/frame_source.h"
@@ -58,6 +64,16 @@ struct PipelineOptions {
   // fixes before finishing without them (counted as fixes_lost_at_end).
   int final_fix_timeout_ms = 30000;
   std::string mode_name = "overlapped";  // label in the RunReport
+  // Frame-parallel VO: frame t's front end runs on front_end_devices[t % n], each device
+  // in its own thread; the VO worker on placement.vo tracks the results in frame order
+  // (VoPayload::processPrepared), keeping up to 2n frames in flight. Needs a payload with
+  // a front end (PayloadFactories::vo_front_end). For throughput (offline): a frame's
+  // pose comes after the next 2n - 1 frames have arrived. Empty (the default): VO
+  // extracts every frame itself.
+  std::vector<vision::DeviceSpec> front_end_devices;
+  // More satellite workers, one per entry, besides the one on placement.satellite; all
+  // take keyframes from the same queue. Needs a satellite stage.
+  std::vector<vision::DeviceSpec> extra_satellite_devices;
 
   void check() const;  // throws InvalidArgument
 };

@@ -225,14 +225,40 @@ ImageFeatures extractImage(TensorExtractor& extractor, const at::Tensor& bgr) {
   return {extractor.extract(bgr), static_cast<double>(bgr.size(1)), static_cast<double>(bgr.size(0))};
 }
 
+// The VO front end: the frame's local features (stage "extract"), on the front end's
+// device; the frame's pixels ride along for the keyframe request.
+struct VisionPreparedFrame final : PreparedFrame {
+  ImageFeatures features;
+  at::Tensor bgr;  // the front end's own copy of the frame
+};
+
+class VisionVoFrontEnd final : public VoFrontEnd {
+ public:
+  VisionVoFrontEnd(const VisionPayloadOptions& options, const vision::DeviceSpec& device)
+      : extractor_(createPayloadExtractor(parseFeatureMatchingModel(options.vo_model).features,
+                                          options.vo_keypoints, options.weights_dir, device,
+                                          options.aliked_float16)) {}
+
+  std::shared_ptr<PreparedFrame> prepare(const EngineFrame& frame, StageClock& clock) override {
+    auto prepared = std::make_shared<VisionPreparedFrame>();
+    prepared->frame = frame.index;
+    prepared->bgr = frame.pixels->bgr;
+    StageClock::Scope scope(clock, Stage::Extract);
+    prepared->features = extractImage(*extractor_, prepared->bgr);
+    return prepared;
+  }
+
+ private:
+  std::unique_ptr<TensorExtractor> extractor_;
+};
+
 class VisionVoPayload final : public VoPayload {
  public:
   VisionVoPayload(const VisionPayloadOptions& options, const vision::DeviceSpec& device,
                   std::shared_ptr<VisionStatsSink> stats)
       : options_(options),
         model_(parseFeatureMatchingModel(options.vo_model)),
-        extractor_(createPayloadExtractor(model_.features, options.vo_keypoints,
-                                          options.weights_dir, device, options.aliked_float16)),
+        device_(device),
         matcher_(createPairMatcher(model_, options.weights_dir, options.lightglue_adaptive, device)),
         ransac_(ransacOptions(options, device)),
         stats_(std::move(stats)) {
@@ -243,12 +269,48 @@ class VisionVoPayload final : public VoPayload {
   std::string name() const override { return "vision VO (" + options_.vo_model + ")"; }
 
   std::shared_ptr<KeyframeRequest> processFrame(const EngineFrame& frame, StageClock& clock) override {
+    // Created at the first frame: a frame-parallel run extracts in its front ends only.
+    if (!extractor_)
+      extractor_ = createPayloadExtractor(model_.features, options_.vo_keypoints, options_.weights_dir,
+                                          device_, options_.aliked_float16);
     const at::Tensor& bgr = frame.pixels->bgr;
     ImageFeatures features;
     {
       StageClock::Scope scope(clock, Stage::Extract);
       features = extractImage(*extractor_, bgr);
     }
+    // The ring slot is reused: a request keeps a copy (the engine syncs before pushing).
+    return track(frame, std::move(features), [&] { return bgr.clone(); }, clock);
+  }
+
+  std::shared_ptr<KeyframeRequest> processPrepared(const EngineFrame& frame, const PreparedFrame& prepared,
+                                                   StageClock& clock) override {
+    const auto* front = dynamic_cast<const VisionPreparedFrame*>(&prepared);
+    if (!front) throw InvalidArgument("vision VO payload got a prepared frame of another payload");
+    // Matching and pose run here, on the VO device; a front end's features may come from
+    // another GPU (~0.5 MB for 1024 ALIKED keypoints, ordered after on this stream).
+    ImageFeatures features = front->features;
+    const at::Device device = atDevice(device_);
+    features.features.keypoints_px = features.features.keypoints_px.to(device);
+    features.features.descriptors = features.features.descriptors.to(device);
+    // The front end's copy of the pixels is already the request's own.
+    return track(frame, std::move(features), [&] { return front->bgr; }, clock);
+  }
+
+  void applyFix(const SatelliteFix& fix) override {
+    if (!dynamic_cast<const VisionFix*>(&fix))
+      throw InvalidArgument("vision VO payload got a fix of another payload");
+    VisionPayloadStats delta;
+    delta.fixes_applied = 1;
+    if (stats_) stats_->add(delta);
+  }
+
+ private:
+  // The order-dependent part: match to the previous frame, fit the pose, decide on a
+  // keyframe (its pixels from `request_pixels`).
+  template <typename RequestPixels>
+  std::shared_ptr<KeyframeRequest> track(const EngineFrame& frame, ImageFeatures features,
+                                         const RequestPixels& request_pixels, StageClock& clock) {
     VisionPayloadStats delta;
     delta.vo_frames = 1;
     delta.vo_keypoints = features.features.keypoints_px.size(0);
@@ -264,22 +326,14 @@ class VisionVoPayload final : public VoPayload {
     auto request = std::make_shared<VisionKeyframeRequest>();
     request->frame = frame.index;
     request->t_s = frame.t_s;
-    request->bgr = bgr.clone();  // the ring slot is reused; the engine syncs before pushing
+    request->bgr = request_pixels();
     return request;
   }
 
-  void applyFix(const SatelliteFix& fix) override {
-    if (!dynamic_cast<const VisionFix*>(&fix))
-      throw InvalidArgument("vision VO payload got a fix of another payload");
-    VisionPayloadStats delta;
-    delta.fixes_applied = 1;
-    if (stats_) stats_->add(delta);
-  }
-
- private:
   VisionPayloadOptions options_;
   FeatureMatchingModel model_;
-  std::unique_ptr<TensorExtractor> extractor_;
+  vision::DeviceSpec device_;
+  std::unique_ptr<TensorExtractor> extractor_;  // single-device runs (created at the first frame)
   std::unique_ptr<TensorPairMatcher> matcher_;
   vision::RansacOptions ransac_;
   std::shared_ptr<VisionStatsSink> stats_;
@@ -431,6 +485,9 @@ PayloadFactories makeVisionPayloads(const VisionPayloadOptions& options,
   PayloadFactories factories;
   factories.vo = [options, stats](const vision::DeviceSpec& device) -> std::unique_ptr<VoPayload> {
     return std::make_unique<VisionVoPayload>(options, device, stats);
+  };
+  factories.vo_front_end = [options](const vision::DeviceSpec& device) -> std::unique_ptr<VoFrontEnd> {
+    return std::make_unique<VisionVoFrontEnd>(options, device);
   };
   if (tiles && !tiles->empty()) {
     factories.satellite = [options, tiles, stats](const vision::DeviceSpec& device)

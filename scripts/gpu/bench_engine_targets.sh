@@ -15,7 +15,8 @@
 #      (--ransac-host-hypotheses 0); TF32; float16 + TF32;
 #  (d) skytrace-bench-engine per keyframe policy (--keyframe-policy; "latest" is the
 #      default latest-wins queue, "every" registers every keyframe with back-pressure):
-#      modes sequential, vo_only, overlapped, multi_gpu (skipped on one GPU), exact
+#      modes sequential, vo_only, overlapped, multi_gpu and multi_gpu_frames (both
+#      skipped on one GPU), exact
 #      float32, then the same with --tf32 (unless --no-tf32) and with --aliked-fp16
 #      (unless --no-fp16);
 #      --paced R1,R2: vo_only and overlapped again with frames delivered at each rate
@@ -99,7 +100,7 @@ fi
 bench="$engine_build/skytrace-bench-engine"
 common=(--synthetic 640x480 --frames "$frames" --warmup 20 --preload --device cuda:0
         --vo-model aliked-n16rot --vo-keypoints 1024 --sat-model aliked-n16rot --sat-keypoints 2048
-        --keyframe-interval 1 --weights-dir "$aliked_dir" --modes sequential,vo_only,overlapped,multi_gpu)
+        --keyframe-interval 1 --weights-dir "$aliked_dir" --modes sequential,vo_only,overlapped,multi_gpu,multi_gpu_frames)
 for policy in ${policies//,/ }; do
   policy_args=()
   [[ $policy != latest ]] && policy_args=(--keyframe-policy "$policy")
@@ -120,7 +121,7 @@ done
 # VO latency with frames arriving at a video's rate (--pace-fps): alone vs with the
 # satellite stage registering every frame (latest-wins), exact float32.
 for pace in ${paces//,/ }; do
-  engine_step "engine_paced_${pace}" "$bench" "${common[@]/sequential,vo_only,overlapped,multi_gpu/vo_only,overlapped}" \
+  engine_step "engine_paced_${pace}" "$bench" "${common[@]/sequential,vo_only,overlapped,multi_gpu,multi_gpu_frames/vo_only,overlapped}" \
     --pace-fps "$pace" --transfer-mib 0 --out "$results/engine_paced_${pace}.json" || status=1
 done
 

@@ -1,7 +1,9 @@
 // `skytrace-cli bench` end to end on the CPU with small synthetic frames and ORB: the
-// JSON has every mode (multi_gpu skipped without two GPUs) with every stage the mode
-// runs, the work was real (VO inliers, accepted fixes), and the PNG is written; --plot
-// redraws it; --keyframe-policy every registers every keyframe and is recorded;
+// JSON has every mode (multi_gpu and multi_gpu_frames skipped without two GPUs) with
+// every stage the mode runs, the work was real (VO inliers, accepted fixes), and the PNG
+// is written; --plot redraws it; --keyframe-policy every registers every keyframe and is
+// recorded; multi_gpu_frames on two CPU "devices" gives the same VO results as
+// overlapped;
 // --pace-fps 50 is recorded and bounds every mode's fps. Speed is not asserted otherwise
 // (a shared 2-core machine).
 #include <QFile>
@@ -67,14 +69,14 @@ class TestEngineBenchCli : public QObject {
     QVERIFY2(code == 0, output.constData());
     QVERIFY(!report.isEmpty());
     const QJsonArray modes = report["modes"].toArray();
-    QCOMPARE(modes.size(), 4);
+    QCOMPARE(modes.size(), 5);
     QStringList names;
     for (const auto& value : modes) {
       const QJsonObject mode = value.toObject();
       const QString name = mode["mode"].toString();
       names << name;
-      if (name == "multi_gpu") {
-        QVERIFY2(mode.contains("skipped"), "one CPU machine cannot run multi_gpu");
+      if (name == "multi_gpu" || name == "multi_gpu_frames") {
+        QVERIFY2(mode.contains("skipped"), qPrintable("one CPU machine cannot run " + name));
         continue;
       }
       QVERIFY2(mode["completed"].toBool(), qPrintable(name + ": " + mode["error"].toString()));
@@ -103,7 +105,7 @@ class TestEngineBenchCli : public QObject {
                  "keyframes overlap their ground tiles: some fixes must be accepted");
       }
     }
-    QCOMPARE(names, QStringList({"sequential", "vo_only", "overlapped", "multi_gpu"}));
+    QCOMPARE(names, QStringList({"sequential", "vo_only", "overlapped", "multi_gpu", "multi_gpu_frames"}));
     QVERIFY(report["h2d"].toObject().contains("skipped"));
     const QJsonObject summary = report["summary"].toObject();
     QCOMPARE(summary["keyframe_policy"].toString(), QString("latest"));  // the default
@@ -150,6 +152,42 @@ class TestEngineBenchCli : public QObject {
              "every keyframe is on the frame-rate-bound chain: the bound includes the satellite stage");
   }
 
+  // multi_gpu_frames with two CPU "devices": front ends in two threads, two satellite
+  // workers. The same frame pairs are matched and fitted as in overlapped (features do
+  // not depend on the thread that extracted them), and every keyframe is registered.
+  void frameParallelModeMatchesOverlapped() {
+    QTemporaryDir dir;
+    const QString json_path = dir.filePath("bench_frames.json");
+    QByteArray output;
+    QJsonObject report;
+    const int code = runOrbBench({"--frames", "16", "--warmup", "2", "--modes", "overlapped,multi_gpu_frames",
+                                  "--keyframe-policy", "every", "--frame-parallel-devices", "cpu,cpu"},
+                                 json_path, &output, &report);
+    QVERIFY2(code == 0, output.constData());
+    const QJsonArray modes = report["modes"].toArray();
+    QCOMPARE(modes.size(), 2);
+    const QJsonObject overlapped = modes[0].toObject();
+    const QJsonObject frames = modes[1].toObject();
+    QCOMPARE(frames["mode"].toString(), QString("multi_gpu_frames"));
+    for (const QJsonObject& mode : {overlapped, frames}) {
+      QVERIFY2(mode["completed"].toBool(), qPrintable(mode["mode"].toString() + ": " + mode["error"].toString()));
+      QCOMPARE(mode["frames"].toInt(), 16);
+      QCOMPARE(mode["keyframes"].toObject()["processed"].toInt(), 16);
+      QCOMPARE(mode["keyframes"].toObject()["dropped"].toInt(), 0);
+      for (const char* stage : {"extract", "match", "pose", "retrieval", "fine_match"})
+        QVERIFY2(mode["stages"].toObject().contains(stage), qPrintable(mode["mode"].toString() + " lacks " + stage));
+    }
+    QCOMPARE(frames["satellite_device"].toString(), QString("cpu,cpu"));
+    const QJsonObject pairs = overlapped["vo_pairs"].toObject();
+    const QJsonObject frame_pairs = frames["vo_pairs"].toObject();
+    QCOMPARE(frame_pairs["count"].toInt(), 15);
+    QCOMPARE(frame_pairs["count"].toInt(), pairs["count"].toInt());
+    QVERIFY(pairs["mean_inliers"].toDouble() > 20.0);
+    QCOMPARE(frame_pairs["mean_matches"].toDouble(), pairs["mean_matches"].toDouble());
+    QCOMPARE(frame_pairs["mean_inliers"].toDouble(), pairs["mean_inliers"].toDouble());
+    QVERIFY(report["summary"].toObject()["multi_gpu_frames_fps_over_overlapped"].toDouble() > 0.0);
+  }
+
   // Frames delivered at 50 fps (a video in real time) in every mode: the rate is recorded
   // and no mode runs faster than it. fps is measured between frames' completion times, so
   // it can exceed 50 by the difference of the first and last measured frames' latencies
@@ -190,6 +228,8 @@ class TestEngineBenchCli : public QObject {
     QCOMPARE(runCli({"bench", "--pace-fps", "-5"}, &output), 2);
     QVERIFY2(output.contains("--pace-fps must be >= 0"), output.constData());
     QCOMPARE(runCli({"bench", "--pace-fps", "fast"}, &output), 2);
+    QCOMPARE(runCli({"bench", "--frame-parallel-devices", "cuda:0"}, &output), 2);
+    QVERIFY2(output.contains("needs at least two devices"), output.constData());
     // float16 ALIKED is a CUDA mode: refused before any mode runs on a CPU placement.
     QCOMPARE(runCli({"bench", "--device", "cpu", "--aliked-fp16", "--frames", "4", "--warmup", "0"}, &output), 2);
     QVERIFY2(output.contains("--aliked-fp16 needs CUDA devices"), output.constData());

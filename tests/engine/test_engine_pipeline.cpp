@@ -2,13 +2,15 @@
 // models): frame order, latest-wins drops, late fixes, pause, cancel/restart cycles,
 // bounded shutdown, one error per run, the every-keyframe policy (back-pressure: no
 // drops, VO's wait for room, and cancel / pause / a satellite error while VO waits),
-// and the device placement rule.
+// frame-parallel runs (front ends in several threads, several satellite workers), and
+// the device placement rule.
 #include <QSignalSpy>
 #include <QtTest>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -45,8 +47,13 @@ struct Trace {
   std::vector<std::pair<std::int64_t, std::int64_t>> fixes;  // (fix frame, VO frame when applied)
   int finish_calls = 0;
   bool finish_completed = false;
+  std::vector<std::int64_t> prepared_frames;   // processPrepared order
+  std::map<std::int64_t, int> front_end_of_frame;  // which front end instance prepared it
+  std::map<std::int64_t, int> satellite_of_frame;  // which satellite instance registered it
   std::atomic<int> vo_payloads_alive{0};
   std::atomic<int> satellite_payloads_alive{0};
+  std::atomic<int> front_ends_alive{0};
+  std::atomic<int> next_instance_id{0};
   std::atomic<int> satellite_steps_started{0};
 };
 
@@ -58,6 +65,12 @@ struct FakeBehaviour {
   bool satellite_throws = false;
   std::int64_t satellite_throw_after = -1;  // keyframe whose processing throws after its step
   bool vo_awaits_fixes = false;  // VoPayload::awaitingFix() until each request's fix is back
+  std::chrono::milliseconds front_end_step{0};
+  std::int64_t front_end_throw_at = -1;  // frame where a front end throws
+};
+
+struct FakePrepared final : PreparedFrame {
+  int front_end = -1;
 };
 
 class FakeVo final : public VoPayload {
@@ -87,6 +100,24 @@ class FakeVo final : public VoPayload {
     trace_->fixes.emplace_back(fix.frame, current_);
     if (fix.frame == awaiting_) awaiting_ = -1;
   }
+  std::shared_ptr<KeyframeRequest> processPrepared(const EngineFrame& frame, const PreparedFrame& prepared,
+                                                   StageClock& clock) override {
+    StageClock::Scope scope(clock, Stage::Match);
+    const auto* fake = dynamic_cast<const FakePrepared*>(&prepared);
+    if (!fake || prepared.frame != frame.index || !frame.pixels)
+      throw InvalidArgument("fake VO: prepared frame " + std::to_string(prepared.frame) + " handed over with frame " +
+                            std::to_string(frame.index));
+    {
+      std::lock_guard<std::mutex> lock(trace_->mutex);
+      trace_->prepared_frames.push_back(frame.index);
+      trace_->front_end_of_frame[frame.index] = fake->front_end;
+    }
+    current_ = frame.index;
+    if (frame.index % b_.keyframe_every != 0) return nullptr;
+    auto request = std::make_shared<KeyframeRequest>();
+    request->frame = frame.index;
+    return request;
+  }
   bool awaitingFix() const override { return awaiting_ >= 0; }
   void finish(bool completed) override {
     std::lock_guard<std::mutex> lock(trace_->mutex);
@@ -101,9 +132,36 @@ class FakeVo final : public VoPayload {
   std::int64_t awaiting_ = -1;
 };
 
+// A front end that takes front_end_step per frame (so that several run at once only if
+// they are in separate threads) and tags its result with its instance id.
+class FakeFrontEnd final : public VoFrontEnd {
+ public:
+  FakeFrontEnd(std::shared_ptr<Trace> trace, FakeBehaviour behaviour)
+      : trace_(std::move(trace)), b_(behaviour), id_(trace_->next_instance_id++) {
+    ++trace_->front_ends_alive;
+  }
+  ~FakeFrontEnd() override { --trace_->front_ends_alive; }
+  std::shared_ptr<PreparedFrame> prepare(const EngineFrame& frame, StageClock& clock) override {
+    StageClock::Scope scope(clock, Stage::Extract);
+    if (frame.index == b_.front_end_throw_at)
+      throw FormatError("fake front end: frame " + std::to_string(frame.index) + " has no features");
+    std::this_thread::sleep_for(b_.front_end_step);
+    auto prepared = std::make_shared<FakePrepared>();
+    prepared->frame = frame.index;
+    prepared->front_end = id_;
+    return prepared;
+  }
+
+ private:
+  std::shared_ptr<Trace> trace_;
+  FakeBehaviour b_;
+  int id_;
+};
+
 class FakeSatellite final : public SatellitePayload {
  public:
-  FakeSatellite(std::shared_ptr<Trace> trace, FakeBehaviour behaviour) : trace_(std::move(trace)), b_(behaviour) {
+  FakeSatellite(std::shared_ptr<Trace> trace, FakeBehaviour behaviour)
+      : trace_(std::move(trace)), b_(behaviour), id_(trace_->next_instance_id++) {
     ++trace_->satellite_payloads_alive;
   }
   ~FakeSatellite() override { --trace_->satellite_payloads_alive; }
@@ -118,6 +176,7 @@ class FakeSatellite final : public SatellitePayload {
     {
       std::lock_guard<std::mutex> lock(trace_->mutex);
       trace_->satellite_frames.push_back(request.frame);
+      trace_->satellite_of_frame[request.frame] = id_;
     }
     auto fix = std::make_shared<SatelliteFix>();
     fix->frame = request.frame;
@@ -128,6 +187,7 @@ class FakeSatellite final : public SatellitePayload {
  private:
   std::shared_ptr<Trace> trace_;
   FakeBehaviour b_;
+  int id_;
 };
 
 PayloadFactories fakePayloads(const std::shared_ptr<Trace>& trace, FakeBehaviour behaviour,
@@ -138,8 +198,12 @@ PayloadFactories fakePayloads(const std::shared_ptr<Trace>& trace, FakeBehaviour
     factories.satellite = [trace, behaviour](const vision::DeviceSpec&) {
       return std::make_unique<FakeSatellite>(trace, behaviour);
     };
+  factories.vo_front_end = [trace, behaviour](const vision::DeviceSpec&) {
+    return std::make_unique<FakeFrontEnd>(trace, behaviour);
+  };
   return factories;
 }
+
 
 Pipeline::SourceFactory smallFrames(std::int64_t count) {
   return [count] {
@@ -155,6 +219,14 @@ PipelineOptions everyKeyframe() {
   PipelineOptions options;
   options.keyframe_queue_capacity = 1;
   options.keyframe_policy = KeyframePolicy::EveryKeyframe;
+  return options;
+}
+
+// Two front ends and two satellite workers (all on the CPU), every keyframe registered.
+PipelineOptions frameParallel() {
+  PipelineOptions options = everyKeyframe();
+  options.front_end_devices = {vision::parseDevice("cpu"), vision::parseDevice("cpu")};
+  options.extra_satellite_devices = {vision::parseDevice("cpu")};
   return options;
 }
 
@@ -558,6 +630,107 @@ class TestEnginePipeline : public QObject {
       QCOMPARE(trace->vo_payloads_alive.load(), 0);
       QCOMPARE(trace->satellite_payloads_alive.load(), 0);
     }
+  }
+
+  // Frame-parallel: front ends of 10 ms per frame in two threads, a 1 ms tracker, two
+  // satellite workers of 12 ms. VO tracks every frame in order, each with the result
+  // prepared for it; both front ends and both satellite workers share the work; every
+  // keyframe is registered once; the run is faster than one front end could be.
+  void frameParallelTracksEveryFrameInOrder() {
+    auto trace = std::make_shared<Trace>();
+    FakeBehaviour behaviour;
+    behaviour.front_end_step = 10ms;
+    behaviour.satellite_step = 12ms;
+    constexpr std::int64_t kFrames = 60;
+    LatencyRecorder recorder(1 << 12);
+    Pipeline pipeline(frameParallel(), smallFrames(kFrames), fakePayloads(trace, behaviour), &recorder);
+    pipeline.start();
+    QVERIFY(pipeline.wait(30000));
+    const RunReport report = pipeline.report();
+    QVERIFY2(report.completed, report.error.c_str());
+    QCOMPARE(report.frames, kFrames);
+    QCOMPARE(report.satellite_device, std::string("cpu,cpu"));
+    QVERIFY(trace->vo_frames.empty());  // processFrame is never called
+    QCOMPARE(trace->prepared_frames.size(), std::size_t(kFrames));
+    for (std::size_t i = 0; i < trace->prepared_frames.size(); ++i)
+      QCOMPARE(trace->prepared_frames[i], std::int64_t(i));
+    std::map<int, int> frames_per_front_end;
+    for (const auto& [frame, front_end] : trace->front_end_of_frame) ++frames_per_front_end[front_end];
+    QCOMPARE(frames_per_front_end.size(), std::size_t(2));
+    for (const auto& [front_end, count] : frames_per_front_end) QCOMPARE(count, int(kFrames / 2));
+    // Every keyframe once, by either worker, and both worked.
+    QCOMPARE(report.keyframes_requested, kFrames);
+    QCOMPARE(report.keyframes_dropped, std::int64_t(0));
+    QCOMPARE(report.keyframes_processed, kFrames);
+    QCOMPARE(report.fixes_applied, kFrames);
+    std::vector<std::int64_t> registered = trace->satellite_frames;
+    std::sort(registered.begin(), registered.end());
+    for (std::size_t i = 0; i < registered.size(); ++i) QCOMPARE(registered[i], std::int64_t(i));
+    std::map<int, int> keyframes_per_worker;
+    for (const auto& [frame, worker] : trace->satellite_of_frame) ++keyframes_per_worker[worker];
+    QCOMPARE(keyframes_per_worker.size(), std::size_t(2));
+    // One front end alone would need 60 x 10 ms and one satellite worker 60 x 12 ms.
+    QVERIFY2(report.wall_s < 0.6, qPrintable(QString("wall %1 s").arg(report.wall_s)));
+    // Each frame's extract (front end) and match (tracker) samples reach the recorder.
+    std::vector<LatencySample> samples;
+    recorder.drain(&samples);
+    std::map<Stage, int> count;
+    for (const LatencySample& sample : samples) ++count[sample.stage];
+    QCOMPARE(count[Stage::Extract], int(kFrames));
+    QCOMPARE(count[Stage::Match], int(kFrames));
+    QCOMPARE(trace->front_ends_alive.load(), 0);
+  }
+
+  void frameParallelFrontEndErrorIsReportedOnce() {
+    auto trace = std::make_shared<Trace>();
+    FakeBehaviour behaviour;
+    behaviour.front_end_throw_at = 9;
+    Pipeline pipeline(frameParallel(), smallFrames(50), fakePayloads(trace, behaviour), nullptr);
+    QSignalSpy failed(&pipeline, &Pipeline::failed);
+    pipeline.start();
+    QVERIFY(pipeline.wait(20000));
+    const RunReport report = pipeline.report();
+    QVERIFY(!report.completed);
+    QVERIFY(!report.cancelled);
+    QVERIFY2(report.error.rfind("visual odometry front end (cpu): fake front end: frame 9 has no features", 0) == 0,
+             report.error.c_str());
+    QVERIFY(report.frames <= 9);  // frames after the failed one are never tracked
+    QTRY_COMPARE(failed.count(), 1);
+    QCOMPARE(trace->finish_calls, 1);
+    QVERIFY(!trace->finish_completed);
+  }
+
+  void frameParallelCancelAndRestart() {
+    auto trace = std::make_shared<Trace>();
+    FakeBehaviour behaviour;
+    behaviour.front_end_step = 1ms;
+    behaviour.satellite_step = 2ms;
+    Pipeline pipeline(frameParallel(), smallFrames(1000), fakePayloads(trace, behaviour), nullptr);
+    for (int cycle = 0; cycle < 50; ++cycle) {
+      pipeline.start();
+      std::this_thread::sleep_for(std::chrono::milliseconds(cycle % 5));
+      pipeline.cancel();
+      QVERIFY2(pipeline.wait(5000), qPrintable(QString("cycle %1 did not end within 5 s").arg(cycle)));
+      QVERIFY(pipeline.report().error.empty());
+      QCOMPARE(trace->vo_payloads_alive.load(), 0);
+      QCOMPARE(trace->satellite_payloads_alive.load(), 0);
+      QCOMPARE(trace->front_ends_alive.load(), 0);
+    }
+    pipeline.start();
+    QVERIFY(pipeline.wait(60000));
+    QVERIFY(pipeline.report().completed);
+    QCOMPARE(pipeline.report().frames, std::int64_t(1000));
+  }
+
+  void frameParallelNeedsAFrontEndAndExtraSatellitesASatelliteStage() {
+    auto trace = std::make_shared<Trace>();
+    PayloadFactories without_front_end = fakePayloads(trace, {});
+    without_front_end.vo_front_end = nullptr;
+    QVERIFY_THROWS_EXCEPTION(InvalidArgument, Pipeline(frameParallel(), smallFrames(4), without_front_end, nullptr));
+    PipelineOptions extra_satellite;
+    extra_satellite.extra_satellite_devices = {vision::parseDevice("cpu")};
+    QVERIFY_THROWS_EXCEPTION(InvalidArgument,
+                             Pipeline(extra_satellite, smallFrames(4), fakePayloads(trace, {}, false), nullptr));
   }
 
   void keyframePolicyNames() {
