@@ -549,6 +549,7 @@ int main(int argc, char** argv) {
     // CUDA graphs for the models' fixed-shape work (SKYTRACE_CUDA_GRAPHS=0 turns them off).
     report["cuda_graphs"] = cudaGraphsCompiledIn() && cudaGraphsEnabledByDefault();
     report["tf32"] = args.tf32;
+    report["cudnn_autotune"] = cudnnAutotune();
     report["ransac_host_hypotheses"] = args.ransac_host_hypotheses;
     report["aliked_float16"] = args.aliked_float16;
     report["hardware_threads"] = std::thread::hardware_concurrency();

@@ -35,7 +35,8 @@ def main(paths):
             continue
         workload = report.get("workload", {})
         print(f"`{path}`: {report.get('date_utc', '?')}, devices {report.get('cuda_devices', '?')}, "
-              f"tf32 {workload.get('tf32', False)}, ALIKED float16 {workload.get('aliked_float16', False)}, "
+              f"tf32 {workload.get('tf32', False)}, cuDNN autotune {workload.get('cudnn_autotune', False)}, "
+              f"ALIKED float16 {workload.get('aliked_float16', False)}, "
               f"paced at {workload.get('pace_fps') or 'free-running'} fps, keyframe policy "
               f"{workload.get('keyframe_policy', 'latest')}, VO {workload.get('vo_model', '?')}, "
               f"satellite {workload.get('satellite_model', '?')}\n")

@@ -507,6 +507,7 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
                             {"warmup_run", "an unreported run of warmup+10 frames precedes the modes"},
                             {"vo_model", options.payload.vo_model},
                             {"aliked_float16", options.payload.aliked_float16},
+                            {"cudnn_autotune", vision::cudnnAutotune()},
                             {"vo_keypoints", options.payload.vo_keypoints},
                             {"satellite_model", options.payload.satellite_model},
                             {"satellite_keypoints", options.payload.satellite_keypoints},

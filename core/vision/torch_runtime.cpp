@@ -10,6 +10,7 @@
 #endif
 
 #include <algorithm>
+#include <cstdlib>
 #include <sstream>
 #include <thread>
 
@@ -42,7 +43,13 @@ void configureTorchRuntime(int intra_op_threads) {
   if (threads <= 0) threads = std::max(1u, std::thread::hardware_concurrency());
   at::set_num_threads(threads);
   setFastGpuMath(false);
+  const char* autotune = std::getenv("SKYTRACE_CUDNN_AUTOTUNE");
+  setCudnnAutotune(!(autotune && std::string(autotune) == "0"));
 }
+
+void setCudnnAutotune(bool enabled) { at::globalContext().setBenchmarkCuDNN(enabled); }
+
+bool cudnnAutotune() { return at::globalContext().benchmarkCuDNN(); }
 
 void setFastGpuMath(bool fast) {
   // PyTorch enables TF32 for cuDNN convolutions by default; that alone moves ALIKED's

@@ -17,9 +17,19 @@ struct DeviceSpec {
 // Parses "cpu", "cuda" (= cuda:0) or "cuda:N". Throws InvalidArgument on other text.
 DeviceSpec parseDevice(const std::string& text);
 
-// Sets LibTorch's intra-op thread count (0 = hardware concurrency, Debian's default is 1)
-// and selects exact float32 GPU math (see setFastGpuMath).
+// Sets LibTorch's intra-op thread count (0 = hardware concurrency, Debian's default is 1),
+// selects exact float32 GPU math (see setFastGpuMath) and turns cuDNN's convolution
+// autotuning on (see setCudnnAutotune; SKYTRACE_CUDNN_AUTOTUNE=0 leaves it off).
 void configureTorchRuntime(int intra_op_threads = 0);
+
+// enabled: cuDNN times its convolution algorithms once per input shape and keeps the
+// fastest (PyTorch's cudnn.benchmark), instead of taking its heuristic's first choice.
+// Our shapes are fixed per run (frame size, tile size), so the one-time cost falls in
+// the first call, which CUDA-graph capture runs eagerly anyway. Precision is unchanged
+// in kind (float32 algorithms; TF32 stays as setFastGpuMath says). Process-wide; call
+// before work starts. No effect on the CPU.
+void setCudnnAutotune(bool enabled);
+bool cudnnAutotune();
 
 // fast = false (the default after configureTorchRuntime): float32 matrix products and
 // convolutions on the GPU run in true float32, so CUDA results agree with the CPU build
