@@ -44,7 +44,7 @@ void configureTorchRuntime(int intra_op_threads) {
   at::set_num_threads(threads);
   setFastGpuMath(false);
   const char* autotune = std::getenv("SKYTRACE_CUDNN_AUTOTUNE");
-  setCudnnAutotune(!(autotune && std::string(autotune) == "0"));
+  setCudnnAutotune(autotune && std::string(autotune) == "1");
 }
 
 void setCudnnAutotune(bool enabled) { at::globalContext().setBenchmarkCuDNN(enabled); }

@@ -18,16 +18,19 @@ struct DeviceSpec {
 DeviceSpec parseDevice(const std::string& text);
 
 // Sets LibTorch's intra-op thread count (0 = hardware concurrency, Debian's default is 1),
-// selects exact float32 GPU math (see setFastGpuMath) and turns cuDNN's convolution
-// autotuning on (see setCudnnAutotune; SKYTRACE_CUDNN_AUTOTUNE=0 leaves it off).
+// selects exact float32 GPU math (see setFastGpuMath) and leaves cuDNN's convolution
+// autotuning off unless SKYTRACE_CUDNN_AUTOTUNE=1 (see setCudnnAutotune).
 void configureTorchRuntime(int intra_op_threads = 0);
 
 // enabled: cuDNN times its convolution algorithms once per input shape and keeps the
 // fastest (PyTorch's cudnn.benchmark), instead of taking its heuristic's first choice.
 // Our shapes are fixed per run (frame size, tile size), so the one-time cost falls in
 // the first call, which CUDA-graph capture runs eagerly anyway. Precision is unchanged
-// in kind (float32 algorithms; TF32 stays as setFastGpuMath says). Process-wide; call
-// before work starts. No effect on the CPU.
+// in kind (float32 algorithms; TF32 stays as setFastGpuMath says). Measured on an H100
+// (docs/benchmarks.md, session 5): ALIKED-n16rot 640x480 extraction alone 2.59-2.64 ->
+// 2.37 ms, but with the satellite stage on the same GPU both stages get much slower
+// (overlapped 206 -> 122 fps): the tuned algorithms suit a GPU of one's own. Hence off by
+// default. Process-wide; call before work starts. No effect on the CPU.
 void setCudnnAutotune(bool enabled);
 bool cudnnAutotune();
 

@@ -10,8 +10,8 @@
 #  (a) builds the GPU-only engine + vision bench (scripts/gpu/engine/engine_env.sh);
 #  (b) the gpu-labelled checks (ctest -L gpu: gpu_check, engine_gpu_check, and the seed
 #      checks when their fixtures are carried);
-#  (c) skytrace-bench-vision, ALIKED VO pair: exact float32, exact float32 without
-#      cuDNN autotuning (SKYTRACE_CUDNN_AUTOTUNE=0) and the float16 dense part
+#  (c) skytrace-bench-vision, ALIKED VO pair: exact float32, exact float32 with cuDNN
+#      autotuning (SKYTRACE_CUDNN_AUTOTUNE=1) and the float16 dense part
 #      (--aliked-fp16), alternating twice; RANSAC without its host round
 #      (--ransac-host-hypotheses 0); TF32; float16 + TF32;
 #  (d) skytrace-bench-engine per keyframe policy (--keyframe-policy; "latest" is the
@@ -19,7 +19,7 @@
 #      modes sequential, vo_only, overlapped, multi_gpu and multi_gpu_frames (both
 #      skipped on one GPU), exact
 #      float32, then the same with --tf32 (unless --no-tf32) and with --aliked-fp16
-#      (unless --no-fp16); --autotune-ab: exact float32 again without cuDNN autotuning;
+#      (unless --no-fp16); --autotune-ab: exact float32 again with cuDNN autotuning;
 #      --paced R1,R2: vo_only and overlapped again with frames delivered at each rate
 #      (--pace-fps: VO latency at a video's frame rate; "decode" then includes the wait);
 #  (e) summary.txt (bench/engine_bench_summary.py) and every result and log packed into
@@ -89,8 +89,8 @@ if [[ $vision == 1 ]]; then
            --iterations 200 --warmup 20 --weights-dir "$aliked_dir")
   for round in 1 2; do
     engine_step "vision_exact_r$round" "$vbench" "${vcommon[@]}" --out "$results/vision_exact_r$round.json"
-    SKYTRACE_CUDNN_AUTOTUNE=0 engine_step "vision_exact_noautotune_r$round" "$vbench" "${vcommon[@]}" \
-      --out "$results/vision_exact_noautotune_r$round.json"
+    SKYTRACE_CUDNN_AUTOTUNE=1 engine_step "vision_exact_autotune_r$round" "$vbench" "${vcommon[@]}" \
+      --out "$results/vision_exact_autotune_r$round.json"
     engine_step "vision_fp16_r$round" "$vbench" "${vcommon[@]}" --aliked-fp16 --out "$results/vision_fp16_r$round.json"
   done
   engine_step vision_batches "$vbench" "${vcommon[@]}" --ransac-host-hypotheses 0 --out "$results/vision_batches.json"
@@ -111,8 +111,8 @@ for policy in ${policies//,/ }; do
   [[ $policy != latest ]] && policy_args=(--keyframe-policy "$policy")
   engine_step "engine_${policy}" "$bench" "${common[@]}" "${policy_args[@]}" --out "$results/engine_${policy}.json" || status=1
   if [[ $autotune_ab == 1 ]]; then
-    SKYTRACE_CUDNN_AUTOTUNE=0 engine_step "engine_${policy}_noautotune" "$bench" "${common[@]}" "${policy_args[@]}" \
-      --transfer-mib 0 --out "$results/engine_${policy}_noautotune.json" || status=1
+    SKYTRACE_CUDNN_AUTOTUNE=1 engine_step "engine_${policy}_autotune" "$bench" "${common[@]}" "${policy_args[@]}" \
+      --transfer-mib 0 --out "$results/engine_${policy}_autotune.json" || status=1
   fi
   if [[ $tf32 == 1 ]]; then
     engine_step "engine_${policy}_tf32" "$bench" "${common[@]}" "${policy_args[@]}" --tf32 --transfer-mib 0 \

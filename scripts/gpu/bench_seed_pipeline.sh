@@ -6,7 +6,7 @@
 # --preload: every mode reads frames decoded into memory beforehand (the bench's
 # --preload), so the synthetic renderer (5-10 ms per frame on one CPU thread) does not
 # bound the throughput the modes are compared by. --keyframe-policy every: the overlapped
-# and multi_gpu modes register every keyframe (VO waits for room instead of latest-wins
+# and multi-GPU modes register every keyframe (VO waits for room instead of latest-wins
 # dropping), the condition of issue 7's two-GPU target.
 # Steps:
 #  (a) weights + original timings: when .orig/ is present (git-ignored, carried with the
@@ -24,7 +24,8 @@
 #                crops, 512x512 LiteSAM pairs; LightGlue at full depth: every layer on
 #                every point, no early exit or pruning, so that random weights give the
 #                work real weights would at worst), modes sequential, vo_only,
-#                overlapped, multi_gpu (skipped with a reason on one GPU);
+#                overlapped, multi_gpu, multi_gpu_frames (both skipped with a reason on
+#                one GPU);
 #        seed, every 5th frame a keyframe: sequential, overlapped (not with --quick);
 #        ALIKED default for comparison: aliked-n16rot (1024) + MNN / aliked-n16rot (2048),
 #                same modes (when ALIKED weights are found, see engine_env.sh);
@@ -121,14 +122,14 @@ common=(--synthetic 640x480 --frames "$frames" --warmup "$warmup" --vo-keypoints
 seed=(--vo-model superpoint+lightglue --sat-model dinov2+litesam --retrieval-crop 224 --fine-size 512)
 status=0
 engine_step bench_seed_cuda "$bench" "${common[@]}" "${seed[@]}" --keyframe-interval 1 \
-  --modes sequential,vo_only,overlapped,multi_gpu --out "$results/bench_seed_cuda.json" || status=1
+  --modes sequential,vo_only,overlapped,multi_gpu,multi_gpu_frames --out "$results/bench_seed_cuda.json" || status=1
 if [[ $quick == 0 ]]; then
   engine_step bench_seed_cuda_kf5 "$bench" "${common[@]}" "${seed[@]}" --keyframe-interval 5 \
     --modes sequential,overlapped --transfer-mib 0 --out "$results/bench_seed_cuda_kf5.json" || status=1
 fi
 if [[ -e "$weights/aliked-n16rot.pth" ]]; then
   engine_step bench_aliked_cuda "$bench" "${common[@]}" --vo-model aliked-n16rot --sat-model aliked-n16rot \
-    --sat-keypoints 2048 --keyframe-interval 1 --modes sequential,vo_only,overlapped,multi_gpu \
+    --sat-keypoints 2048 --keyframe-interval 1 --modes sequential,vo_only,overlapped,multi_gpu,multi_gpu_frames \
     --transfer-mib 0 --out "$results/bench_aliked_cuda.json" || status=1
 else
   log "no ALIKED weights: the ALIKED comparison is skipped"
@@ -156,11 +157,11 @@ for name in ['bench_seed_cuda.json', 'bench_seed_cuda_kf5.json', 'bench_aliked_c
     w = b.get('workload', {})
     print('== %s: VO %s | satellite %s | %s' % (name, w.get('vo_model'), w.get('satellite_model'), b.get('date_utc')))
     print('   VO: %s' % w.get('vo_pipeline')); print('   satellite: %s' % w.get('satellite_pipeline'))
-    print('   mode        fps     VO p50 (p99)     sat p50   extract match  pose  retrieval fine   kf done/drop  VO kp/matches/inliers  fix matches/inliers  error')
+    print('   mode              fps     VO p50 (p99)     sat p50   extract match  pose  retrieval fine   kf done/drop  VO kp/matches/inliers  fix matches/inliers  error')
     for m in b.get('modes', []):
-        if 'skipped' in m: print('   %-10s skipped: %s' % (m['mode'], m['skipped'])); continue
+        if 'skipped' in m: print('   %-16s skipped: %s' % (m['mode'], m['skipped'])); continue
         s = m.get('stages', {})
-        print('   %-10s %6s  %6s (%6s)  %7s   %6s %6s %6s  %6s  %6s   %s/%s   %s/%s/%s   %s/%s  %s' % (
+        print('   %-16s %6s  %6s (%6s)  %7s   %6s %6s %6s  %6s  %6s   %s/%s   %s/%s/%s   %s/%s  %s' % (
             m['mode'], fmt(num(m, 'fps')), fmt(num(m, 'vo_frame', 'p50_ms')), fmt(num(m, 'vo_frame', 'p99_ms')),
             fmt(num(m, 'satellite_keyframe', 'p50_ms')), fmt(num(s, 'extract', 'p50_ms')), fmt(num(s, 'match', 'p50_ms')),
             fmt(num(s, 'pose', 'p50_ms')), fmt(num(s, 'retrieval', 'p50_ms')), fmt(num(s, 'fine_match', 'p50_ms')),
