@@ -37,8 +37,7 @@ def main(paths):
         print(f"`{path}`: {report.get('date_utc', '?')}, devices {report.get('cuda_devices', '?')}, "
               f"tf32 {workload.get('tf32', False)}, cuDNN autotune {workload.get('cudnn_autotune', False)}, "
               f"ALIKED float16 {workload.get('aliked_float16', False)}, "
-              f"paced at {workload.get('pace_fps') or 'free-running'} fps, "
-              f"satellite SM limit {workload.get('satellite_sm_limit') or 'none'}, keyframe policy "
+              f"paced at {workload.get('pace_fps') or 'free-running'} fps, keyframe policy "
               f"{workload.get('keyframe_policy', 'latest')}, VO {workload.get('vo_model', '?')}, "
               f"satellite {workload.get('satellite_model', '?')}\n")
         print("| mode | fps | VO frame | satellite keyframe | " + " | ".join(STAGES) +

@@ -23,8 +23,7 @@ struct DeviceStream::Impl {};
 
 DeviceStream::DeviceStream() = default;
 
-DeviceStream DeviceStream::create(const vision::DeviceSpec& device, StreamPriority /*priority*/,
-                                  int /*sm_limit*/) {
+DeviceStream DeviceStream::create(const vision::DeviceSpec& device, StreamPriority /*priority*/) {
   refuseCuda(device);
   return DeviceStream();
 }

@@ -6,7 +6,6 @@
 #   scripts/gpu/bench_engine_targets.sh [--frames N] [--policies latest,every]
 #                                       [--no-vision] [--no-checks] [--no-tf32] [--no-fp16]
 #                                       [--paced 30,120] [--autotune-ab]
-#                                       [--sat-sm-limits 33,49]
 # Steps (each logged; a failed step does not stop the others):
 #  (a) builds the GPU-only engine + vision bench (scripts/gpu/engine/engine_env.sh);
 #  (b) the gpu-labelled checks (ctest -L gpu: gpu_check, engine_gpu_check, and the seed
@@ -23,8 +22,6 @@
 #      (unless --no-fp16); --autotune-ab: exact float32 again with cuDNN autotuning;
 #      --paced R1,R2: vo_only and overlapped again with frames delivered at each rate
 #      (--pace-fps: VO latency at a video's frame rate; "decode" then includes the wait);
-#      --sat-sm-limits N1,N2: vo_only and overlapped again (latest wins, free-running) with
-#      the satellite stage confined to N SMs (--sat-sm-limit, a CUDA green context);
 #  (e) summary.txt (bench/engine_bench_summary.py) and every result and log packed into
 #      ONE file, $OUT/engine_targets.tar.gz, re-packed after every step.
 # Inputs carried with the working tree: .device-prefix/debs (Qt Core), build-gpu-deps
@@ -46,7 +43,6 @@ tf32=1
 fp16=1
 paces=""
 autotune_ab=0
-sm_limits=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --frames) frames="$2"; shift ;;
@@ -57,7 +53,6 @@ while [[ $# -gt 0 ]]; do
     --no-fp16) fp16=0 ;;
     --paced) paces="$2"; shift ;;
     --autotune-ab) autotune_ab=1 ;;
-    --sat-sm-limits) sm_limits="$2"; shift ;;
     *) echo "unknown option $1"; exit 2 ;;
   esac
   shift
@@ -137,12 +132,6 @@ done
 for pace in ${paces//,/ }; do
   engine_step "engine_paced_${pace}" "$bench" "${common[@]/sequential,vo_only,overlapped,multi_gpu,multi_gpu_frames/vo_only,overlapped}" \
     --pace-fps "$pace" --transfer-mib 0 --out "$results/engine_paced_${pace}.json" || status=1
-done
-
-# VO latency with the satellite stage confined to part of the GPU's SMs.
-for sms in ${sm_limits//,/ }; do
-  engine_step "engine_sms_${sms}" "$bench" "${common[@]/sequential,vo_only,overlapped,multi_gpu,multi_gpu_frames/vo_only,overlapped}" \
-    --sat-sm-limit "$sms" --transfer-mib 0 --out "$results/engine_sms_${sms}.json" || status=1
 done
 
 # --- (e) summary ----------------------------------------------------------------------------
