@@ -27,11 +27,20 @@ struct FrontEndLanes::State {
   RunControl* control = nullptr;
   ErrorLatch* errors = nullptr;
 
+  struct Job {
+    EngineFrame frame;
+    std::int64_t previous = -1;  // the frame submitted before it (-1: none)
+  };
+
   std::mutex mutex;
   std::condition_variable job_queued;      // lanes wait here
-  std::condition_variable result_posted;   // the VO worker waits here
-  std::vector<std::deque<EngineFrame>> jobs;  // per lane, in frame order
-  std::map<std::int64_t, Result> results;
+  std::condition_variable result_posted;   // the VO worker and lanes (pair work) wait here
+  std::vector<std::deque<Job>> jobs;       // per lane, in frame order
+  std::map<std::int64_t, Result> results;  // for the VO worker
+  // Prepared frames whose successor's pair work has not taken them yet.
+  std::map<std::int64_t, std::shared_ptr<const PreparedFrame>> pair_sources;
+  std::int64_t submitted = 0;
+  std::int64_t last_submitted = -1;
   bool closed = false;
   std::vector<std::thread> threads;
 };
@@ -63,7 +72,7 @@ FrontEndLanes::~FrontEndLanes() {
 std::size_t FrontEndLanes::laneCount() const { return state_->devices.size(); }
 
 void FrontEndLanes::submit(const EngineFrame& frame, const DeviceStream& current) {
-  const std::size_t lane = static_cast<std::size_t>(frame.index) % state_->devices.size();
+  const std::size_t lane = static_cast<std::size_t>(state_->submitted % static_cast<std::int64_t>(state_->devices.size()));
   const vision::DeviceSpec& device = state_->devices[lane];
   EngineFrame copy = frame;
   copy.device = device;
@@ -76,7 +85,9 @@ void FrontEndLanes::submit(const EngineFrame& frame, const DeviceStream& current
   copy.pixels = std::move(pixels);
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
-    state_->jobs[lane].push_back(std::move(copy));
+    state_->jobs[lane].push_back({std::move(copy), state_->last_submitted});
+    state_->last_submitted = frame.index;
+    ++state_->submitted;
   }
   state_->job_queued.notify_all();
 }
@@ -98,6 +109,22 @@ FrontEndLanes::Result FrontEndLanes::take(std::int64_t index) {
   }
 }
 
+std::shared_ptr<const PreparedFrame> FrontEndLanes::takePairSource(std::int64_t index) {
+  std::unique_lock<std::mutex> lock(state_->mutex);
+  while (true) {
+    const auto found = state_->pair_sources.find(index);
+    if (found != state_->pair_sources.end()) {
+      std::shared_ptr<const PreparedFrame> source = std::move(found->second);
+      state_->pair_sources.erase(found);
+      return source;
+    }
+    if (state_->closed) return nullptr;
+    if (state_->control->isCancelled()) throw Cancelled();
+    state_->result_posted.wait_for(lock, kWaitCheckInterval,
+                                   [&] { return state_->closed || state_->pair_sources.count(index) > 0; });
+  }
+}
+
 void FrontEndLanes::runLane(std::size_t lane) {
   const vision::DeviceSpec device = state_->devices[lane];
   try {
@@ -107,7 +134,7 @@ void FrontEndLanes::runLane(std::size_t lane) {
     StageClock clock(state_->recorder, stream);
     std::unique_ptr<VoFrontEnd> front_end = state_->factory(device);
     while (true) {
-      EngineFrame frame;
+      State::Job job;
       {
         std::unique_lock<std::mutex> lock(state_->mutex);
         state_->job_queued.wait_for(lock, kWaitCheckInterval,
@@ -117,18 +144,29 @@ void FrontEndLanes::runLane(std::size_t lane) {
           if (state_->control->isCancelled()) return;
           continue;
         }
-        frame = std::move(state_->jobs[lane].front());
+        job = std::move(state_->jobs[lane].front());
         state_->jobs[lane].pop_front();
       }
       state_->control->checkpoint();
-      clock.beginFrame(frame.index);
+      const std::int64_t index = job.frame.index;
       Result result;
-      result.prepared = front_end->prepare(frame, clock);
+      clock.beginFrame(index);
+      result.prepared = front_end->prepare(job.frame, clock);
       result.front_end_ms = clock.finishFrame();
-      result.frame = std::move(frame);
+      if (job.previous >= 0) {
+        // The previous frame comes from another lane (or this one, earlier): its result
+        // is posted once that lane is done, never later than this lane's own next frame.
+        const std::shared_ptr<const PreparedFrame> previous = takePairSource(job.previous);
+        if (!previous) return;  // closed while waiting
+        clock.beginFrame(index);
+        front_end->preparePair(*previous, *result.prepared, clock);
+        result.front_end_ms += clock.finishFrame();
+      }
+      result.frame = std::move(job.frame);
       {
         std::lock_guard<std::mutex> lock(state_->mutex);
-        state_->results.emplace(result.frame.index, std::move(result));
+        state_->pair_sources.emplace(index, result.prepared);
+        state_->results.emplace(index, std::move(result));
       }
       state_->result_posted.notify_all();
     }

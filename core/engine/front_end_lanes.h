@@ -1,9 +1,11 @@
 // Frame-parallel VO front ends (PipelineOptions::front_end_devices): one thread per
-// device runs the payload's VoFrontEnd (feature extraction) on the frames routed to it
-// (frame t to devices[t % n]); the VO worker takes the results back in frame order and
-// tracks them. With n devices, n frames are extracted at once, so the extraction no
-// longer bounds the frame rate of one device; the VO worker keeps only the order-
-// dependent work (matching, pose, keyframe decision).
+// device runs the payload's VoFrontEnd on the frames routed to it (the k-th submitted
+// frame to devices[k % n]): prepare() (feature extraction), then preparePair() with the
+// previously submitted frame's result once that is ready (e.g. matching the pair, on this
+// lane's device); the VO worker takes the results back in frame order and tracks them.
+// With n devices, n frames are extracted and matched at once, so that work no longer
+// bounds the frame rate of one device; the VO worker keeps only the order-dependent work
+// (pose, keyframe decision).
 // Each submitted frame is first copied onto its lane's device (the copy is complete
 // when submit() returns, so the caller may release the ring slot at once). Results
 // carry that copy and the front end's output, both complete on their device.
@@ -49,7 +51,8 @@ class FrontEndLanes {
 
   // Copies `frame` onto its lane's device and queues it there. `current` is the calling
   // thread's current stream on the frame's device (the copy goes there and is waited
-  // for). Frames must be submitted in increasing index order.
+  // for). Frames must be submitted in increasing index order (gaps allowed: the pair work
+  // pairs each frame with the one submitted before it).
   void submit(const EngineFrame& frame, const DeviceStream& current);
 
   // The result for frame `index` (submitted before), waiting for it. Throws Cancelled
@@ -59,6 +62,9 @@ class FrontEndLanes {
  private:
   struct State;
   void runLane(std::size_t lane);
+  // The prepared frame `index` for a successor's pair work, waiting until it is posted;
+  // null once the lanes are closed; Cancelled when the run is.
+  std::shared_ptr<const PreparedFrame> takePairSource(std::int64_t index);
   std::unique_ptr<State> state_;
 };
 

@@ -84,6 +84,12 @@ class VoFrontEnd {
   // stream); the engine waits for the stream before handing the result to VO. Throws
   // skytrace::Error.
   virtual std::shared_ptr<PreparedFrame> prepare(const EngineFrame& frame, StageClock& clock) = 0;
+  // Front-end thread, after prepare(): the work between the previous frame and this one
+  // that does not depend on VO's state (e.g. matching their features), written into
+  // `current`. `previous` was prepared by any front end, possibly on another device, and
+  // is complete; it is read-only here (VO may be reading it at the same time). Not called
+  // for a run's first frame. Default: nothing (VO does the pair work itself).
+  virtual void preparePair(const PreparedFrame& previous, PreparedFrame& current, StageClock& clock) {}
 };
 
 class SatellitePayload {

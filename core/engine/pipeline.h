@@ -64,9 +64,10 @@ struct PipelineOptions {
   // fixes before finishing without them (counted as fixes_lost_at_end).
   int final_fix_timeout_ms = 30000;
   std::string mode_name = "overlapped";  // label in the RunReport
-  // Frame-parallel VO: frame t's front end runs on front_end_devices[t % n], each device
-  // in its own thread; the VO worker on placement.vo tracks the results in frame order
-  // (VoPayload::processPrepared), keeping up to 2n frames in flight. Needs a payload with
+  // Frame-parallel VO: the payload's front end (VoFrontEnd: extraction, then the pair
+  // work with the previous frame) runs on front_end_devices in turn, frame by frame, each
+  // device in its own thread; the VO worker on placement.vo tracks the results in frame
+  // order (VoPayload::processPrepared), keeping up to 2n frames in flight. Needs a payload with
   // a front end (PayloadFactories::vo_front_end). For throughput (offline): a frame's
   // pose comes after the next 2n - 1 frames have arrived. Empty (the default): VO
   // extracts every frame itself.

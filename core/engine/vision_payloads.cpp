@@ -225,19 +225,26 @@ ImageFeatures extractImage(TensorExtractor& extractor, const at::Tensor& bgr) {
   return {extractor.extract(bgr), static_cast<double>(bgr.size(1)), static_cast<double>(bgr.size(0))};
 }
 
-// The VO front end: the frame's local features (stage "extract"), on the front end's
-// device; the frame's pixels ride along for the keyframe request.
+// The VO front end: the frame's local features (stage "extract") and their matches to
+// the previous frame's (stage "match", MNN or LightGlue), on the front end's device; the
+// frame's pixels ride along for the keyframe request.
 struct VisionPreparedFrame final : PreparedFrame {
   ImageFeatures features;
   at::Tensor bgr;  // the front end's own copy of the frame
+  // Pair work (not for a run's first frame): corresponding keypoints [M,2] of the
+  // previous frame and of this one, on the front end's device.
+  bool matched = false;
+  at::Tensor previous_points, points;
 };
 
 class VisionVoFrontEnd final : public VoFrontEnd {
  public:
   VisionVoFrontEnd(const VisionPayloadOptions& options, const vision::DeviceSpec& device)
-      : extractor_(createPayloadExtractor(parseFeatureMatchingModel(options.vo_model).features,
-                                          options.vo_keypoints, options.weights_dir, device,
-                                          options.aliked_float16)) {}
+      : model_(parseFeatureMatchingModel(options.vo_model)),
+        device_(device),
+        extractor_(createPayloadExtractor(model_.features, options.vo_keypoints, options.weights_dir, device,
+                                          options.aliked_float16)),
+        matcher_(createPairMatcher(model_, options.weights_dir, options.lightglue_adaptive, device)) {}
 
   std::shared_ptr<PreparedFrame> prepare(const EngineFrame& frame, StageClock& clock) override {
     auto prepared = std::make_shared<VisionPreparedFrame>();
@@ -248,8 +255,28 @@ class VisionVoFrontEnd final : public VoFrontEnd {
     return prepared;
   }
 
+  void preparePair(const PreparedFrame& previous, PreparedFrame& current, StageClock& clock) override {
+    const auto* before = dynamic_cast<const VisionPreparedFrame*>(&previous);
+    auto* now = dynamic_cast<VisionPreparedFrame*>(&current);
+    if (!before || !now) throw InvalidArgument("vision VO front end got a prepared frame of another payload");
+    // The previous frame's features may come from another GPU (~0.5 MB for 1024 ALIKED
+    // keypoints; ordered before this stream's later work).
+    ImageFeatures previous_features = before->features;
+    const at::Device device = atDevice(device_);
+    previous_features.features.keypoints_px = previous_features.features.keypoints_px.to(device);
+    previous_features.features.descriptors = previous_features.features.descriptors.to(device);
+    StageClock::Scope scope(clock, Stage::Match);
+    const vision::MatchTensors matches = matcher_->match(previous_features, now->features);
+    now->previous_points = previous_features.features.keypoints_px.index_select(0, matches.index_a);
+    now->points = now->features.features.keypoints_px.index_select(0, matches.index_b);
+    now->matched = true;
+  }
+
  private:
+  FeatureMatchingModel model_;
+  vision::DeviceSpec device_;
   std::unique_ptr<TensorExtractor> extractor_;
+  std::unique_ptr<TensorPairMatcher> matcher_;
 };
 
 class VisionVoPayload final : public VoPayload {
@@ -287,14 +314,22 @@ class VisionVoPayload final : public VoPayload {
                                                    StageClock& clock) override {
     const auto* front = dynamic_cast<const VisionPreparedFrame*>(&prepared);
     if (!front) throw InvalidArgument("vision VO payload got a prepared frame of another payload");
-    // Matching and pose run here, on the VO device; a front end's features may come from
-    // another GPU (~0.5 MB for 1024 ALIKED keypoints, ordered after on this stream).
-    ImageFeatures features = front->features;
-    const at::Device device = atDevice(device_);
-    features.features.keypoints_px = features.features.keypoints_px.to(device);
-    features.features.descriptors = features.features.descriptors.to(device);
+    // The front end matched the pair; the pose (RANSAC) runs here, on the VO device.
+    VisionPayloadStats delta;
+    delta.vo_frames = 1;
+    delta.vo_keypoints = front->features.features.keypoints_px.size(0);
+    if (front->matched) {
+      const at::Device device = atDevice(device_);
+      clock.begin(Stage::Pose);
+      const PairFit fit = fitPoints(front->previous_points.to(device), front->points.to(device), ransac_);
+      clock.end(Stage::Pose);
+      delta.vo_pairs = 1;
+      delta.vo_matches = fit.matches;
+      delta.vo_inliers = fit.inliers;
+    }
+    if (stats_) stats_->add(delta);
     // The front end's copy of the pixels is already the request's own.
-    return track(frame, std::move(features), [&] { return front->bgr; }, clock);
+    return keyframeRequest(frame, [&] { return front->bgr; });
   }
 
   void applyFix(const SatelliteFix& fix) override {
@@ -306,8 +341,8 @@ class VisionVoPayload final : public VoPayload {
   }
 
  private:
-  // The order-dependent part: match to the previous frame, fit the pose, decide on a
-  // keyframe (its pixels from `request_pixels`).
+  // Single-device runs: match to the previous frame, fit the pose, decide on a keyframe
+  // (its pixels from `request_pixels`).
   template <typename RequestPixels>
   std::shared_ptr<KeyframeRequest> track(const EngineFrame& frame, ImageFeatures features,
                                          const RequestPixels& request_pixels, StageClock& clock) {
@@ -322,6 +357,12 @@ class VisionVoPayload final : public VoPayload {
     }
     previous_ = features;
     if (stats_) stats_->add(delta);
+    return keyframeRequest(frame, request_pixels);
+  }
+
+  // Every keyframe_interval-th frame becomes a keyframe request with `request_pixels()`.
+  template <typename RequestPixels>
+  std::shared_ptr<KeyframeRequest> keyframeRequest(const EngineFrame& frame, const RequestPixels& request_pixels) {
     if (frame.index % options_.keyframe_interval != 0) return nullptr;
     auto request = std::make_shared<VisionKeyframeRequest>();
     request->frame = frame.index;

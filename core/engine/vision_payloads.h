@@ -3,7 +3,9 @@
 //   VO:        extract local features of the frame, match them to the previous frame's
 //              (MNN or LightGlue), fit a homography (batched LO-RANSAC); every
 //              `keyframe_interval`-th frame becomes a keyframe request carrying a device
-//              copy of its pixels. Stages: extract, match, pose.
+//              copy of its pixels. Stages: extract, match, pose. Frame-parallel runs
+//              (PayloadFactories::vo_front_end): the front ends extract and match on
+//              their devices, VO fits the pose.
 //   Satellite: rank the basemap tiles by a global descriptor ("retrieval"), then match
 //              the keyframe to the best candidates and fit tile_from_frame homographies
 //              ("fine_match"); the fix is the best candidate, accepted with

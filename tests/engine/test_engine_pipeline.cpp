@@ -48,6 +48,7 @@ struct Trace {
   int finish_calls = 0;
   bool finish_completed = false;
   std::vector<std::int64_t> prepared_frames;   // processPrepared order
+  std::map<std::int64_t, std::int64_t> paired_with;  // frame -> the frame its pair work saw
   std::map<std::int64_t, int> front_end_of_frame;  // which front end instance prepared it
   std::map<std::int64_t, int> satellite_of_frame;  // which satellite instance registered it
   std::atomic<int> vo_payloads_alive{0};
@@ -102,7 +103,7 @@ class FakeVo final : public VoPayload {
   }
   std::shared_ptr<KeyframeRequest> processPrepared(const EngineFrame& frame, const PreparedFrame& prepared,
                                                    StageClock& clock) override {
-    StageClock::Scope scope(clock, Stage::Match);
+    StageClock::Scope scope(clock, Stage::Pose);
     const auto* fake = dynamic_cast<const FakePrepared*>(&prepared);
     if (!fake || prepared.frame != frame.index || !frame.pixels)
       throw InvalidArgument("fake VO: prepared frame " + std::to_string(prepared.frame) + " handed over with frame " +
@@ -150,6 +151,11 @@ class FakeFrontEnd final : public VoFrontEnd {
     prepared->frame = frame.index;
     prepared->front_end = id_;
     return prepared;
+  }
+  void preparePair(const PreparedFrame& previous, PreparedFrame& current, StageClock& clock) override {
+    StageClock::Scope scope(clock, Stage::Match);
+    std::lock_guard<std::mutex> lock(trace_->mutex);
+    trace_->paired_with[current.frame] = previous.frame;
   }
 
  private:
@@ -658,6 +664,13 @@ class TestEnginePipeline : public QObject {
     for (const auto& [frame, front_end] : trace->front_end_of_frame) ++frames_per_front_end[front_end];
     QCOMPARE(frames_per_front_end.size(), std::size_t(2));
     for (const auto& [front_end, count] : frames_per_front_end) QCOMPARE(count, int(kFrames / 2));
+    // Every frame but the first was paired with its predecessor, prepared by the other
+    // front end.
+    QCOMPARE(trace->paired_with.size(), std::size_t(kFrames - 1));
+    for (const auto& [frame, previous] : trace->paired_with) {
+      QCOMPARE(previous, frame - 1);
+      QVERIFY(trace->front_end_of_frame[frame] != trace->front_end_of_frame[previous]);
+    }
     // Every keyframe once, by either worker, and both worked.
     QCOMPARE(report.keyframes_requested, kFrames);
     QCOMPARE(report.keyframes_dropped, std::int64_t(0));
@@ -671,13 +684,15 @@ class TestEnginePipeline : public QObject {
     QCOMPARE(keyframes_per_worker.size(), std::size_t(2));
     // One front end alone would need 60 x 10 ms and one satellite worker 60 x 12 ms.
     QVERIFY2(report.wall_s < 0.6, qPrintable(QString("wall %1 s").arg(report.wall_s)));
-    // Each frame's extract (front end) and match (tracker) samples reach the recorder.
+    // Each frame's extract and match (front ends) and pose (tracker) samples reach the
+    // recorder; the first frame has no pair to match.
     std::vector<LatencySample> samples;
     recorder.drain(&samples);
     std::map<Stage, int> count;
     for (const LatencySample& sample : samples) ++count[sample.stage];
     QCOMPARE(count[Stage::Extract], int(kFrames));
-    QCOMPARE(count[Stage::Match], int(kFrames));
+    QCOMPARE(count[Stage::Match], int(kFrames - 1));
+    QCOMPARE(count[Stage::Pose], int(kFrames));
     QCOMPARE(trace->front_ends_alive.load(), 0);
   }
 
