@@ -40,9 +40,18 @@ jobs=()
 for s in "${engine[@]}"; do jobs+=("$root/core/engine/$s.cpp|$s.o|"); done
 jobs+=("$build/core/engine/core_engine_autogen/mocs_compilation.cpp|mocs_compilation.o|")
 for t in "${tests[@]}"; do jobs+=("$root/tests/engine/$t.cpp|$t.o|-I$build/tests/engine/${t}_autogen/include"); done
+# An object is rebuilt when it is missing or older than its source or any header it
+# included last time (g++ -MMD writes that list next to it).
 printf '%s\n' "${jobs[@]}" | xargs -P "$(nproc)" -I{} bash -c '
   IFS="|" read -r src obj extra <<< "{}"
-  [[ -f "$obj" && "$obj" -nt "$src" ]] || g++ '"${flags[*]}"' $extra -c "$src" -o "$obj"'
+  current=0
+  if [[ -f "$obj" && -f "$obj.d" && "$obj" -nt "$src" ]]; then
+    current=1
+    for dep in $(sed -e "s/\\\\$//" -e "s/^[^:]*://" "$obj.d"); do
+      [[ "$dep" -nt "$obj" ]] && { current=0; break; }
+    done
+  fi
+  [[ $current == 1 ]] || g++ '"${flags[*]}"' $extra -MMD -MF "$obj.d" -c "$src" -o "$obj"'
 objects=()
 for s in "${engine[@]}"; do objects+=("$s.o"); done
 libs=("$build/core/vision/libcore_vision.a" "$build/core/util/libcore_util.a" -ltorch -ltorch_cpu -lc10
