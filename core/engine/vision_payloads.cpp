@@ -320,9 +320,11 @@ class VisionVoPayload final : public VoPayload {
     delta.vo_keypoints = front->features.features.keypoints_px.size(0);
     if (front->matched) {
       const at::Device device = atDevice(device_);
-      clock.begin(Stage::Pose);
-      const PairFit fit = fitPoints(front->previous_points.to(device), front->points.to(device), ransac_);
-      clock.end(Stage::Pose);
+      PairFit fit;
+      {
+        StageClock::Scope scope(clock, Stage::Pose);
+        fit = fitPoints(front->previous_points.to(device), front->points.to(device), ransac_);
+      }
       delta.vo_pairs = 1;
       delta.vo_matches = fit.matches;
       delta.vo_inliers = fit.inliers;

@@ -3,9 +3,8 @@
 // every stage the mode runs, the work was real (VO inliers, accepted fixes), and the PNG
 // is written; --plot redraws it; --keyframe-policy every registers every keyframe and is
 // recorded; multi_gpu_frames on two CPU "devices" gives the same VO results as
-// overlapped;
-// --pace-fps 50 is recorded and bounds every mode's fps. Speed is not asserted otherwise
-// (a shared 2-core machine).
+// overlapped; --pace-fps 50 is recorded and no mode finishes before its last frame is
+// due. Speed is not asserted otherwise (a shared 2-core machine).
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -189,9 +188,11 @@ class TestEngineBenchCli : public QObject {
   }
 
   // Frames delivered at 50 fps (a video in real time) in every mode: the rate is recorded
-  // and no mode runs faster than it. fps is measured between frames' completion times, so
-  // it can exceed 50 by the difference of the first and last measured frames' latencies
-  // over the span (36 frame periods here: 720 ms), hence the 52.
+  // and no mode runs faster than it: the 40th frame is not due before 39 / 50 s after the
+  // first read, so no mode's run can be shorter. (The reported fps, measured between the
+  // completion of the first and the last measured frame, may exceed 50: a first measured
+  // frame that finished late, as on a loaded machine, shortens that span while the
+  // backlog is caught up; a fresh-clone CI run beside the TSAN build measured 56.6.)
   void pacedRunIsBoundByThePaceAndRecorded() {
     QTemporaryDir dir;
     const QString json_path = dir.filePath("bench_paced.json");
@@ -211,8 +212,9 @@ class TestEngineBenchCli : public QObject {
       const QString name = mode["mode"].toString();
       QVERIFY2(mode["completed"].toBool(), qPrintable(name + ": " + mode["error"].toString()));
       QCOMPARE(mode["frames"].toInt(), 40);
-      const double fps = mode["fps"].toDouble();
-      QVERIFY2(fps > 0.0 && fps <= 52.0, qPrintable(name + QString(": %1 fps at a 50 fps pace").arg(fps)));
+      QVERIFY(mode["fps"].toDouble() > 0.0);
+      const double wall_s = mode["wall_s"].toDouble();
+      QVERIFY2(wall_s >= 39.0 / 50.0, qPrintable(name + QString(": 40 frames at a 50 fps pace in %1 s").arg(wall_s)));
       QVERIFY(mode["vo_frame"].toObject()["p99_ms"].toDouble() > 0.0);
     }
     QVERIFY(report["summary"].toObject()["vo_p99_loaded_over_alone"].toDouble() > 0.0);
