@@ -204,21 +204,12 @@ PairFit fitPoints(const at::Tensor& points_a, const at::Tensor& points_b,
   return fit;
 }
 
-// Matches a -> b and fits b_from_a; marks the "match" and "pose" stages on `clock`
-// unless it is null.
+// Matches a -> b and fits b_from_a (the satellite stage's fine match to a tile).
 PairFit matchAndFit(TensorPairMatcher& matcher, const ImageFeatures& a, const ImageFeatures& b,
-                    const vision::RansacOptions& ransac, StageClock* clock) {
-  vision::MatchTensors matches;
-  {
-    if (clock) clock->begin(Stage::Match);
-    matches = matcher.match(a, b);
-    if (clock) clock->end(Stage::Match);
-  }
-  if (clock) clock->begin(Stage::Pose);
-  const PairFit fit = fitPoints(a.features.keypoints_px.index_select(0, matches.index_a),
-                                b.features.keypoints_px.index_select(0, matches.index_b), ransac);
-  if (clock) clock->end(Stage::Pose);
-  return fit;
+                    const vision::RansacOptions& ransac) {
+  const vision::MatchTensors matches = matcher.match(a, b);
+  return fitPoints(a.features.keypoints_px.index_select(0, matches.index_a),
+                   b.features.keypoints_px.index_select(0, matches.index_b), ransac);
 }
 
 ImageFeatures extractImage(TensorExtractor& extractor, const at::Tensor& bgr) {
@@ -226,11 +217,11 @@ ImageFeatures extractImage(TensorExtractor& extractor, const at::Tensor& bgr) {
 }
 
 // The VO front end: the frame's local features (stage "extract") and their matches to
-// the previous frame's (stage "match", MNN or LightGlue), on the front end's device; the
-// frame's pixels ride along for the keyframe request.
+// the previous frame's (stage "match", MNN or LightGlue), on the front end's device. The
+// VO payload runs one itself in single-device runs; frame-parallel runs have one per
+// device (PayloadFactories::vo_front_end).
 struct VisionPreparedFrame final : PreparedFrame {
   ImageFeatures features;
-  at::Tensor bgr;  // the front end's own copy of the frame
   // Pair work (not for a run's first frame): corresponding keypoints [M,2] of the
   // previous frame and of this one, on the front end's device.
   bool matched = false;
@@ -249,9 +240,8 @@ class VisionVoFrontEnd final : public VoFrontEnd {
   std::shared_ptr<PreparedFrame> prepare(const EngineFrame& frame, StageClock& clock) override {
     auto prepared = std::make_shared<VisionPreparedFrame>();
     prepared->frame = frame.index;
-    prepared->bgr = frame.pixels->bgr;
     StageClock::Scope scope(clock, Stage::Extract);
-    prepared->features = extractImage(*extractor_, prepared->bgr);
+    prepared->features = extractImage(*extractor_, frame.pixels->bgr);
     return prepared;
   }
 
@@ -260,7 +250,8 @@ class VisionVoFrontEnd final : public VoFrontEnd {
     auto* now = dynamic_cast<VisionPreparedFrame*>(&current);
     if (!before || !now) throw InvalidArgument("vision VO front end got a prepared frame of another payload");
     // The previous frame's features may come from another GPU (~0.5 MB for 1024 ALIKED
-    // keypoints; ordered before this stream's later work).
+    // keypoints; ordered before this stream's later work); on the same device .to() is
+    // a no-op.
     ImageFeatures previous_features = before->features;
     const at::Device device = atDevice(device_);
     previous_features.features.keypoints_px = previous_features.features.keypoints_px.to(device);
@@ -283,12 +274,7 @@ class VisionVoPayload final : public VoPayload {
  public:
   VisionVoPayload(const VisionPayloadOptions& options, const vision::DeviceSpec& device,
                   std::shared_ptr<VisionStatsSink> stats)
-      : options_(options),
-        model_(parseFeatureMatchingModel(options.vo_model)),
-        device_(device),
-        matcher_(createPairMatcher(model_, options.weights_dir, options.lightglue_adaptive, device)),
-        ransac_(ransacOptions(options, device)),
-        stats_(std::move(stats)) {
+      : options_(options), device_(device), ransac_(ransacOptions(options, device)), stats_(std::move(stats)) {
     // Device code and graphs of the RANSAC batches now, not at the first hard frame pair.
     vision::warmUpRobustEstimation(ransac_, options.vo_keypoints);
   }
@@ -296,25 +282,39 @@ class VisionVoPayload final : public VoPayload {
   std::string name() const override { return "vision VO (" + options_.vo_model + ")"; }
 
   std::shared_ptr<KeyframeRequest> processFrame(const EngineFrame& frame, StageClock& clock) override {
-    // Created at the first frame: a frame-parallel run extracts in its front ends only.
-    if (!extractor_)
-      extractor_ = createPayloadExtractor(model_.features, options_.vo_keypoints, options_.weights_dir,
-                                          device_, options_.aliked_float16);
-    const at::Tensor& bgr = frame.pixels->bgr;
-    ImageFeatures features;
-    {
-      StageClock::Scope scope(clock, Stage::Extract);
-      features = extractImage(*extractor_, bgr);
-    }
+    // The front end's models are loaded at the first frame: frame-parallel runs, which
+    // never call this, have their own front ends on their devices.
+    if (!front_end_) front_end_ = std::make_unique<VisionVoFrontEnd>(options_, device_);
+    const std::shared_ptr<PreparedFrame> prepared = front_end_->prepare(frame, clock);
+    if (previous_) front_end_->preparePair(*previous_, *prepared, clock);
+    previous_ = prepared;
     // The ring slot is reused: a request keeps a copy (the engine syncs before pushing).
-    return track(frame, std::move(features), [&] { return bgr.clone(); }, clock);
+    return poseAndKeyframe(frame, *prepared, clock, [&] { return frame.pixels->bgr.clone(); });
   }
 
   std::shared_ptr<KeyframeRequest> processPrepared(const EngineFrame& frame, const PreparedFrame& prepared,
                                                    StageClock& clock) override {
+    // `frame` is the front end's own copy of the pixels: a request keeps it as it is.
+    return poseAndKeyframe(frame, prepared, clock, [&] { return frame.pixels->bgr; });
+  }
+
+  void applyFix(const SatelliteFix& fix) override {
+    if (!dynamic_cast<const VisionFix*>(&fix))
+      throw InvalidArgument("vision VO payload got a fix of another payload");
+    VisionPayloadStats delta;
+    delta.fixes_applied = 1;
+    if (stats_) stats_->add(delta);
+  }
+
+ private:
+  // The order-dependent part, on the VO device: the pose of the pair the front end matched
+  // (RANSAC, stage "pose"), then every keyframe_interval-th frame becomes a keyframe
+  // request with `request_pixels()`.
+  template <typename RequestPixels>
+  std::shared_ptr<KeyframeRequest> poseAndKeyframe(const EngineFrame& frame, const PreparedFrame& prepared,
+                                                   StageClock& clock, const RequestPixels& request_pixels) {
     const auto* front = dynamic_cast<const VisionPreparedFrame*>(&prepared);
     if (!front) throw InvalidArgument("vision VO payload got a prepared frame of another payload");
-    // The front end matched the pair; the pose (RANSAC) runs here, on the VO device.
     VisionPayloadStats delta;
     delta.vo_frames = 1;
     delta.vo_keypoints = front->features.features.keypoints_px.size(0);
@@ -330,41 +330,6 @@ class VisionVoPayload final : public VoPayload {
       delta.vo_inliers = fit.inliers;
     }
     if (stats_) stats_->add(delta);
-    // The front end's copy of the pixels is already the request's own.
-    return keyframeRequest(frame, [&] { return front->bgr; });
-  }
-
-  void applyFix(const SatelliteFix& fix) override {
-    if (!dynamic_cast<const VisionFix*>(&fix))
-      throw InvalidArgument("vision VO payload got a fix of another payload");
-    VisionPayloadStats delta;
-    delta.fixes_applied = 1;
-    if (stats_) stats_->add(delta);
-  }
-
- private:
-  // Single-device runs: match to the previous frame, fit the pose, decide on a keyframe
-  // (its pixels from `request_pixels`).
-  template <typename RequestPixels>
-  std::shared_ptr<KeyframeRequest> track(const EngineFrame& frame, ImageFeatures features,
-                                         const RequestPixels& request_pixels, StageClock& clock) {
-    VisionPayloadStats delta;
-    delta.vo_frames = 1;
-    delta.vo_keypoints = features.features.keypoints_px.size(0);
-    if (previous_.features.descriptors.defined()) {
-      const PairFit fit = matchAndFit(*matcher_, previous_, features, ransac_, &clock);
-      delta.vo_pairs = 1;
-      delta.vo_matches = fit.matches;
-      delta.vo_inliers = fit.inliers;
-    }
-    previous_ = features;
-    if (stats_) stats_->add(delta);
-    return keyframeRequest(frame, request_pixels);
-  }
-
-  // Every keyframe_interval-th frame becomes a keyframe request with `request_pixels()`.
-  template <typename RequestPixels>
-  std::shared_ptr<KeyframeRequest> keyframeRequest(const EngineFrame& frame, const RequestPixels& request_pixels) {
     if (frame.index % options_.keyframe_interval != 0) return nullptr;
     auto request = std::make_shared<VisionKeyframeRequest>();
     request->frame = frame.index;
@@ -374,13 +339,11 @@ class VisionVoPayload final : public VoPayload {
   }
 
   VisionPayloadOptions options_;
-  FeatureMatchingModel model_;
   vision::DeviceSpec device_;
-  std::unique_ptr<TensorExtractor> extractor_;  // single-device runs (created at the first frame)
-  std::unique_ptr<TensorPairMatcher> matcher_;
   vision::RansacOptions ransac_;
   std::shared_ptr<VisionStatsSink> stats_;
-  ImageFeatures previous_;
+  std::unique_ptr<VisionVoFrontEnd> front_end_;  // single-device runs
+  std::shared_ptr<PreparedFrame> previous_;      // single-device runs: the last frame's
 };
 
 // The global descriptor of the "FEATURES" satellite model: the mean of the local
@@ -471,7 +434,7 @@ class VisionSatellitePayload final : public SatellitePayload {
           const DenseTileMatcher::Result matched = dense_->match(frame_input, tile_inputs_[t]);
           fit = fitPoints(matched.points_a, matched.points_b, ransac_);  // tile_from_frame
         } else {
-          fit = matchAndFit(*matcher_, features, tile_features_[t], ransac_, nullptr);
+          fit = matchAndFit(*matcher_, features, tile_features_[t], ransac_);
         }
         if (fix->tile < 0 || fit.inliers > fix->inliers) {
           fix->tile = static_cast<int>(tile);
