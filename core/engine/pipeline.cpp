@@ -35,9 +35,10 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-std::string deviceList(const vision::DeviceSpec& first, const std::vector<vision::DeviceSpec>& more) {
-  std::string list = first.toString();
-  for (const vision::DeviceSpec& device : more) list += "," + device.toString();
+// "cuda:0,cuda:1" (the report's form of a device list).
+std::string deviceList(const std::vector<vision::DeviceSpec>& devices) {
+  std::string list;
+  for (const vision::DeviceSpec& device : devices) list += (list.empty() ? "" : ",") + device.toString();
   return list;
 }
 }  // namespace
@@ -141,8 +142,7 @@ void Pipeline::start() {
     satellite_devices.insert(satellite_devices.end(), options_.extra_satellite_devices.begin(),
                              options_.extra_satellite_devices.end());
   }
-  run->report.satellite_device =
-      satellite ? deviceList(options_.placement.satellite, options_.extra_satellite_devices) : "";
+  run->report.satellite_device = deviceList(satellite_devices);
   run->report.keyframe_policy = satellite ? keyframePolicyName(options_.keyframe_policy) : "";
   try {
     resetPeakDeviceBytes(options_.placement.vo);
