@@ -266,6 +266,28 @@ bool waitUntilVoIsBlocked(Trace& trace) {
   return false;
 }
 
+// `cycles` times: start, sleep cycle % sleep_modulo ms, cancel; each run must end within
+// 5 s without an error and leave no payload or front end alive. Returns the first
+// failure, or an empty string.
+QString startAndCancelCycles(Pipeline& pipeline, const Trace& trace, int cycles, int sleep_modulo) {
+  for (int cycle = 0; cycle < cycles; ++cycle) {
+    pipeline.start();
+    std::this_thread::sleep_for(std::chrono::milliseconds(cycle % sleep_modulo));
+    pipeline.cancel();
+    if (!pipeline.wait(5000)) return QString("cycle %1 did not end within 5 s").arg(cycle);
+    const std::string error = pipeline.report().error;
+    if (!error.empty()) return QString("cycle %1 failed: %2").arg(cycle).arg(QString::fromStdString(error));
+    if (trace.vo_payloads_alive.load() != 0 || trace.satellite_payloads_alive.load() != 0 ||
+        trace.front_ends_alive.load() != 0)
+      return QString("cycle %1 left payloads alive (VO %2, satellite %3, front ends %4)")
+          .arg(cycle)
+          .arg(trace.vo_payloads_alive.load())
+          .arg(trace.satellite_payloads_alive.load())
+          .arg(trace.front_ends_alive.load());
+  }
+  return {};
+}
+
 bool isIncreasing(const std::vector<std::int64_t>& v) {
   for (std::size_t i = 1; i < v.size(); ++i)
     if (v[i] <= v[i - 1]) return false;
@@ -627,15 +649,8 @@ class TestEnginePipeline : public QObject {
     FakeBehaviour behaviour;
     behaviour.satellite_step = 2ms;
     Pipeline pipeline(everyKeyframe(), smallFrames(1000), fakePayloads(trace, behaviour), nullptr);
-    for (int cycle = 0; cycle < 50; ++cycle) {
-      pipeline.start();
-      std::this_thread::sleep_for(std::chrono::milliseconds(cycle % 4));
-      pipeline.cancel();
-      QVERIFY2(pipeline.wait(5000), qPrintable(QString("cycle %1 did not end within 5 s").arg(cycle)));
-      QVERIFY(pipeline.report().error.empty());
-      QCOMPARE(trace->vo_payloads_alive.load(), 0);
-      QCOMPARE(trace->satellite_payloads_alive.load(), 0);
-    }
+    const QString failure = startAndCancelCycles(pipeline, *trace, 50, 4);
+    QVERIFY2(failure.isEmpty(), qPrintable(failure));
   }
 
   // Frame-parallel: front ends of 10 ms per frame in two threads, a 1 ms tracker, two
@@ -721,16 +736,8 @@ class TestEnginePipeline : public QObject {
     behaviour.front_end_step = 1ms;
     behaviour.satellite_step = 2ms;
     Pipeline pipeline(frameParallel(), smallFrames(1000), fakePayloads(trace, behaviour), nullptr);
-    for (int cycle = 0; cycle < 50; ++cycle) {
-      pipeline.start();
-      std::this_thread::sleep_for(std::chrono::milliseconds(cycle % 5));
-      pipeline.cancel();
-      QVERIFY2(pipeline.wait(5000), qPrintable(QString("cycle %1 did not end within 5 s").arg(cycle)));
-      QVERIFY(pipeline.report().error.empty());
-      QCOMPARE(trace->vo_payloads_alive.load(), 0);
-      QCOMPARE(trace->satellite_payloads_alive.load(), 0);
-      QCOMPARE(trace->front_ends_alive.load(), 0);
-    }
+    const QString failure = startAndCancelCycles(pipeline, *trace, 50, 5);
+    QVERIFY2(failure.isEmpty(), qPrintable(failure));
     pipeline.start();
     QVERIFY(pipeline.wait(60000));
     QVERIFY(pipeline.report().completed);
