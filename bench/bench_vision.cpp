@@ -550,6 +550,7 @@ int main(int argc, char** argv) {
     report["cuda_graphs"] = cudaGraphsCompiledIn() && cudaGraphsEnabledByDefault();
     report["tf32"] = args.tf32;
     report["cudnn_autotune"] = cudnnAutotune();
+    report["aliked_fused_kernels"] = alikedFusedKernelsByDefault();
     report["ransac_host_hypotheses"] = args.ransac_host_hypotheses;
     report["aliked_float16"] = args.aliked_float16;
     report["hardware_threads"] = std::thread::hardware_concurrency();

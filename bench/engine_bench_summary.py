@@ -36,6 +36,7 @@ def main(paths):
         workload = report.get("workload", {})
         print(f"`{path}`: {report.get('date_utc', '?')}, devices {report.get('cuda_devices', '?')}, "
               f"tf32 {workload.get('tf32', False)}, cuDNN autotune {workload.get('cudnn_autotune', False)}, "
+              f"ALIKED fused kernels {workload.get('aliked_fused_kernels', False)}, "
               f"ALIKED float16 {workload.get('aliked_float16', False)}, "
               f"paced at {workload.get('pace_fps') or 'free-running'} fps, keyframe policy "
               f"{workload.get('keyframe_policy', 'latest')}, VO {workload.get('vo_model', '?')}, "

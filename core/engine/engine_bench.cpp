@@ -24,6 +24,7 @@
 #include "core/engine/sequential_run.h"
 #include "core/engine/synthetic_frame_source.h"
 #include "core/util/error.h"
+#include "core/vision/aliked_config.h"
 #include "core/vision/torch_runtime.h"
 
 namespace skytrace::engine {
@@ -508,6 +509,7 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
                             {"vo_model", options.payload.vo_model},
                             {"aliked_float16", options.payload.aliked_float16},
                             {"cudnn_autotune", vision::cudnnAutotune()},
+                            {"aliked_fused_kernels", vision::alikedFusedKernelsByDefault()},
                             {"vo_keypoints", options.payload.vo_keypoints},
                             {"satellite_model", options.payload.satellite_model},
                             {"satellite_keypoints", options.payload.satellite_keypoints},

@@ -21,6 +21,10 @@ const AlikedConfig& alikedConfig(const std::string& name);
 
 std::vector<std::string> alikedVariantNames();
 
+// Whether ALIKED models created on a CUDA device run the fused CUDA kernels (built into
+// this binary, and SKYTRACE_ALIKED_FUSED is not "0"); see AlikedModel. For reports.
+bool alikedFusedKernelsByDefault();
+
 // Where the authors publish the weights (for "not found" messages).
 inline constexpr const char* kAlikedWeightsUrl =
     "https://github.com/Shiaoming/ALIKED/tree/main/models";

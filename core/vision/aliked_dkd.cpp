@@ -1,6 +1,7 @@
 #include "core/vision/aliked_dkd_impl.h"
 
 #include "core/util/error.h"
+#include "core/vision/aliked_fused_ops.h"
 #include "core/vision/cuda_graph_impl.h"
 
 namespace skytrace::vision::aliked {
@@ -128,6 +129,23 @@ DkdResult detectTopKPeaksFixed(const at::Tensor& score_map, const DkdOptions& op
   auto [values, top] = at::topk(flat_nms, k);
   *peak_count = (values > 0).sum();
   return refinePeaks(score_map, top, options);
+}
+
+DkdResult detectTopKPeaksFused(const at::Tensor& score_map, const DkdOptions& options,
+                               at::Tensor* peak_count) {
+  checkScoreMap(score_map, options);
+  if (options.top_k <= 0) throw InvalidArgument("ALIKED DKD: the fixed-count path needs top_k > 0");
+  const at::Tensor flat_nms = fused::nmsScores(score_map, options.nms_radius, options.radius);
+  const int64_t k = std::min<int64_t>(options.top_k, flat_nms.numel());
+  auto [values, top] = at::topk(flat_nms, k);
+  *peak_count = (values > 0).sum();
+  fused::RefinedPeaks peaks = fused::refinePeaks(score_map, top, options.radius, options.temperature);
+  DkdResult result;
+  result.keypoints = std::move(peaks.keypoints);
+  result.keypoints_px = std::move(peaks.keypoints_px);
+  result.scores = std::move(peaks.scores);
+  result.dispersity = std::move(peaks.dispersity);
+  return result;
 }
 
 }  // namespace skytrace::vision::aliked

@@ -24,6 +24,7 @@ struct DkdResult {
   at::Tensor keypoints;   // [N,2] float32, (x, y) in [-1,1], align_corners=True
   at::Tensor scores;      // [N] bilinear score at the refined position
   at::Tensor dispersity;  // [N]
+  at::Tensor keypoints_px;  // [N,2] (k+1)/2 * (W-1, H-1): detectTopKPeaksFused only
 };
 
 // score_map: [1,1,H,W] float32 (after sigmoid), H,W >= 2*radius+1.
@@ -35,6 +36,12 @@ DkdResult detectKeypoints(const at::Tensor& score_map, const DkdOptions& options
 // i.e. detectKeypoints' result is the first *peak_count rows (up to float rounding that
 // depends on the row count in batched kernels).
 DkdResult detectTopKPeaksFixed(const at::Tensor& score_map, const DkdOptions& options,
+                               at::Tensor* peak_count);
+
+// detectTopKPeaksFixed through the fused CUDA operators (aliked_fused_ops.h: NMS in five
+// kernels, the refinement in one; float32 CUDA score map, radius 1..4); also fills
+// keypoints_px. Equal to detectTopKPeaksFixed up to float rounding of the refinement.
+DkdResult detectTopKPeaksFused(const at::Tensor& score_map, const DkdOptions& options,
                                at::Tensor* peak_count);
 
 // simple_nms: keeps the local maxima of a (2r+1)^2 window, with two rounds of

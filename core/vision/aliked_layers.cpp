@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/vision/aliked_fused_ops.h"
 #include "core/vision/deform_conv_impl.h"
 
 namespace skytrace::vision::aliked {
@@ -64,6 +65,12 @@ at::Tensor DeformableConv2d::operator()(const at::Tensor& x) const {
   return deformConv2d(x, offset, weight, at::Tensor(), DeformConvGeometry{});
 }
 
+at::Tensor DeformableConv2d::forwardFused(const at::Tensor& x) const {
+  const double max_offset = static_cast<double>(std::max(x.size(2), x.size(3))) / 4.0;
+  const at::Tensor columns = fused::deformableColumns(x, offset_conv(x), max_offset);  // clamps
+  return at::conv2d(columns, weight, {}, {3, 3});
+}
+
 void Conv3x3::bind(StateDictBinder& binder, const std::string& prefix, int64_t in, int64_t out,
                    bool use_dcn) {
   deformable = use_dcn;
@@ -78,6 +85,10 @@ void Conv3x3::castTo(at::ScalarType type) {
 
 at::Tensor Conv3x3::operator()(const at::Tensor& x) const {
   return deformable ? dcn(x) : plain(x);
+}
+
+at::Tensor Conv3x3::forwardFused(const at::Tensor& x) const {
+  return deformable ? dcn.forwardFused(x) : plain(x);
 }
 
 void ConvBlock::bind(StateDictBinder& binder, const std::string& prefix, int64_t in, int64_t out,
@@ -98,6 +109,11 @@ void ConvBlock::castTo(at::ScalarType type) {
 at::Tensor ConvBlock::operator()(const at::Tensor& x) const {
   at::Tensor y = seluInPlace(bn1(conv1(x)));
   return seluInPlace(bn2(conv2(y)));
+}
+
+at::Tensor ConvBlock::forwardFused(const at::Tensor& x) const {
+  const at::Tensor y = fused::scaleShiftSelu(conv1.forwardFused(x), bn1.scale, bn1.shift);
+  return fused::scaleShiftSelu(conv2.forwardFused(y), bn2.scale, bn2.shift);
 }
 
 void ResBlock::bind(StateDictBinder& binder, const std::string& prefix, int64_t in, int64_t out,
@@ -122,6 +138,11 @@ at::Tensor ResBlock::operator()(const at::Tensor& x) const {
   out = bn2(conv2(out));
   out.add_(downsample(x));
   return seluInPlace(out);
+}
+
+at::Tensor ResBlock::forwardFused(const at::Tensor& x) const {
+  const at::Tensor y = fused::scaleShiftSelu(conv1.forwardFused(x), bn1.scale, bn1.shift);
+  return fused::scaleShiftSelu(conv2.forwardFused(y), bn2.scale, bn2.shift, downsample(x));
 }
 
 }  // namespace skytrace::vision::aliked

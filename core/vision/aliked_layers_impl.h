@@ -3,6 +3,8 @@
 // original names ("block3.conv1.offset_conv.weight", ...). Inference only (BatchNorm
 // uses running statistics, as in eval()). All tensors NCHW float32 on one device, or
 // float16 on CUDA after castTo(at::kHalf) (AlikedModel's half-precision backbone).
+// forwardFused(): the same computation through the fused CUDA operators of
+// aliked_fused_ops.h (float32 CUDA tensors only; AlikedModel decides when).
 // Thread: const methods may run concurrently; bind() before first use.
 #pragma once
 
@@ -54,6 +56,7 @@ struct DeformableConv2d {
 
   void bind(StateDictBinder& binder, const std::string& prefix, int64_t in, int64_t out);
   at::Tensor operator()(const at::Tensor& x) const;
+  at::Tensor forwardFused(const at::Tensor& x) const;  // sampled columns in one kernel
   void castTo(at::ScalarType type);
 };
 
@@ -66,6 +69,7 @@ struct Conv3x3 {
   void bind(StateDictBinder& binder, const std::string& prefix, int64_t in, int64_t out,
             bool use_dcn);
   at::Tensor operator()(const at::Tensor& x) const;
+  at::Tensor forwardFused(const at::Tensor& x) const;
   void castTo(at::ScalarType type);
 };
 
@@ -77,6 +81,7 @@ struct ConvBlock {
   void bind(StateDictBinder& binder, const std::string& prefix, int64_t in, int64_t out,
             bool use_dcn);
   at::Tensor operator()(const at::Tensor& x) const;
+  at::Tensor forwardFused(const at::Tensor& x) const;  // BN + SELU in one pass
   void castTo(at::ScalarType type);
 };
 
@@ -89,6 +94,7 @@ struct ResBlock {
   void bind(StateDictBinder& binder, const std::string& prefix, int64_t in, int64_t out,
             bool use_dcn);
   at::Tensor operator()(const at::Tensor& x) const;
+  at::Tensor forwardFused(const at::Tensor& x) const;  // BN + residual + SELU in one pass
   void castTo(at::ScalarType type);
 };
 

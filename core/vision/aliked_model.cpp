@@ -1,8 +1,11 @@
 #include "core/vision/aliked_model_impl.h"
 
+#include <cstdlib>
+#include <cstring>
 #include <sstream>
 
 #include "core/util/error.h"
+#include "core/vision/aliked_fused_ops.h"
 #include "core/vision/cuda_graph_impl.h"
 
 namespace skytrace::vision::aliked {
@@ -16,11 +19,42 @@ at::Tensor upsampleTo(const at::Tensor& x, int64_t height, int64_t width) {
   return at::upsample_bilinear2d(x, {height, width}, /*align_corners=*/true);
 }
 
+// InputPadder: pad to a multiple of 32, split floor/ceil (left, right, top, bottom).
+std::array<int64_t, 4> paddingOf(int64_t height, int64_t width) {
+  const int64_t pad_h = ((height / kPadMultiple + 1) * kPadMultiple - height) % kPadMultiple;
+  const int64_t pad_w = ((width / kPadMultiple + 1) * kPadMultiple - width) % kPadMultiple;
+  return {pad_w / 2, pad_w - pad_w / 2, pad_h / 2, pad_h - pad_h / 2};
+}
+
+at::Tensor replicationPadded(const at::Tensor& image, const std::array<int64_t, 4>& pad) {
+  const bool any = pad[0] || pad[1] || pad[2] || pad[3];
+  return any ? at::replication_pad2d(image, {pad[0], pad[1], pad[2], pad[3]}) : image;
+}
+
+bool fusedKernelsOn(const at::Device& device) {
+  const char* env = std::getenv("SKYTRACE_ALIKED_FUSED");
+  return device.is_cuda() && aliked::fused::built() && !(env && std::strcmp(env, "0") == 0);
+}
+
+// The first `n` keypoint rows of a fixed-count output (forward's host-side narrowing).
+AlikedOutput leadingRows(const AlikedOutput& fixed, int64_t n) {
+  AlikedOutput out;
+  out.keypoints = fixed.keypoints.narrow(0, 0, n);
+  out.keypoints_px = fixed.keypoints_px.narrow(0, 0, n);
+  out.scores = fixed.scores.narrow(0, 0, n);
+  out.dispersity = fixed.dispersity.narrow(0, 0, n);
+  out.descriptors = fixed.descriptors.narrow(0, 0, n);
+  out.offsets = fixed.offsets.narrow(0, 0, n);
+  out.score_map = fixed.score_map;
+  return out;
+}
+
 }  // namespace
 
 AlikedModel::AlikedModel(const AlikedConfig& config, const StateDict& weights, at::Device device)
     : config_(config),
       device_(device),
+      fused_kernels_(fusedKernelsOn(device)),
       graphs_("ALIKED " + config.name) {
   StateDictBinder binder(weights, config.name, at::TensorOptions().dtype(at::kFloat).device(device));
   const int64_t c1 = config.c1, c2 = config.c2, c3 = config.c3, c4 = config.c4;
@@ -55,14 +89,9 @@ EncodedLevels AlikedModel::encode(const at::Tensor& image, DenseTrace* trace) co
   checkImage(image);
   EncodedLevels out;
   const int64_t h = image.size(2), w = image.size(3);
-  // InputPadder: pad to a multiple of 32, split floor/ceil, replicate.
-  const int64_t pad_h = ((h / kPadMultiple + 1) * kPadMultiple - h) % kPadMultiple;
-  const int64_t pad_w = ((w / kPadMultiple + 1) * kPadMultiple - w) % kPadMultiple;
-  out.pad_lrtb = {pad_w / 2, pad_w - pad_w / 2, pad_h / 2, pad_h - pad_h / 2};
+  out.pad_lrtb = paddingOf(h, w);
   const auto& pad = out.pad_lrtb;
-  const at::Tensor input = half_precision_ ? image.to(at::kHalf) : image;
-  const at::Tensor padded =
-      (pad_h || pad_w) ? at::replication_pad2d(input, {pad[0], pad[1], pad[2], pad[3]}) : input;
+  const at::Tensor padded = replicationPadded(half_precision_ ? image.to(at::kHalf) : image, pad);
   out.height = h;
   out.width = w;
   out.padded_height = padded.size(2);
@@ -238,17 +267,21 @@ AlikedOutput AlikedModel::forward(const at::Tensor& image, const DkdOptions& det
         });
     if (outputs) {
       const auto& t = *outputs;
-      const int64_t n = t[7].item<int64_t>();
-      AlikedOutput out;
-      out.keypoints = t[0].narrow(0, 0, n);
-      out.keypoints_px = t[1].narrow(0, 0, n);
-      out.scores = t[2].narrow(0, 0, n);
-      out.dispersity = t[3].narrow(0, 0, n);
-      out.descriptors = t[4].narrow(0, 0, n);
-      out.offsets = t[5].narrow(0, 0, n);
-      out.score_map = t[6];
-      return out;
+      AlikedOutput fixed;
+      fixed.keypoints = t[0];
+      fixed.keypoints_px = t[1];
+      fixed.scores = t[2];
+      fixed.dispersity = t[3];
+      fixed.descriptors = t[4];
+      fixed.offsets = t[5];
+      fixed.score_map = t[6];
+      return leadingRows(fixed, t[7].item<int64_t>());
     }
+  }
+  if (!sddh_trace && usesFusedKernels(image, detection)) {
+    at::Tensor peak_count;
+    const AlikedOutput fixed = forwardFusedFixedCount(image, detection, &peak_count);
+    return leadingRows(fixed, peak_count.item<int64_t>());
   }
   const EncodedLevels encoded = encode(image);
   const at::Tensor score_map = scoreMap(encoded);
@@ -258,10 +291,56 @@ AlikedOutput AlikedModel::forward(const at::Tensor& image, const DkdOptions& det
 AlikedOutput AlikedModel::forwardFixedCount(const at::Tensor& image, const DkdOptions& detection,
                                             at::Tensor* peak_count) const {
   checkImage(image);
+  if (usesFusedKernels(image, detection)) return forwardFusedFixedCount(image, detection, peak_count);
   const EncodedLevels encoded = encode(image);
   const at::Tensor score_map = scoreMap(encoded);
   return describe(image, encoded, score_map,
                   detectTopKPeaksFixed(score_map, detection, peak_count), nullptr);
+}
+
+bool AlikedModel::usesFusedKernels(const at::Tensor& image, const DkdOptions& detection) const {
+  return fused_kernels_ && image.is_cuda() && image.scalar_type() == at::kFloat && !half_precision_ &&
+         detection.top_k > 0 && detection.radius >= 1 && detection.radius <= 4 && config_.dim / 4 <= 32;
+}
+
+AlikedOutput AlikedModel::forwardFusedFixedCount(const at::Tensor& image, const DkdOptions& detection,
+                                                 at::Tensor* peak_count) const {
+  const int64_t h = image.size(2), w = image.size(3);
+  const std::array<int64_t, 4> pad = paddingOf(h, w);
+  // Encoder: each BatchNorm + SELU (+ residual) is one pass, deformable sampling one kernel.
+  const at::Tensor x1 = block1_.forwardFused(replicationPadded(image, pad));
+  const at::Tensor x2 = block2_.forwardFused(at::avg_pool2d(x1, {2, 2}, {2, 2}));
+  const at::Tensor x3 = block3_.forwardFused(at::avg_pool2d(x2, {4, 4}, {4, 4}));
+  const at::Tensor x4 = block4_.forwardFused(at::avg_pool2d(x3, {4, 4}, {4, 4}));
+  fused::Levels levels;
+  levels.channels_last = {fused::seluChannelsLast(conv1_(x1)), fused::seluChannelsLast(conv2_(x2)),
+                          fused::seluChannelsLast(conv3_(x3)), fused::seluChannelsLast(conv4_(x4))};
+  levels.pad_left = pad[0];
+  levels.pad_top = pad[2];
+  levels.height = h;
+  levels.width = w;
+  const at::Tensor score_map = fused::scoreMap(
+      levels, {score_head_[0].weight, score_head_[1].weight, score_head_[2].weight, score_head_[3].weight});
+  const DkdResult detected = detectTopKPeaksFused(score_map, detection, peak_count);
+  SddhResult described = sddh_.forwardFused(levels, detected.keypoints);
+
+  AlikedOutput out;
+  out.keypoints = detected.keypoints;
+  out.keypoints_px = detected.keypoints_px;
+  out.scores = detected.scores;
+  out.dispersity = detected.dispersity;
+  out.descriptors = std::move(described.descriptors);
+  out.offsets = std::move(described.offsets);
+  out.score_map = score_map;
+  return out;
+}
+
+void AlikedModel::setFusedKernelsEnabled(bool enabled) {
+  if (enabled && !fused::built())
+    throw InvalidArgument("ALIKED fused CUDA kernels are not built into this binary");
+  if (enabled == fused_kernels_) return;
+  fused_kernels_ = enabled;
+  graphs_.reset();  // captured with the other path
 }
 
 void AlikedModel::setHalfPrecision(bool enabled) {
@@ -284,6 +363,16 @@ void AlikedModel::setCudaGraphsEnabled(bool enabled) { graphs_->setEnabled(enabl
 bool AlikedModel::cudaGraphsEnabled() const { return graphs_->enabled(); }
 
 int AlikedModel::failedCudaGraphCaptures() const { return graphs_->failedCaptures(); }
+
+}  // namespace skytrace::vision::aliked
+
+namespace skytrace::vision {
+
+bool alikedFusedKernelsByDefault() { return aliked::fusedKernelsOn(at::Device(at::kCUDA, 0)); }
+
+}  // namespace skytrace::vision
+
+namespace skytrace::vision::aliked {
 
 AlikedModel loadAlikedModel(const std::string& variant, const std::string& weights_path,
                             at::Device device) {

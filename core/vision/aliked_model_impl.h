@@ -96,6 +96,16 @@ class AlikedModel {
   bool cudaGraphsEnabled() const;
   int failedCudaGraphCaptures() const;
 
+  // CUDA, float32, top_k > 0, no traces: forward() and forwardFixedCount() run the fused
+  // CUDA operators of aliked_fused_ops.h (BatchNorm + SELU in one pass, deformable
+  // sampling, score head, NMS, refinement and SDDH's reads of the descriptor map in a
+  // few kernels; the full-resolution descriptor map is never built) instead of the ATen
+  // operator chains: the same results up to float rounding. On by default where built
+  // (fused::built()) unless SKYTRACE_ALIKED_FUSED=0; setFusedKernelsEnabled(false)
+  // switches it off (for comparisons). Drops captured graphs. Thread: as setHalfPrecision.
+  void setFusedKernelsEnabled(bool enabled);
+  bool fusedKernelsEnabled() const { return fused_kernels_; }
+
   // CUDA only: the encoder, the level projections and the score head (the convolutions,
   // BatchNorms and SELUs over full-resolution maps: most of the time) run in float16 on
   // tensor cores; the input, the score map, the descriptor map and everything from
@@ -117,6 +127,10 @@ class AlikedModel {
   AlikedOutput describe(const at::Tensor& image, const EncodedLevels& encoded,
                         const at::Tensor& score_map, DkdResult detected,
                         SddhTrace* sddh_trace) const;
+  // Whether forward()/forwardFixedCount() take the fused path for this input.
+  bool usesFusedKernels(const at::Tensor& image, const DkdOptions& detection) const;
+  AlikedOutput forwardFusedFixedCount(const at::Tensor& image, const DkdOptions& detection,
+                                      at::Tensor* peak_count) const;
 
   AlikedConfig config_;
   at::Device device_;
@@ -126,6 +140,7 @@ class AlikedModel {
   std::array<Conv2d, 4> score_head_;  // score_head.{0,2,4,6}
   Sddh sddh_;
   bool half_precision_ = false;
+  bool fused_kernels_ = false;  // see setFusedKernelsEnabled
   // Per instance: a copy starts with an empty cache (see ModelGraphs).
   ModelGraphs graphs_;
 };

@@ -132,4 +132,28 @@ SddhResult Sddh::operator()(const FeatureLookup& features, const at::Tensor& key
   return result;
 }
 
+SddhResult Sddh::forwardFused(const fused::Levels& levels, const at::Tensor& keypoints) const {
+  const int64_t c = 4 * levels.channels_last[0].size(1), m = sample_count_;
+  const int64_t n = keypoints.size(0);
+  SddhResult result;
+  if (n == 0) {
+    result.descriptors = at::zeros({0, c}, keypoints.options());
+    result.offsets = at::zeros({0, m, 2}, keypoints.options());
+    return result;
+  }
+  const double max_offset = static_cast<double>(std::max(levels.height, levels.width)) / 4.0;
+  const at::Tensor patches = fused::descriptorPatches(levels, keypoints, kernel_size_);  // [N, C, K, K]
+  const at::Tensor raw_offsets = offset_conv2_(seluInPlace(offset_conv0_(patches))).view({n, 2 * m});
+  fused::DescriptorSamples samples = fused::descriptorSamples(levels, keypoints, raw_offsets, max_offset);
+  result.offsets = std::move(samples.offsets);
+  // sf_conv (1x1, no bias) over the [N*M, C] samples, SELU, then einsum('ncp,pcd->nd') as
+  // [N, M*C] x [M*C, D]: agg_weights' rows are (sample position, channel), as the samples'.
+  const at::Tensor features =
+      seluInPlace(at::mm(samples.sampled.view({n * m, c}), sf_conv_.weight.view({c, c}).t()));
+  const at::Tensor descriptors = at::mm(features.view({n, m * c}), agg_weights_.reshape({m * c, -1}));
+  result.descriptors =
+      descriptors / at::linalg_vector_norm(descriptors, 2, {1}, true).clamp_min(1e-12);
+  return result;
+}
+
 }  // namespace skytrace::vision::aliked

@@ -10,6 +10,7 @@
 
 #include <ATen/ATen.h>
 
+#include "core/vision/aliked_fused_ops.h"
 #include "core/vision/aliked_layers_impl.h"
 
 namespace skytrace::vision::aliked {
@@ -68,6 +69,9 @@ class Sddh {
   // (align_corners=True).
   SddhResult operator()(const FeatureLookup& features, const at::Tensor& keypoints,
                         SddhTrace* trace = nullptr) const;
+  // The same with the fused CUDA operators, reading the normalised map from the gated
+  // levels (aliked_fused_ops.h); the two contractions run as matrix products.
+  SddhResult forwardFused(const fused::Levels& levels, const at::Tensor& keypoints) const;
 
  private:
   at::Tensor patchesAt(const FeatureLookup& features, const at::Tensor& pixel) const;

@@ -5,7 +5,7 @@
 # decoded into memory before the modes (--preload). Run from the repository root:
 #   scripts/gpu/bench_engine_targets.sh [--frames N] [--policies latest,every]
 #                                       [--no-vision] [--no-checks] [--no-tf32] [--no-fp16]
-#                                       [--paced 30,120] [--autotune-ab]
+#                                       [--paced 30,120] [--autotune-ab] [--fused-ab]
 # Steps (each logged; a failed step does not stop the others):
 #  (a) builds the GPU-only engine + vision bench (scripts/gpu/engine/engine_env.sh);
 #  (b) the gpu-labelled checks (ctest -L gpu: gpu_check, engine_gpu_check, and the seed
@@ -20,6 +20,8 @@
 #      skipped on one GPU), exact
 #      float32, then the same with --tf32 (unless --no-tf32) and with --aliked-fp16
 #      (unless --no-fp16); --autotune-ab: exact float32 again with cuDNN autotuning;
+#      --fused-ab: exact float32 again with ALIKED's ATen operator path instead of its
+#      fused CUDA kernels (SKYTRACE_ALIKED_FUSED=0; also alternated in (c));
 #      --paced R1,R2: vo_only and overlapped again with frames delivered at each rate
 #      (--pace-fps: VO latency at a video's frame rate; "decode" then includes the wait);
 #  (e) summary.txt (bench/engine_bench_summary.py) and every result and log packed into
@@ -43,6 +45,7 @@ tf32=1
 fp16=1
 paces=""
 autotune_ab=0
+fused_ab=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --frames) frames="$2"; shift ;;
@@ -53,6 +56,7 @@ while [[ $# -gt 0 ]]; do
     --no-fp16) fp16=0 ;;
     --paced) paces="$2"; shift ;;
     --autotune-ab) autotune_ab=1 ;;
+    --fused-ab) fused_ab=1 ;;
     *) echo "unknown option $1"; exit 2 ;;
   esac
   shift
@@ -89,6 +93,10 @@ if [[ $vision == 1 ]]; then
            --iterations 200 --warmup 20 --weights-dir "$aliked_dir")
   for round in 1 2; do
     engine_step "vision_exact_r$round" "$vbench" "${vcommon[@]}" --out "$results/vision_exact_r$round.json"
+    if [[ $fused_ab == 1 ]]; then
+      SKYTRACE_ALIKED_FUSED=0 engine_step "vision_exact_aten_r$round" "$vbench" "${vcommon[@]}" \
+        --out "$results/vision_exact_aten_r$round.json"
+    fi
     SKYTRACE_CUDNN_AUTOTUNE=1 engine_step "vision_exact_autotune_r$round" "$vbench" "${vcommon[@]}" \
       --out "$results/vision_exact_autotune_r$round.json"
     engine_step "vision_fp16_r$round" "$vbench" "${vcommon[@]}" --aliked-fp16 --out "$results/vision_fp16_r$round.json"
@@ -110,6 +118,10 @@ for policy in ${policies//,/ }; do
   policy_args=()
   [[ $policy != latest ]] && policy_args=(--keyframe-policy "$policy")
   engine_step "engine_${policy}" "$bench" "${common[@]}" "${policy_args[@]}" --out "$results/engine_${policy}.json" || status=1
+  if [[ $fused_ab == 1 ]]; then
+    SKYTRACE_ALIKED_FUSED=0 engine_step "engine_${policy}_aten" "$bench" "${common[@]}" "${policy_args[@]}" \
+      --transfer-mib 0 --out "$results/engine_${policy}_aten.json" || status=1
+  fi
   if [[ $autotune_ab == 1 ]]; then
     SKYTRACE_CUDNN_AUTOTUNE=1 engine_step "engine_${policy}_autotune" "$bench" "${common[@]}" "${policy_args[@]}" \
       --transfer-mib 0 --out "$results/engine_${policy}_autotune.json" || status=1

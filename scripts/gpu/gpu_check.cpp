@@ -174,6 +174,53 @@ void checkGraphAgainstEager(aliked::AlikedModel& model, const at::Tensor& image,
          "ALIKED-n16rot " + name + ": CUDA graph output equals the eager CUDA output (1e-3 px, 1e-4)");
 }
 
+aliked::AlikedOutput onCpu(const aliked::AlikedOutput& o) {
+  aliked::AlikedOutput c;
+  c.keypoints = o.keypoints.cpu();
+  c.keypoints_px = o.keypoints_px.cpu();
+  c.scores = o.scores.cpu();
+  c.dispersity = o.dispersity.cpu();
+  c.descriptors = o.descriptors.cpu();
+  c.offsets = o.offsets.cpu();
+  c.score_map = o.score_map.cpu();
+  return c;
+}
+
+// The fused CUDA kernels (the default where built) against the ATen operator path on the
+// same device, both eager: the same score map up to float rounding, the same keypoints
+// except near-ties, the same descriptors.
+void checkFusedAgainstAten(aliked::AlikedModel& model, const at::Tensor& image,
+                           const aliked::DkdOptions& detection, const std::string& name) {
+  if (!aliked::fused::built()) {
+    std::cout << "SKIP  ALIKED fused kernels vs ATen: the kernels are not built into this binary\n";
+    return;
+  }
+  model.setCudaGraphsEnabled(false);
+  model.setFusedKernelsEnabled(false);
+  const aliked::AlikedOutput aten = onCpu(model.forward(image, detection));
+  model.setFusedKernelsEnabled(true);
+  const aliked::AlikedOutput fused = model.forward(image, detection);
+  model.setCudaGraphsEnabled(true);
+  const KeypointAgreement a = compareKeypoints(aten, fused);
+  const auto [distance, nearest] =
+      at::cdist(fused.keypoints_px.cpu().to(at::kDouble), aten.keypoints_px.to(at::kDouble)).min(1);
+  const at::Tensor close = distance < 0.05;
+  const at::Tensor rows = close.nonzero().squeeze(1);
+  const double descriptors = rows.numel() == 0 ? 1e30
+      : maxAbsDiff(fused.descriptors.cpu().index_select(0, rows),
+                   aten.descriptors.index_select(0, nearest.index_select(0, rows)));
+  const double scores = rows.numel() == 0 ? 1e30
+      : maxAbsDiff(fused.scores.cpu().index_select(0, rows), aten.scores.index_select(0, nearest.index_select(0, rows)));
+  const double explained = double(a.within + a.near_tie) / double(std::max<int64_t>(1, a.total));
+  std::cout << "      ALIKED-n16rot " << name << " fused kernels vs ATen (CUDA, eager): " << a.total << " / "
+            << aten.keypoints_px.size(0) << " keypoints, " << 100.0 * double(a.within) / double(a.total)
+            << "% within 0.05 px, " << explained * 100 << "% with near-ties, score map max diff "
+            << a.score_map_diff << ", max |dscore| " << scores << ", max |ddescriptor| " << descriptors << "\n";
+  expect(a.total == aten.keypoints_px.size(0) && explained >= 0.995 && a.score_map_diff < 1e-5 &&
+             scores < 1e-5 && descriptors < 1e-4,
+         "ALIKED-n16rot " + name + ": fused CUDA kernels equal the ATen path (score map 1e-5, descriptors 1e-4)");
+}
+
 // cuDNN settings the ALIKED comparison runs under; the first is the production one.
 struct CudnnSetting {
   const char* name;
@@ -252,7 +299,10 @@ void checkAliked(const at::Device& device) {
                   << "% of its keypoints within 0.01 px";
       }
       std::cout << "\n";
-      if (s == 0 && device.is_cuda()) checkGraphAgainstEager(dev_model, image.to(device), detection, dev, name);
+      if (s == 0 && device.is_cuda()) {
+        checkGraphAgainstEager(dev_model, image.to(device), detection, dev, name);
+        checkFusedAgainstAten(dev_model, image.to(device), detection, name);
+      }
       if (s == 0) {
         // Production setting: a keypoint may differ only through a near-tie; the dense
         // score map must agree to the parity tolerance.

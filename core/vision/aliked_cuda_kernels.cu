@@ -1,0 +1,526 @@
+// ALIKED's fused CUDA kernels (contracts in aliked_cuda_kernels.h and aliked_fused_ops.h).
+// Each replaces a chain of ATen operators whose intermediate tensors would otherwise make
+// full-resolution round trips through device memory, or dozens of tiny kernels whose
+// launch gaps dominate (DKD, SDDH's gathers, deformable sampling). Arithmetic is float32
+// in the order of the ATen/torchvision operators it replaces, up to FMA contraction.
+#include "core/vision/aliked_cuda_kernels.h"
+
+#include <algorithm>
+#include <cfloat>
+
+namespace skytrace::vision::aliked::cuda {
+namespace {
+
+// torch.nn.SELU constants; the negative branch as ATen's elu kernel:
+// (exp(x) - 1) * (alpha * scale) with the coefficient product in float.
+constexpr float kSeluScale = 1.0507009873554804934193349852946f;
+constexpr float kSeluAlpha = 1.6732632423543772848170429916717f;
+
+__device__ __forceinline__ float selu(float x) {
+  return x <= 0.f ? (expf(x) - 1.f) * (kSeluAlpha * kSeluScale) : x * kSeluScale;
+}
+
+int blocksFor(int64_t work, int threads, int64_t cap = 65535) {
+  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>((work + threads - 1) / threads, cap)));
+}
+
+// ---- BatchNorm (as scale/shift) + SELU, optionally with the residual of a ResBlock ----
+
+__global__ void scaleShiftSeluKernel(const float* __restrict__ x, const float* __restrict__ scale,
+                                     const float* __restrict__ shift, const float* __restrict__ residual,
+                                     float* __restrict__ y, int64_t plane, int64_t total) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t c = i / plane;
+    float v = shift[c] + x[i] * scale[c];  // addcmul(shift, x, scale)
+    if (residual) v += residual[i];
+    y[i] = selu(v);
+  }
+}
+
+// The same over float4 (plane % 4 == 0: a vector never straddles two channels).
+__global__ void scaleShiftSeluKernel4(const float4* __restrict__ x, const float* __restrict__ scale,
+                                      const float* __restrict__ shift, const float4* __restrict__ residual,
+                                      float4* __restrict__ y, int64_t plane4, int64_t total4) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total4;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t c = i / plane4;
+    const float a = scale[c], b = shift[c];
+    float4 v = x[i];
+    v.x = b + v.x * a;
+    v.y = b + v.y * a;
+    v.z = b + v.z * a;
+    v.w = b + v.w * a;
+    if (residual) {
+      const float4 r = residual[i];
+      v.x += r.x;
+      v.y += r.y;
+      v.z += r.z;
+      v.w += r.w;
+    }
+    y[i] = make_float4(selu(v.x), selu(v.y), selu(v.z), selu(v.w));
+  }
+}
+
+// ---- SELU gate of a level, transposed to channels-last (32x32 tiles) ----
+
+__global__ void seluChannelsLastKernel(const float* __restrict__ x, float* __restrict__ y, int channels,
+                                       int64_t plane) {
+  __shared__ float tile[32][33];
+  const int64_t p0 = static_cast<int64_t>(blockIdx.x) * 32;
+  const int c0 = blockIdx.y * 32;
+  for (int k = threadIdx.y; k < 32; k += blockDim.y) {
+    const int c = c0 + k;
+    const int64_t p = p0 + threadIdx.x;
+    if (c < channels && p < plane) tile[k][threadIdx.x] = selu(x[c * plane + p]);
+  }
+  __syncthreads();
+  for (int k = threadIdx.y; k < 32; k += blockDim.y) {
+    const int64_t p = p0 + k;
+    const int c = c0 + threadIdx.x;
+    if (c < channels && p < plane) y[p * channels + c] = tile[threadIdx.x][k];
+  }
+}
+
+// ---- Aggregated levels ----
+
+// upsample_bilinear2d(align_corners=True) of level i at padded pixel (yp, xp), channel c:
+// ATen's order (source index = scale * dst, truncation, lambdas, nested blend).
+__device__ __forceinline__ float upsampledAt(const LevelsView& L, int i, int yp, int xp, int c) {
+  const int h = L.h[i], w = L.w[i], channels = L.channels;
+  const float sy = L.scale_h[i] * static_cast<float>(yp);
+  const float sx = L.scale_w[i] * static_cast<float>(xp);
+  const int y0 = static_cast<int>(sy), x0 = static_cast<int>(sx);
+  const int y1 = y0 + (y0 < h - 1 ? 1 : 0), x1 = x0 + (x0 < w - 1 ? 1 : 0);
+  const float ly1 = sy - static_cast<float>(y0), lx1 = sx - static_cast<float>(x0);
+  const float ly0 = 1.f - ly1, lx0 = 1.f - lx1;
+  const float* d = L.data[i];
+  return ly0 * (lx0 * d[(y0 * w + x0) * channels + c] + lx1 * d[(y0 * w + x1) * channels + c]) +
+         ly1 * (lx0 * d[(y1 * w + x0) * channels + c] + lx1 * d[(y1 * w + x1) * channels + c]);
+}
+
+// ---- Score head: one block computes a TILE_W x TILE_H tile of the score map ----
+
+constexpr int kTileW = 32, kTileH = 16;
+constexpr int kHalo = 3;  // three 3x3 convolutions
+constexpr int kIn0W = kTileW + 2 * kHalo, kIn0H = kTileH + 2 * kHalo;  // head0 output region
+constexpr int kIn1W = kTileW + 4, kIn1H = kTileH + 4;                  // after conv 1
+constexpr int kIn2W = kTileW + 2, kIn2H = kTileH + 2;                  // after conv 2
+constexpr int kMaxDim = 128;
+
+__global__ void __launch_bounds__(256) scoreHeadKernel(LevelsView L, const float* __restrict__ w0,
+                                                      const float* __restrict__ w1,
+                                                      const float* __restrict__ w2,
+                                                      const float* __restrict__ w3,
+                                                      float* __restrict__ score) {
+  // s0: head0 (8 channels) over the tile + 3 px; later reused for conv 2's output.
+  __shared__ float s0[8 * kIn0H * kIn0W];
+  __shared__ float s1[4 * kIn1H * kIn1W];
+  __shared__ float sw0[8 * kMaxDim];
+  __shared__ float sw1[4 * 8 * 9], sw2[4 * 4 * 9], sw3[4 * 9];
+  const int tid = threadIdx.x, threads = blockDim.x;
+  const int channels = L.channels, dim = 4 * channels;
+  for (int k = tid; k < 8 * dim; k += threads) sw0[k] = w0[k];
+  for (int k = tid; k < 4 * 8 * 9; k += threads) sw1[k] = w1[k];
+  for (int k = tid; k < 4 * 4 * 9; k += threads) sw2[k] = w2[k];
+  for (int k = tid; k < 4 * 9; k += threads) sw3[k] = w3[k];
+  __syncthreads();
+
+  const int hp = L.h[0], wp = L.w[0];
+  const int ty0 = blockIdx.y * kTileH, tx0 = blockIdx.x * kTileW;  // padded frame
+  // head0 = SELU(W0 . aggregated(y, x)), zero outside the padded frame (conv 1's padding).
+  for (int k = tid; k < kIn0H * kIn0W; k += threads) {
+    const int ry = k / kIn0W, rx = k % kIn0W;
+    const int yp = ty0 - kHalo + ry, xp = tx0 - kHalo + rx;
+    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    if (yp >= 0 && yp < hp && xp >= 0 && xp < wp) {
+      const float* l0 = L.data[0] + (static_cast<int64_t>(yp) * wp + xp) * channels;
+      for (int c = 0; c < channels; ++c) {
+        const float v = l0[c];
+#pragma unroll
+        for (int o = 0; o < 8; ++o) acc[o] += sw0[o * dim + c] * v;
+      }
+      for (int i = 1; i < 4; ++i)
+        for (int c = 0; c < channels; ++c) {
+          const float v = upsampledAt(L, i, yp, xp, c);
+#pragma unroll
+          for (int o = 0; o < 8; ++o) acc[o] += sw0[o * dim + i * channels + c] * v;
+        }
+#pragma unroll
+      for (int o = 0; o < 8; ++o) acc[o] = selu(acc[o]);
+    }
+#pragma unroll
+    for (int o = 0; o < 8; ++o) s0[(o * kIn0H + ry) * kIn0W + rx] = acc[o];
+  }
+  __syncthreads();
+  // conv 1 (8 -> 4) + SELU over the tile + 2 px, zero outside the frame.
+  for (int k = tid; k < kIn1H * kIn1W; k += threads) {
+    const int ry = k / kIn1W, rx = k % kIn1W;
+    const int yp = ty0 - 2 + ry, xp = tx0 - 2 + rx;
+    const bool inside = yp >= 0 && yp < hp && xp >= 0 && xp < wp;
+    for (int o = 0; o < 4; ++o) {
+      float acc = 0.f;
+      if (inside)
+        for (int c = 0; c < 8; ++c)
+#pragma unroll
+          for (int dy = 0; dy < 3; ++dy)
+#pragma unroll
+            for (int dx = 0; dx < 3; ++dx)
+              acc += sw1[((o * 8 + c) * 3 + dy) * 3 + dx] * s0[(c * kIn0H + ry + dy) * kIn0W + rx + dx];
+      s1[(o * kIn1H + ry) * kIn1W + rx] = inside ? selu(acc) : 0.f;
+    }
+  }
+  __syncthreads();
+  // conv 2 (4 -> 4) + SELU over the tile + 1 px, into s0's storage.
+  float* s2 = s0;
+  for (int k = tid; k < kIn2H * kIn2W; k += threads) {
+    const int ry = k / kIn2W, rx = k % kIn2W;
+    const int yp = ty0 - 1 + ry, xp = tx0 - 1 + rx;
+    const bool inside = yp >= 0 && yp < hp && xp >= 0 && xp < wp;
+    for (int o = 0; o < 4; ++o) {
+      float acc = 0.f;
+      if (inside)
+        for (int c = 0; c < 4; ++c)
+#pragma unroll
+          for (int dy = 0; dy < 3; ++dy)
+#pragma unroll
+            for (int dx = 0; dx < 3; ++dx)
+              acc += sw2[((o * 4 + c) * 3 + dy) * 3 + dx] * s1[(c * kIn1H + ry + dy) * kIn1W + rx + dx];
+      s2[(o * kIn2H + ry) * kIn2W + rx] = inside ? selu(acc) : 0.f;
+    }
+  }
+  __syncthreads();
+  // conv 3 (4 -> 1), sigmoid, cropped to the unpadded frame.
+  for (int k = tid; k < kTileH * kTileW; k += threads) {
+    const int ry = k / kTileW, rx = k % kTileW;
+    const int y = ty0 + ry - L.pad_top, x = tx0 + rx - L.pad_left;
+    if (y < 0 || y >= L.height || x < 0 || x >= L.width) continue;
+    float acc = 0.f;
+    for (int c = 0; c < 4; ++c)
+#pragma unroll
+      for (int dy = 0; dy < 3; ++dy)
+#pragma unroll
+        for (int dx = 0; dx < 3; ++dx)
+          acc += sw3[(c * 3 + dy) * 3 + dx] * s2[(c * kIn2H + ry + dy) * kIn2W + rx + dx];
+    score[static_cast<int64_t>(y) * L.width + x] = 1.f / (1.f + expf(-acc));
+  }
+}
+
+// ---- DKD: simple_nms and the soft-argmax refinement ----
+
+// mask = score == max_pool(score) (window clipped to the map: max_pool2d's -inf padding).
+__global__ void nmsInitKernel(const float* __restrict__ s, int h, int w, int r, uint8_t* __restrict__ mask) {
+  const int64_t p = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (p >= static_cast<int64_t>(h) * w) return;
+  const int y = static_cast<int>(p / w), x = static_cast<int>(p % w);
+  float m = -FLT_MAX;
+  for (int yy = max(0, y - r); yy <= min(h - 1, y + r); ++yy)
+    for (int xx = max(0, x - r); xx <= min(w - 1, x + r); ++xx) m = fmaxf(m, s[yy * w + xx]);
+  mask[p] = s[p] == m;
+}
+
+// suppressed = max_pool(mask) > 0.
+__global__ void nmsDilateKernel(const uint8_t* __restrict__ mask, int h, int w, int r,
+                                uint8_t* __restrict__ suppressed) {
+  const int64_t p = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (p >= static_cast<int64_t>(h) * w) return;
+  const int y = static_cast<int>(p / w), x = static_cast<int>(p % w);
+  uint8_t any = 0;
+  for (int yy = max(0, y - r); yy <= min(h - 1, y + r); ++yy)
+    for (int xx = max(0, x - r); xx <= min(w - 1, x + r); ++xx) any |= mask[yy * w + xx];
+  suppressed[p] = any;
+}
+
+// supp_scores = where(suppressed, 0, score); mask |= (supp_scores == max_pool(supp_scores)) & ~suppressed.
+__global__ void nmsRoundKernel(const float* __restrict__ s, const uint8_t* __restrict__ suppressed, int h,
+                               int w, int r, uint8_t* __restrict__ mask) {
+  const int64_t p = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (p >= static_cast<int64_t>(h) * w) return;
+  if (suppressed[p]) return;  // new_max & ~suppressed is false
+  const int y = static_cast<int>(p / w), x = static_cast<int>(p % w);
+  float m = -FLT_MAX;
+  for (int yy = max(0, y - r); yy <= min(h - 1, y + r); ++yy)
+    for (int xx = max(0, x - r); xx <= min(w - 1, x + r); ++xx) {
+      const int q = yy * w + xx;
+      m = fmaxf(m, suppressed[q] ? 0.f : s[q]);
+    }
+  if (s[p] == m) mask[p] = 1;
+}
+
+// where(mask, score, 0) with the border zeroed, flat.
+__global__ void nmsOutputKernel(const float* __restrict__ s, const uint8_t* __restrict__ mask, int h, int w,
+                                int border, float* __restrict__ out) {
+  const int64_t p = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (p >= static_cast<int64_t>(h) * w) return;
+  const int y = static_cast<int>(p / w), x = static_cast<int>(p % w);
+  const bool inner = y >= border && y < h - border && x >= border && x < w - border;
+  out[p] = inner && mask[p] ? s[p] : 0.f;
+}
+
+// grid_sample(bilinear, zeros, align_corners=True) of a [h, w] map at normalised (gx, gy).
+__device__ float sampleScore(const float* s, int h, int w, float gx, float gy) {
+  const float ix = ((gx + 1.f) / 2.f) * static_cast<float>(w - 1);
+  const float iy = ((gy + 1.f) / 2.f) * static_cast<float>(h - 1);
+  const float fx = floorf(ix), fy = floorf(iy);
+  const int x0 = static_cast<int>(fx), y0 = static_cast<int>(fy);
+  const float nw = (fx + 1.f - ix) * (fy + 1.f - iy), ne = (ix - fx) * (fy + 1.f - iy);
+  const float sw = (fx + 1.f - ix) * (iy - fy), se = (ix - fx) * (iy - fy);
+  const auto at = [&](int y, int x) { return (y >= 0 && y < h && x >= 0 && x < w) ? s[y * w + x] : 0.f; };
+  float out = 0.f;
+  out += at(y0, x0) * nw;
+  out += at(y0, x0 + 1) * ne;
+  out += at(y0 + 1, x0) * sw;
+  out += at(y0 + 1, x0 + 1) * se;
+  return out;
+}
+
+constexpr int kMaxRefineWindow = 9;  // radius <= 4
+
+__global__ void refinePeaksKernel(const float* __restrict__ s, int h, int w, const int64_t* __restrict__ indices,
+                                  int count, int r, float inverse_temperature, float* __restrict__ keypoints,
+                                  float* __restrict__ keypoints_px, float* __restrict__ scores,
+                                  float* __restrict__ dispersity) {
+  const int n = blockIdx.x * blockDim.x + threadIdx.x;
+  if (n >= count) return;
+  const int64_t index = indices[n];
+  const int px = static_cast<int>(index % w), py = static_cast<int>(index / w);
+  const int window = 2 * r + 1;
+  float patch[kMaxRefineWindow * kMaxRefineWindow];
+  float max_v = -FLT_MAX;
+  for (int i = 0; i < window; ++i)
+    for (int j = 0; j < window; ++j) {
+      const int y = py - r + i, x = px - r + j;
+      const float v = (y >= 0 && y < h && x >= 0 && x < w) ? s[y * w + x] : 0.f;  // nn.Unfold's zeros
+      patch[i * window + j] = v;
+      max_v = fmaxf(max_v, v);
+    }
+  float sum = 0.f, sx = 0.f, sy = 0.f;
+  for (int k = 0; k < window * window; ++k) {
+    const float e = expf((patch[k] - max_v) * inverse_temperature);
+    patch[k] = e;
+    sum += e;
+    sx += e * static_cast<float>(k % window - r);
+    sy += e * static_cast<float>(k / window - r);
+  }
+  const float rx = sx / sum, ry = sy / sum;
+  float spread = 0.f;
+  const float inv_r = 1.f / static_cast<float>(r);
+  for (int k = 0; k < window * window; ++k) {
+    const float dx = (static_cast<float>(k % window - r) - rx) * inv_r;
+    const float dy = (static_cast<float>(k / window - r) - ry) * inv_r;
+    spread += patch[k] * (dx * dx + dy * dy);
+  }
+  dispersity[n] = spread / sum;
+  const float wm1 = static_cast<float>(w - 1), hm1 = static_cast<float>(h - 1);
+  const float kx = (static_cast<float>(px) + rx) / wm1 * 2.f - 1.f;
+  const float ky = (static_cast<float>(py) + ry) / hm1 * 2.f - 1.f;
+  keypoints[2 * n] = kx;
+  keypoints[2 * n + 1] = ky;
+  keypoints_px[2 * n] = wm1 * (kx + 1.f) / 2.f;
+  keypoints_px[2 * n + 1] = hm1 * (ky + 1.f) / 2.f;
+  scores[n] = sampleScore(s, h, w, kx, ky);
+}
+
+// ---- Deformable convolution columns ----
+
+__global__ void deformableColumnsKernel(const float* __restrict__ input, const float* __restrict__ offset,
+                                        float* __restrict__ columns, int channels, int h, int w,
+                                        float max_offset) {
+  const int64_t plane = static_cast<int64_t>(h) * w;
+  const int64_t column_plane = 9 * plane;
+  const int64_t t = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (t >= column_plane) return;
+  const int row = static_cast<int>(t / (3 * w)), col = static_cast<int>(t % (3 * w));
+  const int oy = row / 3, i = row % 3, ox = col / 3, j = col % 3;
+  const int k = i * 3 + j;
+  const int64_t o = static_cast<int64_t>(oy) * w + ox;
+  const float dy = fminf(fmaxf(offset[(2 * k) * plane + o], -max_offset), max_offset);
+  const float dx = fminf(fmaxf(offset[(2 * k + 1) * plane + o], -max_offset), max_offset);
+  const float y = static_cast<float>(oy - 1 + i) + dy;
+  const float x = static_cast<float>(ox - 1 + j) + dx;
+  // torchvision's bilinear_interpolate: zero when the point is a pixel or more outside,
+  // each corner outside the image contributes 0.
+  if (y <= -1.f || y >= static_cast<float>(h) || x <= -1.f || x >= static_cast<float>(w)) {
+    for (int c = 0; c < channels; ++c) columns[c * column_plane + t] = 0.f;
+    return;
+  }
+  const float fy = floorf(y), fx = floorf(x);
+  const int y0 = static_cast<int>(fy), x0 = static_cast<int>(fx), y1 = y0 + 1, x1 = x0 + 1;
+  const float ly = y - fy, lx = x - fx, hy = 1.f - ly, hx = 1.f - lx;
+  const bool v1 = y0 >= 0 && x0 >= 0, v2 = y0 >= 0 && x1 <= w - 1;
+  const bool v3 = y1 <= h - 1 && x0 >= 0, v4 = y1 <= h - 1 && x1 <= w - 1;
+  const float w1 = hy * hx, w2 = hy * lx, w3 = ly * hx, w4 = ly * lx;
+  const int64_t i1 = static_cast<int64_t>(y0) * w + x0;
+  for (int c = 0; c < channels; ++c) {
+    const float* plane_c = input + c * plane;
+    const float a = v1 ? plane_c[i1] : 0.f;
+    const float b = v2 ? plane_c[i1 + 1] : 0.f;
+    const float d = v3 ? plane_c[i1 + w] : 0.f;
+    const float e = v4 ? plane_c[i1 + w + 1] : 0.f;
+    columns[c * column_plane + t] = w1 * a + w2 * b + w3 * d + w4 * e;
+  }
+}
+
+// ---- SDDH reads of the normalised aggregated map: one warp per read point ----
+
+// The lane's four channels (one per level; lanes >= channels hold zeros) of the
+// L2-normalised aggregated vector at unpadded pixel (y, x), zero outside the frame.
+__device__ void normalisedAggregateAt(const LevelsView& L, int y, int x, float v[4]) {
+  const int lane = threadIdx.x & 31;
+  const bool inside = y >= 0 && y < L.height && x >= 0 && x < L.width;  // warp-uniform
+  v[0] = v[1] = v[2] = v[3] = 0.f;
+  if (!inside) return;
+  const int yp = y + L.pad_top, xp = x + L.pad_left;
+  if (lane < L.channels) {
+    v[0] = L.data[0][(static_cast<int64_t>(yp) * L.w[0] + xp) * L.channels + lane];
+    for (int i = 1; i < 4; ++i) v[i] = upsampledAt(L, i, yp, xp, lane);
+  }
+  float squares = v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3];
+  for (int step = 16; step > 0; step >>= 1) squares += __shfl_xor_sync(0xffffffffu, squares, step);
+  const float norm = fmaxf(sqrtf(squares), 1e-12f);
+  for (int i = 0; i < 4; ++i) v[i] = v[i] / norm;
+}
+
+__device__ __forceinline__ float keypointPixel(float k, int size) {
+  return (k * 0.5f + 0.5f) * static_cast<float>(size - 1);  // (k / 2 + 0.5) * (size - 1)
+}
+
+__global__ void descriptorPatchesKernel(LevelsView L, const float* __restrict__ keypoints, int count,
+                                        int kernel_size, float* __restrict__ out) {
+  const int taps = kernel_size * kernel_size;
+  const int64_t query = (blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x) / 32;
+  if (query >= static_cast<int64_t>(count) * taps) return;  // warp-uniform
+  const int n = static_cast<int>(query / taps), t = static_cast<int>(query % taps);
+  const int lane = threadIdx.x & 31;
+  const int before = (kernel_size - 1) / 2;
+  const int px = static_cast<int>(keypointPixel(keypoints[2 * n], L.width));  // truncation
+  const int py = static_cast<int>(keypointPixel(keypoints[2 * n + 1], L.height));
+  float v[4];
+  normalisedAggregateAt(L, py + t / kernel_size - before, px + t % kernel_size - before, v);
+  if (lane >= L.channels) return;
+  const int dim = 4 * L.channels;
+  for (int i = 0; i < 4; ++i)
+    out[(static_cast<int64_t>(n) * dim + i * L.channels + lane) * taps + t] = v[i];
+}
+
+__global__ void descriptorSamplesKernel(LevelsView L, const float* __restrict__ keypoints, int count,
+                                        const float* __restrict__ raw_offsets, int samples, float max_offset,
+                                        float* __restrict__ out, float* __restrict__ offsets) {
+  const int64_t query = (blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x) / 32;
+  if (query >= static_cast<int64_t>(count) * samples) return;  // warp-uniform
+  const int n = static_cast<int>(query / samples), m = static_cast<int>(query % samples);
+  const int lane = threadIdx.x & 31;
+  const float ox = fminf(fmaxf(raw_offsets[static_cast<int64_t>(n) * 2 * samples + m], -max_offset), max_offset);
+  const float oy =
+      fminf(fmaxf(raw_offsets[static_cast<int64_t>(n) * 2 * samples + samples + m], -max_offset), max_offset);
+  if (lane == 0) {
+    offsets[2 * query] = ox;
+    offsets[2 * query + 1] = oy;
+  }
+  // position = keypoint_px + offset -> 2 * position / (size - 1) - 1 -> grid_sample's
+  // unnormalisation ((g + 1) / 2) * (size - 1), as the ATen path computes it.
+  const float wm1 = static_cast<float>(L.width - 1), hm1 = static_cast<float>(L.height - 1);
+  const float gx = 2.f * (keypointPixel(keypoints[2 * n], L.width) + ox) / wm1 - 1.f;
+  const float gy = 2.f * (keypointPixel(keypoints[2 * n + 1], L.height) + oy) / hm1 - 1.f;
+  const float ix = ((gx + 1.f) / 2.f) * wm1, iy = ((gy + 1.f) / 2.f) * hm1;
+  const float fx = floorf(ix), fy = floorf(iy);
+  const int x0 = static_cast<int>(fx), y0 = static_cast<int>(fy);
+  const float weight[4] = {(fx + 1.f - ix) * (fy + 1.f - iy), (ix - fx) * (fy + 1.f - iy),
+                           (fx + 1.f - ix) * (iy - fy), (ix - fx) * (iy - fy)};
+  float acc[4] = {0.f, 0.f, 0.f, 0.f};
+  for (int corner = 0; corner < 4; ++corner) {  // nw, ne, sw, se: grid_sampler's order
+    float v[4];
+    normalisedAggregateAt(L, y0 + corner / 2, x0 + corner % 2, v);
+    for (int i = 0; i < 4; ++i) acc[i] += v[i] * weight[corner];
+  }
+  if (lane >= L.channels) return;
+  const int dim = 4 * L.channels;
+  for (int i = 0; i < 4; ++i) out[query * dim + i * L.channels + lane] = acc[i];
+}
+
+}  // namespace
+
+cudaError_t launchScaleShiftSelu(const float* x, const float* scale, const float* shift, const float* residual,
+                                 float* y, int channels, int64_t plane, cudaStream_t stream) {
+  const int64_t total = plane * channels;
+  const auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+  if (plane % 4 == 0 && aligned(x) && aligned(y) && (!residual || aligned(residual))) {
+    scaleShiftSeluKernel4<<<blocksFor(total / 4, 256, 132 * 16), 256, 0, stream>>>(
+        reinterpret_cast<const float4*>(x), scale, shift, reinterpret_cast<const float4*>(residual),
+        reinterpret_cast<float4*>(y), plane / 4, total / 4);
+  } else {
+    scaleShiftSeluKernel<<<blocksFor(total, 256, 132 * 16), 256, 0, stream>>>(x, scale, shift, residual, y,
+                                                                              plane, total);
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t launchSeluChannelsLast(const float* x, float* y, int channels, int64_t plane, cudaStream_t stream) {
+  const dim3 grid(static_cast<unsigned>((plane + 31) / 32), static_cast<unsigned>((channels + 31) / 32));
+  seluChannelsLastKernel<<<grid, dim3(32, 8), 0, stream>>>(x, y, channels, plane);
+  return cudaGetLastError();
+}
+
+cudaError_t launchScoreHead(const LevelsView& levels, const float* w0, const float* w1, const float* w2,
+                            const float* w3, float* score, cudaStream_t stream) {
+  if (levels.channels > 32) return cudaErrorInvalidValue;
+  const dim3 grid(static_cast<unsigned>((levels.w[0] + kTileW - 1) / kTileW),
+                  static_cast<unsigned>((levels.h[0] + kTileH - 1) / kTileH));
+  scoreHeadKernel<<<grid, 256, 0, stream>>>(levels, w0, w1, w2, w3, score);
+  return cudaGetLastError();
+}
+
+cudaError_t launchNmsScores(const float* score, int height, int width, int nms_radius, int border, uint8_t* mask,
+                            uint8_t* suppressed, float* out, cudaStream_t stream) {
+  const int64_t pixels = static_cast<int64_t>(height) * width;
+  const int blocks = blocksFor(pixels, 256, int64_t{1} << 30);
+  nmsInitKernel<<<blocks, 256, 0, stream>>>(score, height, width, nms_radius, mask);
+  for (int round = 0; round < 2; ++round) {
+    nmsDilateKernel<<<blocks, 256, 0, stream>>>(mask, height, width, nms_radius, suppressed);
+    nmsRoundKernel<<<blocks, 256, 0, stream>>>(score, suppressed, height, width, nms_radius, mask);
+  }
+  nmsOutputKernel<<<blocks, 256, 0, stream>>>(score, mask, height, width, border, out);
+  return cudaGetLastError();
+}
+
+cudaError_t launchRefinePeaks(const float* score, int height, int width, const int64_t* indices, int count,
+                              int radius, float inverse_temperature, float* keypoints, float* keypoints_px,
+                              float* scores, float* dispersity, cudaStream_t stream) {
+  if (2 * radius + 1 > kMaxRefineWindow || radius < 1) return cudaErrorInvalidValue;
+  if (count == 0) return cudaSuccess;
+  refinePeaksKernel<<<blocksFor(count, 128, int64_t{1} << 30), 128, 0, stream>>>(
+      score, height, width, indices, count, radius, inverse_temperature, keypoints, keypoints_px, scores,
+      dispersity);
+  return cudaGetLastError();
+}
+
+cudaError_t launchDeformableColumns(const float* input, const float* offset, float* columns, int channels,
+                                    int height, int width, float max_offset, cudaStream_t stream) {
+  const int64_t positions = int64_t{9} * height * width;
+  deformableColumnsKernel<<<blocksFor(positions, 256, int64_t{1} << 30), 256, 0, stream>>>(
+      input, offset, columns, channels, height, width, max_offset);
+  return cudaGetLastError();
+}
+
+cudaError_t launchDescriptorPatches(const LevelsView& levels, const float* keypoints, int count, int kernel_size,
+                                    float* out, cudaStream_t stream) {
+  if (levels.channels > 32) return cudaErrorInvalidValue;
+  const int64_t threads = int64_t{32} * count * kernel_size * kernel_size;
+  if (threads == 0) return cudaSuccess;
+  descriptorPatchesKernel<<<blocksFor(threads, 256, int64_t{1} << 30), 256, 0, stream>>>(levels, keypoints, count,
+                                                                                          kernel_size, out);
+  return cudaGetLastError();
+}
+
+cudaError_t launchDescriptorSamples(const LevelsView& levels, const float* keypoints, int count,
+                                    const float* raw_offsets, int samples, float max_offset, float* out,
+                                    float* offsets, cudaStream_t stream) {
+  if (levels.channels > 32) return cudaErrorInvalidValue;
+  const int64_t threads = int64_t{32} * count * samples;
+  if (threads == 0) return cudaSuccess;
+  descriptorSamplesKernel<<<blocksFor(threads, 256, int64_t{1} << 30), 256, 0, stream>>>(
+      levels, keypoints, count, raw_offsets, samples, max_offset, out, offsets);
+  return cudaGetLastError();
+}
+
+}  // namespace skytrace::vision::aliked::cuda
