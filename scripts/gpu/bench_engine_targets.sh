@@ -27,7 +27,8 @@
 #  (e) summary.txt (bench/engine_bench_summary.py) and every result and log packed into
 #      ONE file, $OUT/engine_targets.tar.gz, re-packed after every step.
 # Inputs carried with the working tree: .device-prefix/debs (Qt Core), build-gpu-deps
-# (include/nlohmann, models/aliked); see docs/engine.md.
+# (include/nlohmann, models/aliked; optionally fixtures/parity/aliked-n16rot, the parity
+# fixture's two photographs for gpu_check); see docs/engine.md.
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -82,6 +83,9 @@ status=0
 # --- (b) gpu checks ------------------------------------------------------------------------
 if [[ $checks == 1 ]]; then
   export SKYTRACE_MODEL_DIR="$aliked_dir" SKYTRACE_GPU_CHECK_DEVICE=cuda:0
+  # The ALIKED parity fixture (real photographs), when carried in build-gpu-deps.
+  [[ -d "$root/build-gpu-deps/fixtures/parity/aliked-n16rot" ]] &&
+    export SKYTRACE_PARITY_DIR="$root/build-gpu-deps/fixtures/parity"
   engine_step gpu_checks bash -c "cd '$engine_build' && ctest -L gpu -V --timeout 300" || status=1
   grep -E "tests passed|Passed|Failed|Not Run|FAIL|float16|TF32" "$results/gpu_checks.log" | cut -c1-400 | head -24
 fi

@@ -187,8 +187,10 @@ aliked::AlikedOutput onCpu(const aliked::AlikedOutput& o) {
 }
 
 // The fused CUDA kernels (the default where built) against the ATen operator path on the
-// same device, both eager: the same score map up to float rounding, the same keypoints
-// except near-ties, the same descriptors.
+// same device, both eager: the same score map up to float rounding (1e-5), the same
+// keypoints except near-ties, and their scores and descriptors within the parity
+// tolerance (1e-4: a keypoint's score is the map sampled at its refined position, which
+// the soft-argmax's temperature of 0.1 moves by ~10x the map's rounding).
 void checkFusedAgainstAten(aliked::AlikedModel& model, const at::Tensor& image,
                            const aliked::DkdOptions& detection, const std::string& name) {
   if (!aliked::fused::built()) {
@@ -217,8 +219,9 @@ void checkFusedAgainstAten(aliked::AlikedModel& model, const at::Tensor& image,
             << "% within 0.05 px, " << explained * 100 << "% with near-ties, score map max diff "
             << a.score_map_diff << ", max |dscore| " << scores << ", max |ddescriptor| " << descriptors << "\n";
   expect(a.total == aten.keypoints_px.size(0) && explained >= 0.995 && a.score_map_diff < 1e-5 &&
-             scores < 1e-5 && descriptors < 1e-4,
-         "ALIKED-n16rot " + name + ": fused CUDA kernels equal the ATen path (score map 1e-5, descriptors 1e-4)");
+             scores < 1e-4 && descriptors < 1e-4,
+         "ALIKED-n16rot " + name +
+             ": fused CUDA kernels equal the ATen path (score map 1e-5; scores, descriptors 1e-4)");
 }
 
 // cuDNN settings the ALIKED comparison runs under; the first is the production one.
