@@ -6,6 +6,7 @@
 #   scripts/gpu/bench_engine_targets.sh [--frames N] [--policies latest,every]
 #                                       [--no-vision] [--no-checks] [--no-tf32] [--no-fp16]
 #                                       [--paced 30,120] [--autotune-ab] [--fused-ab]
+#                                       [--profile]
 # Steps (each logged; a failed step does not stop the others):
 #  (a) builds the GPU-only engine + vision bench (scripts/gpu/engine/engine_env.sh);
 #  (b) the gpu-labelled checks (ctest -L gpu: gpu_check, engine_gpu_check, and the seed
@@ -14,6 +15,8 @@
 #      autotuning (SKYTRACE_CUDNN_AUTOTUNE=1) and the float16 dense part
 #      (--aliked-fp16), alternating twice; RANSAC without its host round
 #      (--ransac-host-hypotheses 0); TF32; float16 + TF32;
+#      --profile: per-kernel GPU times (Nsight Compute, eager, one VO pair) of the fused
+#      kernels and of the ATen path: profile_fused.txt, profile_aten.txt;
 #  (d) skytrace-bench-engine per keyframe policy (--keyframe-policy; "latest" is the
 #      default latest-wins queue, "every" registers every keyframe with back-pressure):
 #      modes sequential, vo_only, overlapped, multi_gpu and multi_gpu_frames (both
@@ -47,6 +50,7 @@ fp16=1
 paces=""
 autotune_ab=0
 fused_ab=0
+profile=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --frames) frames="$2"; shift ;;
@@ -58,6 +62,7 @@ while [[ $# -gt 0 ]]; do
     --paced) paces="$2"; shift ;;
     --autotune-ab) autotune_ab=1 ;;
     --fused-ab) fused_ab=1 ;;
+    --profile) profile=1 ;;
     *) echo "unknown option $1"; exit 2 ;;
   esac
   shift
@@ -108,6 +113,17 @@ if [[ $vision == 1 ]]; then
   engine_step vision_batches "$vbench" "${vcommon[@]}" --ransac-host-hypotheses 0 --out "$results/vision_batches.json"
   engine_step vision_tf32 "$vbench" "${vcommon[@]}" --tf32 --out "$results/vision_tf32.json"
   engine_step vision_fp16_tf32 "$vbench" "${vcommon[@]}" --aliked-fp16 --tf32 --out "$results/vision_fp16_tf32.json"
+  if [[ $profile == 1 ]] && command -v ncu > /dev/null; then
+    for fused in 1 0; do
+      tag=$([[ $fused == 1 ]] && echo fused || echo aten)
+      SKYTRACE_CUDA_GRAPHS=0 SKYTRACE_ALIKED_FUSED=$fused engine_step "profile_$tag" timeout 240 \
+        ncu --clock-control none --print-units base --metrics gpu__time_duration.sum --csv \
+        --log-file "$results/ncu_$tag.csv" "$vbench" --device cuda:0 \
+        --models aliked-n16rot --sizes 640x480 --keypoints 1024 --iterations 1 --warmup 0 --weights-dir "$aliked_dir" --out "$results/profile_$tag.json"
+      python3 "$root/bench/ncu_kernel_summary.py" "$results/ncu_$tag.csv" "$results/profile_$tag.txt" &&
+        rm -f "$results/ncu_$tag.csv" && head -12 "$results/profile_$tag.txt"
+    done
+  fi
   for f in "$results"/vision_*.log; do
     echo "  $(basename "$f" .log): $(grep -h "aliked-n16rot 640x480" "$f")"
   done | tee -a "$results/bench_engine_targets.log"

@@ -203,21 +203,7 @@ if [[ $fast_paths == 1 ]]; then
   fi
   tar -C "$out" -czf "$out/fastpaths.tar.gz" fastpaths
   if [[ $profile == 1 ]] && command -v ncu > /dev/null; then
-    summarize() {  # ncu CSV -> per-kernel-name totals, largest first
-      python3 - "$1" "$2" <<'PY'
-import csv, sys, collections
-rows = list(csv.reader(l for l in open(sys.argv[1]) if l.startswith('"')))
-head = rows[0]; name = head.index("Kernel Name"); value = head.index("Metric Value"); unit = head.index("Metric Unit")
-total = collections.defaultdict(float); count = collections.Counter()
-for r in rows[1:]:
-    v = float(r[value].replace(",", "")); v *= {"nsecond": 1e-6, "usecond": 1e-3, "msecond": 1.0}.get(r[unit], 1e-6)
-    total[r[name][:110]] += v; count[r[name][:110]] += 1
-with open(sys.argv[2], "w") as out:
-    out.write("total %.3f ms over %d kernels\n" % (sum(total.values()), sum(count.values())))
-    for k, v in sorted(total.items(), key=lambda kv: -kv[1])[:40]:
-        out.write("%8.3f ms %5d  %s\n" % (v, count[k], k))
-PY
-    }
+    summarize() { python3 "$root/bench/ncu_kernel_summary.py" "$1" "$2"; }  # ncu CSV -> per-kernel totals
     ncu_run() {  # tag, bench arguments...
       local tag="$1"; shift
       log "profile: $tag"
