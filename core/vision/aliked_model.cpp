@@ -364,16 +364,6 @@ bool AlikedModel::cudaGraphsEnabled() const { return graphs_->enabled(); }
 
 int AlikedModel::failedCudaGraphCaptures() const { return graphs_->failedCaptures(); }
 
-}  // namespace skytrace::vision::aliked
-
-namespace skytrace::vision {
-
-bool alikedFusedKernelsByDefault() { return aliked::fusedKernelsOn(at::Device(at::kCUDA, 0)); }
-
-}  // namespace skytrace::vision
-
-namespace skytrace::vision::aliked {
-
 AlikedModel loadAlikedModel(const std::string& variant, const std::string& weights_path,
                             at::Device device) {
   const AlikedConfig& config = alikedConfig(variant);
@@ -382,3 +372,9 @@ AlikedModel loadAlikedModel(const std::string& variant, const std::string& weigh
 }
 
 }  // namespace skytrace::vision::aliked
+
+namespace skytrace::vision {
+
+bool alikedFusedKernelsByDefault() { return aliked::fusedKernelsOn(at::Device(at::kCUDA, 0)); }
+
+}  // namespace skytrace::vision
