@@ -99,16 +99,65 @@ __device__ __forceinline__ float upsampledAt(const LevelsView& L, int i, int yp,
          ly1 * (lx0 * d[(y1 * w + x0) * channels + c] + lx1 * d[(y1 * w + x1) * channels + c]);
 }
 
-// ---- Score head: one block computes a TILE_W x TILE_H tile of the score map ----
+// ---- Score head ----
+
+constexpr int kHeadChannels = 8;  // score_head.0's outputs
+constexpr int kMaxDim = 128;
+
+// Levels 1-3 projected by their slices of the head's 1x1 weight, before upsampling (both
+// linear: the ATen scoreMap's order), so that the score head upsamples 8 channels per
+// level instead of `channels`: projected[p, o] over the levels' pixels back to back.
+__global__ void projectLevelsKernel(LevelsView L, const float* __restrict__ w0, float* __restrict__ projected,
+                                    int64_t pixels1, int64_t pixels2, int64_t pixels3) {
+  __shared__ float sw0[kHeadChannels * kMaxDim];
+  const int channels = L.channels, dim = 4 * channels;
+  for (int k = threadIdx.x; k < kHeadChannels * dim; k += blockDim.x) sw0[k] = w0[k];
+  __syncthreads();
+  const int64_t p = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (p >= pixels1 + pixels2 + pixels3) return;
+  const int level = p < pixels1 ? 1 : p < pixels1 + pixels2 ? 2 : 3;
+  const int64_t q = level == 1 ? p : level == 2 ? p - pixels1 : p - pixels1 - pixels2;
+  const float* v = (level == 1 ? L.data[1] : level == 2 ? L.data[2] : L.data[3]) + q * channels;
+  float acc[kHeadChannels] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (int c = 0; c < channels; ++c) {
+    const float x = v[c];
+#pragma unroll
+    for (int o = 0; o < kHeadChannels; ++o) acc[o] += sw0[o * dim + level * channels + c] * x;
+  }
+  float4* out = reinterpret_cast<float4*>(projected + p * kHeadChannels);
+  out[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
+  out[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
+}
+
+// upsampledAt() for an 8-channel channels-last map [h * w, 8], all channels at once.
+__device__ __forceinline__ void upsampled8At(const float* map, int h, int w, float scale_h, float scale_w, int yp,
+                                             int xp, float out[kHeadChannels]) {
+  const float sy = scale_h * static_cast<float>(yp), sx = scale_w * static_cast<float>(xp);
+  const int y0 = static_cast<int>(sy), x0 = static_cast<int>(sx);
+  const int y1 = y0 + (y0 < h - 1 ? 1 : 0), x1 = x0 + (x0 < w - 1 ? 1 : 0);
+  const float ly1 = sy - static_cast<float>(y0), lx1 = sx - static_cast<float>(x0);
+  const float ly0 = 1.f - ly1, lx0 = 1.f - lx1;
+  const float4* m = reinterpret_cast<const float4*>(map);
+  for (int half = 0; half < 2; ++half) {
+    const float4 a = m[(y0 * w + x0) * 2 + half], b = m[(y0 * w + x1) * 2 + half];
+    const float4 c = m[(y1 * w + x0) * 2 + half], d = m[(y1 * w + x1) * 2 + half];
+    out[4 * half + 0] = ly0 * (lx0 * a.x + lx1 * b.x) + ly1 * (lx0 * c.x + lx1 * d.x);
+    out[4 * half + 1] = ly0 * (lx0 * a.y + lx1 * b.y) + ly1 * (lx0 * c.y + lx1 * d.y);
+    out[4 * half + 2] = ly0 * (lx0 * a.z + lx1 * b.z) + ly1 * (lx0 * c.z + lx1 * d.z);
+    out[4 * half + 3] = ly0 * (lx0 * a.w + lx1 * b.w) + ly1 * (lx0 * c.w + lx1 * d.w);
+  }
+}
+
+// One block computes a kTileW x kTileH tile of the score map.
 
 constexpr int kTileW = 32, kTileH = 16;
 constexpr int kHalo = 3;  // three 3x3 convolutions
 constexpr int kIn0W = kTileW + 2 * kHalo, kIn0H = kTileH + 2 * kHalo;  // head0 output region
 constexpr int kIn1W = kTileW + 4, kIn1H = kTileH + 4;                  // after conv 1
 constexpr int kIn2W = kTileW + 2, kIn2H = kTileH + 2;                  // after conv 2
-constexpr int kMaxDim = 128;
 
 __global__ void __launch_bounds__(256) scoreHeadKernel(LevelsView L, const float* __restrict__ w0,
+                                                      const float* __restrict__ projected,
                                                       const float* __restrict__ w1,
                                                       const float* __restrict__ w2,
                                                       const float* __restrict__ w3,
@@ -128,7 +177,12 @@ __global__ void __launch_bounds__(256) scoreHeadKernel(LevelsView L, const float
 
   const int hp = L.h[0], wp = L.w[0];
   const int ty0 = blockIdx.y * kTileH, tx0 = blockIdx.x * kTileW;  // padded frame
-  // head0 = SELU(W0 . aggregated(y, x)), zero outside the padded frame (conv 1's padding).
+  const float* level_projection[4] = {nullptr, projected,
+                                      projected + static_cast<int64_t>(L.h[1]) * L.w[1] * kHeadChannels,
+                                      projected + (static_cast<int64_t>(L.h[1]) * L.w[1] +
+                                                   static_cast<int64_t>(L.h[2]) * L.w[2]) * kHeadChannels};
+  // head0 = SELU(W0 . level 0 + sum of the upsampled projections of levels 1-3), zero
+  // outside the padded frame (conv 1's padding).
   for (int k = tid; k < kIn0H * kIn0W; k += threads) {
     const int ry = k / kIn0W, rx = k % kIn0W;
     const int yp = ty0 - kHalo + ry, xp = tx0 - kHalo + rx;
@@ -140,12 +194,12 @@ __global__ void __launch_bounds__(256) scoreHeadKernel(LevelsView L, const float
 #pragma unroll
         for (int o = 0; o < 8; ++o) acc[o] += sw0[o * dim + c] * v;
       }
-      for (int i = 1; i < 4; ++i)
-        for (int c = 0; c < channels; ++c) {
-          const float v = upsampledAt(L, i, yp, xp, c);
+      for (int i = 1; i < 4; ++i) {
+        float up[kHeadChannels];
+        upsampled8At(level_projection[i], L.h[i], L.w[i], L.scale_h[i], L.scale_w[i], yp, xp, up);
 #pragma unroll
-          for (int o = 0; o < 8; ++o) acc[o] += sw0[o * dim + i * channels + c] * v;
-        }
+        for (int o = 0; o < 8; ++o) acc[o] += up[o];
+      }
 #pragma unroll
       for (int o = 0; o < 8; ++o) acc[o] = selu(acc[o]);
     }
@@ -461,12 +515,23 @@ cudaError_t launchSeluChannelsLast(const float* x, float* y, int channels, int64
   return cudaGetLastError();
 }
 
+int64_t scoreHeadScratchFloats(const LevelsView& levels) {
+  int64_t pixels = 0;
+  for (int i = 1; i < 4; ++i) pixels += static_cast<int64_t>(levels.h[i]) * levels.w[i];
+  return pixels * kHeadChannels;
+}
+
 cudaError_t launchScoreHead(const LevelsView& levels, const float* w0, const float* w1, const float* w2,
-                            const float* w3, float* score, cudaStream_t stream) {
+                            const float* w3, float* scratch, float* score, cudaStream_t stream) {
   if (levels.channels > 32) return cudaErrorInvalidValue;
+  const int64_t p1 = static_cast<int64_t>(levels.h[1]) * levels.w[1];
+  const int64_t p2 = static_cast<int64_t>(levels.h[2]) * levels.w[2];
+  const int64_t p3 = static_cast<int64_t>(levels.h[3]) * levels.w[3];
+  projectLevelsKernel<<<blocksFor(p1 + p2 + p3, 256, int64_t{1} << 30), 256, 0, stream>>>(levels, w0, scratch, p1,
+                                                                                           p2, p3);
   const dim3 grid(static_cast<unsigned>((levels.w[0] + kTileW - 1) / kTileW),
                   static_cast<unsigned>((levels.h[0] + kTileH - 1) / kTileH));
-  scoreHeadKernel<<<grid, 256, 0, stream>>>(levels, w0, w1, w2, w3, score);
+  scoreHeadKernel<<<grid, 256, 0, stream>>>(levels, w0, scratch, w1, w2, w3, score);
   return cudaGetLastError();
 }
 

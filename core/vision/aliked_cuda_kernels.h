@@ -35,9 +35,13 @@ struct LevelsView {
 // ALIKED's score head on the aggregated levels: 1x1 (4*channels -> 8), SELU, 3x3 (8->4),
 // SELU, 3x3 (4->4), SELU, 3x3 (4->1), sigmoid; zero padding of each 3x3 at the padded
 // frame's border; output cropped to the unpadded frame [height, width].
-// w0 [8, 4*channels], w1 [4,8,3,3], w2 [4,4,3,3], w3 [1,4,3,3].
+// w0 [8, 4*channels], w1 [4,8,3,3], w2 [4,4,3,3], w3 [1,4,3,3]. Levels 1-3 are projected
+// to the head's 8 channels before they are upsampled (into `scratch`, 16-byte aligned, of
+// scoreHeadScratchFloats(levels) floats), as the ATen path's scoreMap() does.
+int64_t scoreHeadScratchFloats(const LevelsView& levels);
 cudaError_t launchScoreHead(const LevelsView& levels, const float* w0, const float* w1,
-                            const float* w2, const float* w3, float* score, cudaStream_t stream);
+                            const float* w2, const float* w3, float* scratch, float* score,
+                            cudaStream_t stream);
 
 // simple_nms(score, nms_radius) with two suppression rounds, then a border of `border`
 // pixels zeroed: out [height*width]. mask and suppressed are scratch [height*width] bytes.

@@ -124,7 +124,8 @@ at::Tensor scoreMap(const Levels& levels, const std::array<at::Tensor, 4>& head)
   const at::Tensor& base = levels.channels_last[0];
   const c10::cuda::CUDAGuard guard(base.device());
   at::Tensor score = at::empty({1, 1, levels.height, levels.width}, base.options());
-  check(cuda::launchScoreHead(view, in(head[0]), in(head[1]), in(head[2]), in(head[3]), out(score),
+  at::Tensor scratch = at::empty({cuda::scoreHeadScratchFloats(view)}, base.options());
+  check(cuda::launchScoreHead(view, in(head[0]), in(head[1]), in(head[2]), in(head[3]), out(scratch), out(score),
                               currentStream(base)),
         "scoreMap");
   return score;
