@@ -38,7 +38,8 @@ def main(paths):
               f"tf32 {workload.get('tf32', False)}, cuDNN autotune {workload.get('cudnn_autotune', False)}, "
               f"ALIKED fused kernels {workload.get('aliked_fused_kernels', False)}, "
               f"ALIKED float16 {workload.get('aliked_float16', False)}, "
-              f"paced at {workload.get('pace_fps') or 'free-running'} fps, keyframe policy "
+              f"paced at {workload.get('pace_fps') or 'free-running'} fps, "
+              f"satellite SM limit {workload.get('satellite_sm_limit') or 'none'}, keyframe policy "
               f"{workload.get('keyframe_policy', 'latest')}, VO {workload.get('vo_model', '?')}, "
               f"satellite {workload.get('satellite_model', '?')}\n")
         print("| mode | fps | VO frame | satellite keyframe | " + " | ".join(STAGES) +

@@ -49,6 +49,7 @@ void EngineBenchOptions::check() const {
       throw InvalidArgument("unknown bench mode '" + mode +
                             "' (sequential, vo_only, overlapped, multi_gpu, multi_gpu_frames)");
   for (const std::string& device : frame_parallel_devices) vision::parseDevice(device);
+  if (satellite_sm_limit < 0) throw InvalidArgument("--sat-sm-limit must be >= 0 (0: no limit)");
   if (frame_parallel_devices.size() == 1)
     throw InvalidArgument("--frame-parallel-devices needs at least two devices (e.g. cuda:0,cuda:1)");
   if (tiles < 1) throw InvalidArgument("--tiles must be >= 1");
@@ -134,7 +135,9 @@ std::string engineBenchUsage() {
          "                        for VO latency at a frame rate, not for throughput\n"
          "  --frame-parallel-devices a,b\n"
          "                        the devices of multi_gpu_frames (default cuda:0,cuda:1 when\n"
-         "                        there are two GPUs; e.g. cpu,cpu to try the mode anywhere)\n";
+         "                        there are two GPUs; e.g. cpu,cpu to try the mode anywhere)\n"
+         "  --sat-sm-limit N      CUDA: the satellite stage's kernels on at most N SMs of its GPU\n"
+         "                        (a green context; VO keeps the others), 0 = no limit (default)\n";
 }
 
 EngineBenchOptions parseEngineBenchArguments(const std::vector<std::string>& args) {
@@ -204,6 +207,8 @@ EngineBenchOptions parseEngineBenchArguments(const std::vector<std::string>& arg
       options.threads = toInt(key, value);
     } else if (key == "--pace-fps") {
       options.pace_fps = toDouble(key, value);
+    } else if (key == "--sat-sm-limit") {
+      options.satellite_sm_limit = toInt(key, value);
     } else if (key == "--frame-parallel-devices") {
       options.frame_parallel_devices = splitList(value);
     } else {
@@ -519,6 +524,7 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
                             {"satellite_pipeline", satelliteDescription(options.payload, tiles->size())},
                             {"retrieval_candidates", options.payload.retrieval_candidates},
                             {"pace_fps", options.pace_fps},
+                            {"satellite_sm_limit", options.satellite_sm_limit},
                             {"weights", weights}}},
               {"placement", {{"vo", placement.vo.toString()},
                              {"satellite", placement.satellite.toString()},
@@ -607,6 +613,7 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
         pipeline_options.max_frames = options.frames;
         pipeline_options.mode_name = mode;
         pipeline_options.keyframe_policy = options.keyframe_policy;
+        pipeline_options.satellite_sm_limit = options.satellite_sm_limit;
         Pipeline pipeline(pipeline_options, make_mode_source, payloads, &recorder);
         pipeline.start();
         while (!pipeline.wait(100)) recorder.drain(&samples);

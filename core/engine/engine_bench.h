@@ -67,6 +67,9 @@ struct EngineBenchOptions {
   // multi_gpu_frames: its devices, >= 2 (the first also runs VO tracking). Empty: cuda:0
   // and cuda:1 when there are two GPUs (else the mode is skipped).
   std::vector<std::string> frame_parallel_devices;
+  // Pipeline modes: each satellite worker's kernels on at most this many SMs of its GPU
+  // (PipelineOptions::satellite_sm_limit; 0: no limit).
+  int satellite_sm_limit = 0;
 
   void check() const;  // throws InvalidArgument
 };

@@ -23,7 +23,11 @@ class DeviceStream {
   DeviceStream();
   // A stream from the device's pool (CUDA), created on the calling thread. For a CPU
   // device returns an inert stream. Throws InvalidArgument when the device is absent.
-  static DeviceStream create(const vision::DeviceSpec& device, StreamPriority priority);
+  // sm_limit > 0 (CUDA): a stream of its own whose kernels run on at most that many of the
+  // device's SMs (a CUDA green context, driver 12.4+; rounded up to the device's SM group
+  // size), so that work on other streams always finds the remaining SMs free; throws
+  // skytrace::Error when the driver cannot create one. Ignored on the CPU.
+  static DeviceStream create(const vision::DeviceSpec& device, StreamPriority priority, int sm_limit = 0);
 
   const vision::DeviceSpec& device() const { return device_; }
   bool isCuda() const { return device_.cuda; }

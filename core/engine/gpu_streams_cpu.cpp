@@ -23,7 +23,8 @@ struct DeviceStream::Impl {};
 
 DeviceStream::DeviceStream() = default;
 
-DeviceStream DeviceStream::create(const vision::DeviceSpec& device, StreamPriority /*priority*/) {
+DeviceStream DeviceStream::create(const vision::DeviceSpec& device, StreamPriority /*priority*/,
+                                  int /*sm_limit*/) {
   refuseCuda(device);
   return DeviceStream();
 }

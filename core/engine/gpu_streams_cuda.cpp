@@ -7,6 +7,7 @@
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include <chrono>
@@ -15,6 +16,7 @@
 #include "core/engine/gpu_streams.h"
 #include "core/engine/gpu_streams_impl.h"
 #include "core/util/error.h"
+#include "core/util/log.h"
 
 namespace skytrace::engine {
 
@@ -30,21 +32,85 @@ constexpr std::size_t kAggregateStat = 0;  // c10 StatType::AGGREGATE (stable fi
 void ensureAllocatorInitialized(const vision::DeviceSpec& device) {
   (void)at::empty({1}, at::TensorOptions().dtype(at::kByte).device(at::kCUDA, ordinal(device)));
 }
+
+// A CUDA green context holding `sm_count` of a device's SMs and one stream in it; owns
+// both (the stream is synchronised before they are destroyed).
+class SmPartitionStream {
+ public:
+  SmPartitionStream(const vision::DeviceSpec& device, int sm_count, StreamPriority priority) {
+    const auto check = [&](CUresult status, const char* what) {
+      if (status == CUDA_SUCCESS) return;
+      const char* name = nullptr;
+      cuGetErrorName(status, &name);
+      throw Error(std::string("cannot limit the stream on ") + device.toString() + " to " +
+                  std::to_string(sm_count) + " SMs (" + what + ": " + (name ? name : "unknown error") +
+                  "; CUDA green contexts need driver 12.4+): leave the SM limit at 0");
+    };
+    c10::cuda::CUDAGuard guard(ordinal(device));
+    ensureAllocatorInitialized(device);  // the primary context exists from here on
+    CUdevice cu_device = 0;
+    check(cuDeviceGet(&cu_device, device.index), "cuDeviceGet");
+    CUdevResource all_sms{};
+    check(cuDeviceGetDevResource(cu_device, &all_sms, CU_DEV_RESOURCE_TYPE_SM), "cuDeviceGetDevResource");
+    CUdevResource part{};
+    CUdevResource rest{};
+    unsigned int groups = 1;
+    check(cuDevSmResourceSplitByCount(&part, &groups, &all_sms, &rest, 0, static_cast<unsigned int>(sm_count)),
+          "cuDevSmResourceSplitByCount");
+    if (groups < 1) check(CUDA_ERROR_INVALID_VALUE, "cuDevSmResourceSplitByCount (no group)");
+    sm_count_ = static_cast<int>(part.sm.smCount);
+    CUdevResourceDesc desc = nullptr;
+    check(cuDevResourceGenerateDesc(&desc, &part, 1), "cuDevResourceGenerateDesc");
+    check(cuGreenCtxCreate(&context_, desc, cu_device, CU_GREEN_CTX_DEFAULT_STREAM), "cuGreenCtxCreate");
+    int least = 0, greatest = 0;
+    cudaDeviceGetStreamPriorityRange(&least, &greatest);
+    const int cuda_priority = priority == StreamPriority::High ? greatest : least;
+    const CUresult created = cuGreenCtxStreamCreate(&stream_, context_, CU_STREAM_NON_BLOCKING, cuda_priority);
+    if (created != CUDA_SUCCESS) {
+      cuGreenCtxDestroy(context_);
+      check(created, "cuGreenCtxStreamCreate");
+    }
+  }
+  ~SmPartitionStream() {
+    cuStreamSynchronize(stream_);
+    cuStreamDestroy(stream_);
+    cuGreenCtxDestroy(context_);
+  }
+  SmPartitionStream(const SmPartitionStream&) = delete;
+  SmPartitionStream& operator=(const SmPartitionStream&) = delete;
+
+  cudaStream_t stream() const { return reinterpret_cast<cudaStream_t>(stream_); }
+  int smCount() const { return sm_count_; }
+
+ private:
+  CUgreenCtx context_ = nullptr;
+  CUstream stream_ = nullptr;
+  int sm_count_ = 0;
+};
 }  // namespace
 
 struct DeviceStream::Impl {
   c10::cuda::CUDAStream stream;
+  std::shared_ptr<SmPartitionStream> partition;  // owns `stream` when set
 };
 
 DeviceStream::DeviceStream() = default;
 
-DeviceStream DeviceStream::create(const vision::DeviceSpec& device, StreamPriority priority) {
+DeviceStream DeviceStream::create(const vision::DeviceSpec& device, StreamPriority priority, int sm_limit) {
   DeviceStream result;
   result.device_ = device;
   if (!device.cuda) return result;
   vision::requireDeviceAvailable(device);
+  if (sm_limit > 0) {
+    auto partition = std::make_shared<SmPartitionStream>(device, sm_limit, priority);
+    SKYTRACE_LOG(Info, "engine.streams") << "stream on " << device.toString() << " limited to "
+                                         << partition->smCount() << " SMs (green context)";
+    result.impl_ = std::make_shared<Impl>(
+        Impl{c10::cuda::getStreamFromExternal(partition->stream(), ordinal(device)), partition});
+    return result;
+  }
   result.impl_ = std::make_shared<Impl>(Impl{c10::cuda::getStreamFromPool(
-      priority == StreamPriority::High, ordinal(device))});
+      priority == StreamPriority::High, ordinal(device)), nullptr});
   return result;
 }
 

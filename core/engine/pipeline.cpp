@@ -71,6 +71,7 @@ void PipelineOptions::check() const {
   if (keyframe_queue_capacity < 1) throw InvalidArgument("the keyframe queue needs capacity >= 1");
   if (max_frames == 0 || max_frames < -1) throw InvalidArgument("max_frames must be -1 or >= 1");
   if (final_fix_timeout_ms < 0) throw InvalidArgument("final_fix_timeout_ms must be >= 0");
+  if (satellite_sm_limit < 0) throw InvalidArgument("satellite_sm_limit must be >= 0 (0: no limit)");
   keyframePolicyName(keyframe_policy);  // throws for a value outside the enum
 }
 
@@ -159,6 +160,7 @@ void Pipeline::start() {
     channel.errors = &run->errors;
     channel.recorder = recorder_;
     channel.device = satellite_devices[i];
+    channel.sm_limit = options_.satellite_sm_limit;
     channel.factory = payloads_.satellite;
     Run::Satellite stage;
     stage.thread = new QThread();

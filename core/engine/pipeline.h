@@ -75,6 +75,11 @@ struct PipelineOptions {
   // More satellite workers, one per entry, besides the one on placement.satellite; all
   // take keyframes from the same queue. Needs a satellite stage.
   std::vector<vision::DeviceSpec> extra_satellite_devices;
+  // CUDA: > 0 confines each satellite worker's kernels to this many of its GPU's SMs (a
+  // green context; DeviceStream::create), so that VO on the same GPU contends for those
+  // SMs only and keeps the others to itself; the satellite stage gets slower. 0 (the
+  // default): no limit. No effect on the CPU.
+  int satellite_sm_limit = 0;
 
   void check() const;  // throws InvalidArgument
 };

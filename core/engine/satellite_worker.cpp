@@ -18,7 +18,7 @@ SatelliteWorker::SatelliteWorker(SatelliteChannel channel) : channel_(std::move(
 void SatelliteWorker::run() {
   try {
     c10::InferenceMode inference_guard;
-    const DeviceStream stream = DeviceStream::create(channel_.device, StreamPriority::Normal);
+    const DeviceStream stream = DeviceStream::create(channel_.device, StreamPriority::Normal, channel_.sm_limit);
     StreamGuard stream_guard(stream);
     StageClock clock(channel_.recorder, stream);
     std::unique_ptr<SatellitePayload> payload = channel_.factory(channel_.device);

@@ -7,6 +7,7 @@
 #                                       [--no-vision] [--no-checks] [--no-tf32] [--no-fp16]
 #                                       [--paced 30,120] [--autotune-ab] [--fused-ab]
 #                                       [--profile]
+#                                       [--sat-sm-limits 33,49]
 # Steps (each logged; a failed step does not stop the others):
 #  (a) builds the GPU-only engine + vision bench (scripts/gpu/engine/engine_env.sh);
 #  (b) the gpu-labelled checks (ctest -L gpu: gpu_check, engine_gpu_check, and the seed
@@ -27,6 +28,8 @@
 #      fused CUDA kernels (SKYTRACE_ALIKED_FUSED=0; also alternated in (c));
 #      --paced R1,R2: vo_only and overlapped again with frames delivered at each rate
 #      (--pace-fps: VO latency at a video's frame rate; "decode" then includes the wait);
+#      --sat-sm-limits N1,N2: vo_only and overlapped again (latest wins, free-running) with
+#      the satellite stage confined to N SMs (--sat-sm-limit, a CUDA green context);
 #  (e) summary.txt (bench/engine_bench_summary.py) and every result and log packed into
 #      ONE file, $OUT/engine_targets.tar.gz, re-packed after every step.
 # Inputs carried with the working tree: .device-prefix/debs (Qt Core), build-gpu-deps
@@ -51,6 +54,7 @@ paces=""
 autotune_ab=0
 fused_ab=0
 profile=0
+sm_limits=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --frames) frames="$2"; shift ;;
@@ -63,6 +67,7 @@ while [[ $# -gt 0 ]]; do
     --autotune-ab) autotune_ab=1 ;;
     --fused-ab) fused_ab=1 ;;
     --profile) profile=1 ;;
+    --sat-sm-limits) sm_limits="$2"; shift ;;
     *) echo "unknown option $1"; exit 2 ;;
   esac
   shift
@@ -164,6 +169,12 @@ done
 for pace in ${paces//,/ }; do
   engine_step "engine_paced_${pace}" "$bench" "${common[@]/sequential,vo_only,overlapped,multi_gpu,multi_gpu_frames/vo_only,overlapped}" \
     --pace-fps "$pace" --transfer-mib 0 --out "$results/engine_paced_${pace}.json" || status=1
+done
+
+# VO latency with the satellite stage confined to part of the GPU's SMs.
+for sms in ${sm_limits//,/ }; do
+  engine_step "engine_sms_${sms}" "$bench" "${common[@]/sequential,vo_only,overlapped,multi_gpu,multi_gpu_frames/vo_only,overlapped}" \
+    --sat-sm-limit "$sms" --transfer-mib 0 --out "$results/engine_sms_${sms}.json" || status=1
 done
 
 # --- (e) summary ----------------------------------------------------------------------------
