@@ -43,7 +43,9 @@ class DeviceStream {
 };
 
 // Makes `stream` the current stream of its device for the calling thread (every ATen
-// operation on that device issued by this thread goes there) until destruction.
+// operation on that device issued by this thread goes there) until destruction. For an
+// SM-limited stream it also makes its green context the thread's current CUDA context,
+// which is what confines the thread's kernels to those SMs.
 class StreamGuard {
  public:
   explicit StreamGuard(const DeviceStream& stream);

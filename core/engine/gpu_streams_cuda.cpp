@@ -34,7 +34,10 @@ void ensureAllocatorInitialized(const vision::DeviceSpec& device) {
 }
 
 // A CUDA green context holding `sm_count` of a device's SMs and one stream in it; owns
-// both (the stream is synchronised before they are destroyed).
+// both (the stream is synchronised before they are destroyed). Work issued through the
+// runtime API (ATen, cuDNN, CUDA graphs) goes to the green context's SMs only while that
+// context is the thread's current one: StreamGuard makes it so (as PyTorch's own
+// GreenContext::setContext does); the green context shares the primary context's memory.
 class SmPartitionStream {
  public:
   SmPartitionStream(const vision::DeviceSpec& device, int sm_count, StreamPriority priority) {
@@ -62,6 +65,11 @@ class SmPartitionStream {
     CUdevResourceDesc desc = nullptr;
     check(cuDevResourceGenerateDesc(&desc, &part, 1), "cuDevResourceGenerateDesc");
     check(cuGreenCtxCreate(&context_, desc, cu_device, CU_GREEN_CTX_DEFAULT_STREAM), "cuGreenCtxCreate");
+    const CUresult as_context = cuCtxFromGreenCtx(&as_context_, context_);
+    if (as_context != CUDA_SUCCESS) {
+      cuGreenCtxDestroy(context_);
+      check(as_context, "cuCtxFromGreenCtx");
+    }
     int least = 0, greatest = 0;
     cudaDeviceGetStreamPriorityRange(&least, &greatest);
     const int cuda_priority = priority == StreamPriority::High ? greatest : least;
@@ -80,10 +88,12 @@ class SmPartitionStream {
   SmPartitionStream& operator=(const SmPartitionStream&) = delete;
 
   cudaStream_t stream() const { return reinterpret_cast<cudaStream_t>(stream_); }
+  CUcontext context() const { return as_context_; }
   int smCount() const { return sm_count_; }
 
  private:
   CUgreenCtx context_ = nullptr;
+  CUcontext as_context_ = nullptr;
   CUstream stream_ = nullptr;
   int sm_count_ = 0;
 };
@@ -120,12 +130,25 @@ void DeviceStream::synchronize() const {
 
 struct StreamGuard::Impl {
   std::optional<c10::cuda::CUDAStreamGuard> guard;
+  bool pushed_context = false;  // an SM-limited stream's green context is current
 };
 
 StreamGuard::StreamGuard(const DeviceStream& stream) : impl_(std::make_unique<Impl>()) {
-  if (stream.impl()) impl_->guard.emplace(stream.impl()->stream);
+  if (!stream.impl()) return;
+  if (const auto& partition = stream.impl()->partition) {
+    if (cuCtxPushCurrent(partition->context()) != CUDA_SUCCESS)
+      throw Error("cannot make the SM-limited (green) context current on " + stream.device().toString());
+    impl_->pushed_context = true;
+  }
+  impl_->guard.emplace(stream.impl()->stream);
 }
-StreamGuard::~StreamGuard() = default;
+StreamGuard::~StreamGuard() {
+  impl_->guard.reset();
+  if (impl_->pushed_context) {
+    CUcontext popped = nullptr;
+    cuCtxPopCurrent(&popped);
+  }
+}
 
 struct DeviceEvent::Impl {
   std::optional<at::cuda::CUDAEvent> event;  // GPU streams
