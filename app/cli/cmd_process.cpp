@@ -111,6 +111,10 @@ int runProcess(const QStringList& args) {
       {"register-every-keyframe",
        "Overlapped mode: VO waits for the registration stage instead of dropping requests made "
        "while it is busy (completeness over latency; sequential mode always does)."},
+      {"sat-sm-limit",
+       "Overlapped mode on a GPU: registration runs on at most N of its GPU's SMs (a CUDA green "
+       "context), so that VO on the same GPU keeps its latency; registration gets slower. "
+       "Default 0: no limit.", "N"},
   });
   int exit_code = kExitOk;
   if (!parseArguments(parser,
@@ -137,6 +141,10 @@ int runProcess(const QStringList& args) {
                                                      : std::string("sequential");
     checkArgument(mode == "sequential" || mode == "overlapped",
                   "--mode must be sequential or overlapped, got '" + mode + "'");
+    const int satellite_sm_limit = int(numberOption(parser, "sat-sm-limit", 0));
+    checkArgument(satellite_sm_limit >= 0, "--sat-sm-limit must be >= 0 (0: no limit)");
+    checkArgument(satellite_sm_limit == 0 || mode == "overlapped",
+                  "--sat-sm-limit needs --mode overlapped (the registration stage of the engine)");
     vision::configureTorchRuntime(0);
 
     auto source = io::openVideoSource(video.toStdString());
@@ -238,8 +246,9 @@ int runProcess(const QStringList& args) {
     std::vector<nav::StageSummary> stage_summaries;
     nav::NavigationResult result;
     if (mode == "overlapped") {
-      engine::NavigationEngineRun run = engine::runNavigationEngine(
-          video.toStdString(), std::move(inputs), options, placement, progress, {}, keyframe_policy);
+      engine::NavigationEngineRun run =
+          engine::runNavigationEngine(video.toStdString(), std::move(inputs), options, placement, progress, {},
+                                      keyframe_policy, satellite_sm_limit);
       result = std::move(run.result);
       samples = std::move(run.samples);
       stage_summaries = engine::stageSummaries(samples);

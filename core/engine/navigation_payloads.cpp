@@ -207,7 +207,7 @@ NavigationEngineRun runNavigationEngine(const std::string& video_path, nav::Navi
                                         const DevicePlacement& placement,
                                         const ProgressCallback& progress,
                                         const NavigationEngineHooks& hooks,
-                                        KeyframePolicy keyframe_policy) {
+                                        KeyframePolicy keyframe_policy, int satellite_sm_limit) {
   if (hooks.poll_interval_ms < 1 || hooks.poll_interval_ms > 1000)
     throw InvalidArgument("runNavigationEngine: poll_interval_ms must be in [1, 1000], got " +
                           std::to_string(hooks.poll_interval_ms));
@@ -228,6 +228,7 @@ NavigationEngineRun runNavigationEngine(const std::string& video_path, nav::Navi
   pipeline_options.placement = placement;
   pipeline_options.mode_name = "overlapped";
   pipeline_options.keyframe_policy = keyframe_policy;
+  pipeline_options.satellite_sm_limit = satellite_sm_limit;
   Pipeline pipeline(pipeline_options, [video_path] { return std::make_unique<VideoFrameSource>(video_path); },
                     makeNavigationPayloads(inputs, options, frames_total, output, hooks.live), &recorder);
   NavigationEngineRun run;

@@ -104,6 +104,8 @@ struct NavigationEngineHooks {
 // `keyframe_policy`: LatestWins (live use: VO never waits for registration, requests
 // made while it is busy are dropped) or EveryKeyframe (offline: VO waits, every
 // registration request is attempted, as in the sequential driver).
+// `satellite_sm_limit` > 0 (CUDA): registration runs on at most that many of its GPU's
+// SMs (PipelineOptions::satellite_sm_limit), so that VO on the same GPU keeps its latency.
 // Thread: any thread; needs no Qt event loop (the calling thread polls the pipeline).
 struct NavigationEngineRun {
   nav::NavigationResult result;
@@ -117,7 +119,8 @@ NavigationEngineRun runNavigationEngine(const std::string& video_path, nav::Navi
                                         const DevicePlacement& placement,
                                         const ProgressCallback& progress,
                                         const NavigationEngineHooks& hooks = {},
-                                        KeyframePolicy keyframe_policy = KeyframePolicy::LatestWins);
+                                        KeyframePolicy keyframe_policy = KeyframePolicy::LatestWins,
+                                        int satellite_sm_limit = 0);
 
 // The sequential driver's per-frame timings (nav::runNavigationSequential) as latency
 // samples on `device` (host clock; no start times): the same CSV and summaries as an

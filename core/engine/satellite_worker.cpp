@@ -6,16 +6,22 @@
 
 #include <chrono>
 #include <exception>
+#include <optional>
 
 #include "core/engine/gpu_streams.h"
 #include "core/engine/stage_clock.h"
 #include "core/util/error.h"
+#include "core/vision/torch_runtime.h"
 
 namespace skytrace::engine {
 
 SatelliteWorker::SatelliteWorker(SatelliteChannel channel) : channel_(std::move(channel)) {}
 
 void SatelliteWorker::run() {
+  // A stage confined to part of the GPU's SMs runs eagerly: CUDA graph replays ignore the
+  // green context's partition (vision::ScopedNoCudaGraphs).
+  std::optional<vision::ScopedNoCudaGraphs> eager;
+  if (channel_.sm_limit > 0) eager.emplace();
   try {
     c10::InferenceMode inference_guard;
     const DeviceStream stream = DeviceStream::create(channel_.device, StreamPriority::Normal, channel_.sm_limit);

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/util/log.h"
+#include "core/vision/torch_runtime.h"
 
 #if defined(SKYTRACE_WITH_CUDA)
 // GPU build only (scripts/gpu): the main build's LibTorch has no CUDA.
@@ -50,7 +51,7 @@ struct CapturedGraphs::Entry {
 CapturedGraphs::CapturedGraphs(std::string name, int capture_after)
     : name_(std::move(name)),
       capture_after_(std::max(1, capture_after)),
-      enabled_(cudaGraphsEnabledByDefault()) {}
+      enabled_(cudaGraphsEnabledByDefault() && !cudaGraphsSuppressedOnThisThread()) {}
 
 CapturedGraphs::~CapturedGraphs() = default;
 

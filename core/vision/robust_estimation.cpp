@@ -29,6 +29,7 @@
 #include "core/util/error.h"
 #include "core/util/log.h"
 #include "core/vision/robust_estimation_impl.h"
+#include "core/vision/torch_runtime.h"
 
 namespace skytrace::vision {
 namespace {
@@ -860,7 +861,8 @@ RansacResult estimateGeometricModel(const at::Tensor& points_a, const at::Tensor
   const Problem problem = makeProblem(options.model, host_points[0], host_points[1], options);
   const double threshold_sq = options.inlier_threshold_px * options.inlier_threshold_px;
 #if defined(SKYTRACE_WITH_CUDA)
-  const bool use_graphs = options.use_cuda_graphs && device.is_cuda() && isTransfer(options.model);
+  const bool use_graphs = options.use_cuda_graphs && device.is_cuda() && isTransfer(options.model) &&
+                          !cudaGraphsSuppressedOnThisThread();
 #else
   const bool use_graphs = false;
 #endif

@@ -103,4 +103,14 @@ ScopedSingleThreadedCpuOps::~ScopedSingleThreadedCpuOps() {
 #endif
 }
 
+namespace {
+thread_local bool t_cuda_graphs_suppressed = false;
+}  // namespace
+
+ScopedNoCudaGraphs::ScopedNoCudaGraphs() : previous_(t_cuda_graphs_suppressed) { t_cuda_graphs_suppressed = true; }
+
+ScopedNoCudaGraphs::~ScopedNoCudaGraphs() { t_cuda_graphs_suppressed = previous_; }
+
+bool cudaGraphsSuppressedOnThisThread() { return t_cuda_graphs_suppressed; }
+
 }  // namespace skytrace::vision

@@ -40,6 +40,25 @@ bool cudnnAutotune();
 // benchmarks that use it must report the deviation). Process-wide; call before work starts.
 void setFastGpuMath(bool fast);
 
+// While one is alive on a thread, models and matchers created on that thread do not
+// capture CUDA graphs (their default reads false), whatever SKYTRACE_CUDA_GRAPHS says.
+// For work that must run eagerly: a stage confined to part of a GPU's SMs by a CUDA green
+// context, whose partition graph replays do not honour (measured on an H100, session 6:
+// a graph-replayed satellite stage took 3.4 ms with 16 SMs as with all 132; eager, 10 ms).
+// Scopes nest; thread-local, no effect on models created before or on other threads.
+class ScopedNoCudaGraphs {
+ public:
+  ScopedNoCudaGraphs();
+  ~ScopedNoCudaGraphs();
+  ScopedNoCudaGraphs(const ScopedNoCudaGraphs&) = delete;
+  ScopedNoCudaGraphs& operator=(const ScopedNoCudaGraphs&) = delete;
+
+ private:
+  bool previous_;
+};
+// Whether a ScopedNoCudaGraphs is alive on the calling thread.
+bool cudaGraphsSuppressedOnThisThread();
+
 // Number of CUDA devices usable by this build (0 for a CPU-only build or no GPU).
 int cudaDeviceCount();
 

@@ -135,6 +135,26 @@ class TestProcessE2e : public QObject {
     QCOMPARE(report["frames"]["processed"].get<int>(), 5);
   }
 
+  // --sat-sm-limit belongs to the engine's registration stage: refused in sequential mode,
+  // accepted in overlapped mode (where it has no effect on the CPU).
+  void satelliteSmLimitOption() {
+    const QString clip = dir_.filePath("sm_clip");
+    QCOMPARE(runCli({"render", "--basemap",
+                     test::sharedPath("data/orthophotos/5b90f92da0d7280005fab355_4310.tif"), "--out",
+                     clip, "--size", "320x240", "--fps", "5", "--alt-m", "80", "--hfov-deg", "50",
+                     "--duration-s", "1", "--seed", "3"}),
+             0);
+    const QStringList common = {"process", "--video", clip + "/flight.mp4", "--basemap",
+                                test::sharedPath("data/orthophotos/5b90f92da0d7280005fab355_4310.tif"),
+                                "--telemetry", clip + "/flight.srt", "--model", "orb", "--sat-sm-limit", "32"};
+    QString log;
+    QCOMPARE(runCli(common + QStringList{"--mode", "sequential", "--out", dir_.filePath("sm_seq")}, &log), 2);
+    QVERIFY2(log.contains("--sat-sm-limit needs --mode overlapped"), qPrintable(log));
+    const QString out = dir_.filePath("sm_overlapped");
+    QCOMPARE(runCli(common + QStringList{"--mode", "overlapped", "--out", out}, &log), 0);
+    QCOMPARE(readJson(out + "/report.json")["frames"]["processed"].get<int>(), 5);
+  }
+
   void interruptKeepsPartialResults() {
     const QString out = dir_.filePath("interrupted");
     QProcess process;

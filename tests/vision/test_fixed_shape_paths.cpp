@@ -6,17 +6,21 @@
 //     than the budget) and row-major branch (fewer);
 //   - ALIKED detectTopKPeaksFixed vs detectKeypoints (top-k), also with fewer NMS peaks
 //     than top_k;
-//   - longPair, CapturedGraphs declining CPU tensors (the caller runs eagerly), and
-//     ModelGraphs giving a copied model its own cache.
+//   - longPair, CapturedGraphs declining CPU tensors (the caller runs eagerly),
+//     ModelGraphs giving a copied model its own cache, and ScopedNoCudaGraphs switching
+//     the graphs of models created under it off, on its thread only.
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <c10/core/InferenceMode.h>
 
 #include <QtTest>
 
+#include <thread>
+
 #include "core/vision/aliked_dkd_impl.h"
 #include "core/vision/cuda_graph_impl.h"
 #include "core/vision/superpoint_model_impl.h"
+#include "core/vision/torch_runtime.h"
 
 using namespace skytrace::vision;
 
@@ -103,6 +107,37 @@ class TestFixedShapePaths : public QObject {
     QVERIFY(!result.has_value());  // CPU tensors: never captured, the caller runs eagerly
     QCOMPARE(calls, 0);
     QCOMPARE(graphs.failedCaptures(), 0);
+  }
+
+  // Graph sets created under a ScopedNoCudaGraphs start disabled; the scope nests, is
+  // per thread, and leaves sets created before or after it alone.
+  void scopedNoCudaGraphs() {
+    const bool by_default = cudaGraphsEnabledByDefault();
+    const CapturedGraphs before("before");
+    QCOMPARE(before.enabled(), by_default);
+    QVERIFY(!cudaGraphsSuppressedOnThisThread());
+    {
+      const ScopedNoCudaGraphs outer;
+      {
+        const ScopedNoCudaGraphs inner;
+        QVERIFY(cudaGraphsSuppressedOnThisThread());
+      }
+      QVERIFY(cudaGraphsSuppressedOnThisThread());  // the outer scope still holds
+      const CapturedGraphs eager("eager");
+      QVERIFY(!eager.enabled());
+      bool other_thread_suppressed = true;
+      bool other_thread_enabled = false;
+      std::thread other([&] {
+        other_thread_suppressed = cudaGraphsSuppressedOnThisThread();
+        other_thread_enabled = CapturedGraphs("other thread").enabled();
+      });
+      other.join();
+      QVERIFY(!other_thread_suppressed);
+      QCOMPARE(other_thread_enabled, by_default);
+    }
+    QVERIFY(!cudaGraphsSuppressedOnThisThread());
+    QCOMPARE(CapturedGraphs("after").enabled(), by_default);
+    QCOMPARE(before.enabled(), by_default);
   }
 
   // A copied model gets its own (empty) graph cache with the same switch state.
