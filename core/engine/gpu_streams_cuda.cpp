@@ -34,10 +34,12 @@ void ensureAllocatorInitialized(const vision::DeviceSpec& device) {
 }
 
 // A CUDA green context holding `sm_count` of a device's SMs and one stream in it; owns
-// both (the stream is synchronised before they are destroyed). Work issued through the
-// runtime API (ATen, cuDNN, CUDA graphs) goes to the green context's SMs only while that
-// context is the thread's current one: StreamGuard makes it so (as PyTorch's own
+// both (the stream is synchronised before they are destroyed). Kernels launched through
+// the runtime API (ATen, cuDNN) go to the green context's SMs only while that context is
+// the thread's current one: StreamGuard makes it so (as PyTorch's own
 // GreenContext::setContext does); the green context shares the primary context's memory.
+// CUDA graph replays are NOT confined (measured on an H100, session 6): SatelliteWorker
+// runs an SM-limited stage eagerly (vision::ScopedNoCudaGraphs).
 class SmPartitionStream {
  public:
   SmPartitionStream(const vision::DeviceSpec& device, int sm_count, StreamPriority priority) {
