@@ -92,6 +92,17 @@ DkdResult refinePeaks(const at::Tensor& score_map, const at::Tensor& indices,
   return result;
 }
 
+// The fixed-count selection of the graph-capturable paths: the indices of the top
+// min(top_k, H*W) flat NMS scores, in topk order, and *peak_count (int64 scalar on the
+// device) = how many of them are NMS peaks (score > 0). No host synchronisation.
+at::Tensor fixedCountPeaks(const at::Tensor& flat_nms, const DkdOptions& options, at::Tensor* peak_count) {
+  if (options.top_k <= 0) throw InvalidArgument("ALIKED DKD: the fixed-count path needs top_k > 0");
+  const int64_t k = std::min<int64_t>(options.top_k, flat_nms.numel());
+  auto [values, top] = at::topk(flat_nms, k);
+  *peak_count = (values > 0).sum();
+  return top;
+}
+
 }  // namespace
 
 DkdResult detectKeypoints(const at::Tensor& score_map, const DkdOptions& options) {
@@ -123,22 +134,15 @@ DkdResult detectKeypoints(const at::Tensor& score_map, const DkdOptions& options
 DkdResult detectTopKPeaksFixed(const at::Tensor& score_map, const DkdOptions& options,
                                at::Tensor* peak_count) {
   checkScoreMap(score_map, options);
-  if (options.top_k <= 0) throw InvalidArgument("ALIKED DKD: the fixed-count path needs top_k > 0");
-  const at::Tensor flat_nms = flatNmsScores(score_map, options);
-  const int64_t k = std::min<int64_t>(options.top_k, flat_nms.numel());
-  auto [values, top] = at::topk(flat_nms, k);
-  *peak_count = (values > 0).sum();
+  const at::Tensor top = fixedCountPeaks(flatNmsScores(score_map, options), options, peak_count);
   return refinePeaks(score_map, top, options);
 }
 
 DkdResult detectTopKPeaksFused(const at::Tensor& score_map, const DkdOptions& options,
                                at::Tensor* peak_count) {
   checkScoreMap(score_map, options);
-  if (options.top_k <= 0) throw InvalidArgument("ALIKED DKD: the fixed-count path needs top_k > 0");
-  const at::Tensor flat_nms = fused::nmsScores(score_map, options.nms_radius, options.radius);
-  const int64_t k = std::min<int64_t>(options.top_k, flat_nms.numel());
-  auto [values, top] = at::topk(flat_nms, k);
-  *peak_count = (values > 0).sum();
+  const at::Tensor top =
+      fixedCountPeaks(fused::nmsScores(score_map, options.nms_radius, options.radius), options, peak_count);
   fused::RefinedPeaks peaks = fused::refinePeaks(score_map, top, options.radius, options.temperature);
   DkdResult result;
   result.keypoints = std::move(peaks.keypoints);
