@@ -288,6 +288,24 @@ QString startAndCancelCycles(Pipeline& pipeline, const Trace& trace, int cycles,
   return {};
 }
 
+// Starts `pipeline` and lets it run into its payload's error: the run must end within
+// `timeout_ms`, neither completed nor cancelled, signal failed() exactly once, and VO must
+// have finished once without completing. *report receives the run's report. Returns the
+// first failure, or an empty string.
+QString runIntoError(Pipeline& pipeline, Trace& trace, int timeout_ms, RunReport* report) {
+  QSignalSpy failed(&pipeline, &Pipeline::failed);
+  pipeline.start();
+  if (!pipeline.wait(timeout_ms)) return QString("the run did not end within %1 ms").arg(timeout_ms);
+  *report = pipeline.report();
+  if (report->completed || report->cancelled)
+    return QString("the run ended %1, not failed").arg(report->completed ? "completed" : "cancelled");
+  if (!QTest::qWaitFor([&] { return failed.count() == 1; }, 5000))
+    return QString("failed() was signalled %1 times").arg(failed.count());
+  if (trace.finishCalls() != 1 || trace.finish_completed)
+    return QString("VO finished %1 times (completed: %2)").arg(trace.finishCalls()).arg(trace.finish_completed);
+  return {};
+}
+
 bool isIncreasing(const std::vector<std::int64_t>& v) {
   for (std::size_t i = 1; i < v.size(); ++i)
     if (v[i] <= v[i - 1]) return false;
@@ -453,17 +471,11 @@ class TestEnginePipeline : public QObject {
     FakeBehaviour behaviour;
     behaviour.vo_throw_at = 7;
     Pipeline pipeline(PipelineOptions{}, smallFrames(50), fakePayloads(trace, behaviour), nullptr);
-    QSignalSpy failed(&pipeline, &Pipeline::failed);
-    pipeline.start();
-    QVERIFY(pipeline.wait(20000));
-    const RunReport report = pipeline.report();
-    QVERIFY(!report.completed);
-    QVERIFY(!report.cancelled);
+    RunReport report;
+    const QString failure = runIntoError(pipeline, *trace, 20000, &report);
+    QVERIFY2(failure.isEmpty(), qPrintable(failure));
     QVERIFY2(report.error.find("frame 7 is unreadable") != std::string::npos, report.error.c_str());
     QCOMPARE(report.frames, std::int64_t(7));
-    QTRY_COMPARE(failed.count(), 1);
-    QCOMPARE(trace->finish_calls, 1);
-    QVERIFY(!trace->finish_completed);
   }
 
   void oneErrorPerRunFromSatelliteEvenWhenEveryRequestFails() {
@@ -629,19 +641,13 @@ class TestEnginePipeline : public QObject {
     behaviour.satellite_step = 150ms;
     behaviour.satellite_throw_after = 1;  // after ~300 ms: VO has long been blocked
     Pipeline pipeline(everyKeyframe(), smallFrames(100), fakePayloads(trace, behaviour), nullptr);
-    QSignalSpy failed(&pipeline, &Pipeline::failed);
-    pipeline.start();
-    QVERIFY(pipeline.wait(10000));
-    const RunReport report = pipeline.report();
-    QVERIFY(!report.completed);
-    QVERIFY(!report.cancelled);
+    RunReport report;
+    const QString failure = runIntoError(pipeline, *trace, 10000, &report);
+    QVERIFY2(failure.isEmpty(), qPrintable(failure));
     QVERIFY2(report.error.rfind("satellite stage: fake satellite: tile cache for frame 1 is unreadable", 0) == 0,
              report.error.c_str());
     QVERIFY2(report.frames < 10, "VO was held by the queue, not running ahead");
     QVERIFY(report.keyframe_wait_ms > 100.0);
-    QTRY_COMPARE(failed.count(), 1);
-    QCOMPARE(trace->finishCalls(), 1);
-    QVERIFY(!trace->finish_completed);
   }
 
   void cancelAndRestartWithBackPressure() {
@@ -716,18 +722,12 @@ class TestEnginePipeline : public QObject {
     FakeBehaviour behaviour;
     behaviour.front_end_throw_at = 9;
     Pipeline pipeline(frameParallel(), smallFrames(50), fakePayloads(trace, behaviour), nullptr);
-    QSignalSpy failed(&pipeline, &Pipeline::failed);
-    pipeline.start();
-    QVERIFY(pipeline.wait(20000));
-    const RunReport report = pipeline.report();
-    QVERIFY(!report.completed);
-    QVERIFY(!report.cancelled);
+    RunReport report;
+    const QString failure = runIntoError(pipeline, *trace, 20000, &report);
+    QVERIFY2(failure.isEmpty(), qPrintable(failure));
     QVERIFY2(report.error.rfind("visual odometry front end (cpu): fake front end: frame 9 has no features", 0) == 0,
              report.error.c_str());
     QVERIFY(report.frames <= 9);  // frames after the failed one are never tracked
-    QTRY_COMPARE(failed.count(), 1);
-    QCOMPARE(trace->finish_calls, 1);
-    QVERIFY(!trace->finish_completed);
   }
 
   void frameParallelCancelAndRestart() {
