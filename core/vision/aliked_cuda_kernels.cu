@@ -148,6 +148,36 @@ __device__ __forceinline__ void upsampled8At(const float* map, int h, int w, flo
   }
 }
 
+// Projections of levels 1-3 ([h_i * w_i, 8] each, back to back in one scratch buffer).
+struct LevelProjections {
+  const float* data[4];  // data[0] unused
+};
+
+// One 3x3 convolution (kIn -> 4 channels, zero padding at the padded frame's border) +
+// SELU over a kOutH x kOutW region of shared memory whose top-left is padded pixel
+// (y0, x0); `in` holds kIn channels of the region grown by one pixel on every side. Output
+// outside the frame is 0: the next convolution's padding.
+template <int kIn, int kOutH, int kOutW>
+__device__ void conv3x3SeluStage(const float* w, const float* in, float* out, int y0, int x0, int hp, int wp) {
+  constexpr int kInH = kOutH + 2, kInW = kOutW + 2;
+  for (int k = threadIdx.x; k < kOutH * kOutW; k += blockDim.x) {
+    const int ry = k / kOutW, rx = k % kOutW;
+    const int yp = y0 + ry, xp = x0 + rx;
+    const bool inside = yp >= 0 && yp < hp && xp >= 0 && xp < wp;
+    for (int o = 0; o < 4; ++o) {
+      float acc = 0.f;
+      if (inside)
+        for (int c = 0; c < kIn; ++c)
+#pragma unroll
+          for (int dy = 0; dy < 3; ++dy)
+#pragma unroll
+            for (int dx = 0; dx < 3; ++dx)
+              acc += w[((o * kIn + c) * 3 + dy) * 3 + dx] * in[(c * kInH + ry + dy) * kInW + rx + dx];
+      out[(o * kOutH + ry) * kOutW + rx] = inside ? selu(acc) : 0.f;
+    }
+  }
+}
+
 // One block computes a kTileW x kTileH tile of the score map.
 
 constexpr int kTileW = 32, kTileH = 16;
@@ -157,7 +187,7 @@ constexpr int kIn1W = kTileW + 4, kIn1H = kTileH + 4;                  // after 
 constexpr int kIn2W = kTileW + 2, kIn2H = kTileH + 2;                  // after conv 2
 
 __global__ void __launch_bounds__(256) scoreHeadKernel(LevelsView L, const float* __restrict__ w0,
-                                                      const float* __restrict__ projected,
+                                                      LevelProjections projected,
                                                       const float* __restrict__ w1,
                                                       const float* __restrict__ w2,
                                                       const float* __restrict__ w3,
@@ -177,10 +207,6 @@ __global__ void __launch_bounds__(256) scoreHeadKernel(LevelsView L, const float
 
   const int hp = L.h[0], wp = L.w[0];
   const int ty0 = blockIdx.y * kTileH, tx0 = blockIdx.x * kTileW;  // padded frame
-  const float* level_projection[4] = {nullptr, projected,
-                                      projected + static_cast<int64_t>(L.h[1]) * L.w[1] * kHeadChannels,
-                                      projected + (static_cast<int64_t>(L.h[1]) * L.w[1] +
-                                                   static_cast<int64_t>(L.h[2]) * L.w[2]) * kHeadChannels};
   // head0 = SELU(W0 . level 0 + sum of the upsampled projections of levels 1-3), zero
   // outside the padded frame (conv 1's padding).
   for (int k = tid; k < kIn0H * kIn0W; k += threads) {
@@ -194,9 +220,10 @@ __global__ void __launch_bounds__(256) scoreHeadKernel(LevelsView L, const float
 #pragma unroll
         for (int o = 0; o < 8; ++o) acc[o] += sw0[o * dim + c] * v;
       }
+#pragma unroll
       for (int i = 1; i < 4; ++i) {
         float up[kHeadChannels];
-        upsampled8At(level_projection[i], L.h[i], L.w[i], L.scale_h[i], L.scale_w[i], yp, xp, up);
+        upsampled8At(projected.data[i], L.h[i], L.w[i], L.scale_h[i], L.scale_w[i], yp, xp, up);
 #pragma unroll
         for (int o = 0; o < 8; ++o) acc[o] += up[o];
       }
@@ -207,42 +234,12 @@ __global__ void __launch_bounds__(256) scoreHeadKernel(LevelsView L, const float
     for (int o = 0; o < 8; ++o) s0[(o * kIn0H + ry) * kIn0W + rx] = acc[o];
   }
   __syncthreads();
-  // conv 1 (8 -> 4) + SELU over the tile + 2 px, zero outside the frame.
-  for (int k = tid; k < kIn1H * kIn1W; k += threads) {
-    const int ry = k / kIn1W, rx = k % kIn1W;
-    const int yp = ty0 - 2 + ry, xp = tx0 - 2 + rx;
-    const bool inside = yp >= 0 && yp < hp && xp >= 0 && xp < wp;
-    for (int o = 0; o < 4; ++o) {
-      float acc = 0.f;
-      if (inside)
-        for (int c = 0; c < 8; ++c)
-#pragma unroll
-          for (int dy = 0; dy < 3; ++dy)
-#pragma unroll
-            for (int dx = 0; dx < 3; ++dx)
-              acc += sw1[((o * 8 + c) * 3 + dy) * 3 + dx] * s0[(c * kIn0H + ry + dy) * kIn0W + rx + dx];
-      s1[(o * kIn1H + ry) * kIn1W + rx] = inside ? selu(acc) : 0.f;
-    }
-  }
+  // conv 1 (8 -> 4) + SELU over the tile + 2 px, then conv 2 (4 -> 4) + SELU over the tile
+  // + 1 px into s0's storage.
+  conv3x3SeluStage<8, kIn1H, kIn1W>(sw1, s0, s1, ty0 - 2, tx0 - 2, hp, wp);
   __syncthreads();
-  // conv 2 (4 -> 4) + SELU over the tile + 1 px, into s0's storage.
   float* s2 = s0;
-  for (int k = tid; k < kIn2H * kIn2W; k += threads) {
-    const int ry = k / kIn2W, rx = k % kIn2W;
-    const int yp = ty0 - 1 + ry, xp = tx0 - 1 + rx;
-    const bool inside = yp >= 0 && yp < hp && xp >= 0 && xp < wp;
-    for (int o = 0; o < 4; ++o) {
-      float acc = 0.f;
-      if (inside)
-        for (int c = 0; c < 4; ++c)
-#pragma unroll
-          for (int dy = 0; dy < 3; ++dy)
-#pragma unroll
-            for (int dx = 0; dx < 3; ++dx)
-              acc += sw2[((o * 4 + c) * 3 + dy) * 3 + dx] * s1[(c * kIn1H + ry + dy) * kIn1W + rx + dx];
-      s2[(o * kIn2H + ry) * kIn2W + rx] = inside ? selu(acc) : 0.f;
-    }
-  }
+  conv3x3SeluStage<4, kIn2H, kIn2W>(sw2, s1, s2, ty0 - 1, tx0 - 1, hp, wp);
   __syncthreads();
   // conv 3 (4 -> 1), sigmoid, cropped to the unpadded frame.
   for (int k = tid; k < kTileH * kTileW; k += threads) {
@@ -262,14 +259,21 @@ __global__ void __launch_bounds__(256) scoreHeadKernel(LevelsView L, const float
 
 // ---- DKD: simple_nms and the soft-argmax refinement ----
 
-// mask = score == max_pool(score) (window clipped to the map: max_pool2d's -inf padding).
+// Calls visit(q) with the flat index q of every pixel of the (2r+1)^2 window around flat
+// pixel p of an h x w map, clipped to the map (max_pool2d's -inf padding never wins).
+template <typename Visit>
+__device__ __forceinline__ void forEachInWindow(int64_t p, int h, int w, int r, Visit visit) {
+  const int y = static_cast<int>(p / w), x = static_cast<int>(p % w);
+  for (int yy = max(0, y - r); yy <= min(h - 1, y + r); ++yy)
+    for (int xx = max(0, x - r); xx <= min(w - 1, x + r); ++xx) visit(yy * w + xx);
+}
+
+// mask = score == max_pool(score).
 __global__ void nmsInitKernel(const float* __restrict__ s, int h, int w, int r, uint8_t* __restrict__ mask) {
   const int64_t p = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (p >= static_cast<int64_t>(h) * w) return;
-  const int y = static_cast<int>(p / w), x = static_cast<int>(p % w);
   float m = -FLT_MAX;
-  for (int yy = max(0, y - r); yy <= min(h - 1, y + r); ++yy)
-    for (int xx = max(0, x - r); xx <= min(w - 1, x + r); ++xx) m = fmaxf(m, s[yy * w + xx]);
+  forEachInWindow(p, h, w, r, [&](int q) { m = fmaxf(m, s[q]); });
   mask[p] = s[p] == m;
 }
 
@@ -278,10 +282,8 @@ __global__ void nmsDilateKernel(const uint8_t* __restrict__ mask, int h, int w, 
                                 uint8_t* __restrict__ suppressed) {
   const int64_t p = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (p >= static_cast<int64_t>(h) * w) return;
-  const int y = static_cast<int>(p / w), x = static_cast<int>(p % w);
   uint8_t any = 0;
-  for (int yy = max(0, y - r); yy <= min(h - 1, y + r); ++yy)
-    for (int xx = max(0, x - r); xx <= min(w - 1, x + r); ++xx) any |= mask[yy * w + xx];
+  forEachInWindow(p, h, w, r, [&](int q) { any |= mask[q]; });
   suppressed[p] = any;
 }
 
@@ -291,13 +293,8 @@ __global__ void nmsRoundKernel(const float* __restrict__ s, const uint8_t* __res
   const int64_t p = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (p >= static_cast<int64_t>(h) * w) return;
   if (suppressed[p]) return;  // new_max & ~suppressed is false
-  const int y = static_cast<int>(p / w), x = static_cast<int>(p % w);
   float m = -FLT_MAX;
-  for (int yy = max(0, y - r); yy <= min(h - 1, y + r); ++yy)
-    for (int xx = max(0, x - r); xx <= min(w - 1, x + r); ++xx) {
-      const int q = yy * w + xx;
-      m = fmaxf(m, suppressed[q] ? 0.f : s[q]);
-    }
+  forEachInWindow(p, h, w, r, [&](int q) { m = fmaxf(m, suppressed[q] ? 0.f : s[q]); });
   if (s[p] == m) mask[p] = 1;
 }
 
@@ -531,7 +528,9 @@ cudaError_t launchScoreHead(const LevelsView& levels, const float* w0, const flo
                                                                                            p2, p3);
   const dim3 grid(static_cast<unsigned>((levels.w[0] + kTileW - 1) / kTileW),
                   static_cast<unsigned>((levels.h[0] + kTileH - 1) / kTileH));
-  scoreHeadKernel<<<grid, 256, 0, stream>>>(levels, w0, scratch, w1, w2, w3, score);
+  const LevelProjections projected = {{nullptr, scratch, scratch + p1 * kHeadChannels,
+                                        scratch + (p1 + p2) * kHeadChannels}};
+  scoreHeadKernel<<<grid, 256, 0, stream>>>(levels, w0, projected, w1, w2, w3, score);
   return cudaGetLastError();
 }
 
