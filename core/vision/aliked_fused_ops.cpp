@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "core/util/check.h"
 #include "core/util/error.h"
 #include "core/vision/aliked_cuda_kernels.h"
 #include "core/vision/checkpoint_impl.h"
@@ -14,9 +15,7 @@
 namespace skytrace::vision::aliked::fused {
 namespace {
 
-void require(bool ok, const std::string& what) {
-  if (!ok) throw InvalidArgument("ALIKED fused CUDA operator: " + what);
-}
+void require(bool ok, const std::string& what) { checkArgument(ok, "ALIKED fused CUDA operator: " + what); }
 
 void requireFloatCuda(const at::Tensor& t, const char* name) {
   require(t.defined() && t.is_cuda() && t.scalar_type() == at::kFloat,
