@@ -52,12 +52,12 @@ class Dinov2DescriptorExtractor final : public GlobalDescriptorExtractor {
   }
 
   std::vector<GlobalDescriptor> describeBatch(const std::vector<cv::Mat>& images) override {
+    c10::InferenceMode inference;
     std::vector<cv::Mat> inputs;
     inputs.reserve(images.size());
     for (const cv::Mat& image : images) inputs.push_back(preprocess(image));
     std::vector<GlobalDescriptor> out;
     out.reserve(images.size());
-    c10::InferenceMode inference;
     size_t begin = 0;
     while (begin < inputs.size()) {
       size_t end = begin + 1;

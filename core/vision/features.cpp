@@ -1,6 +1,7 @@
 #include "core/vision/features.h"
 
 #include <ATen/ATen.h>
+#include <c10/core/InferenceMode.h>
 
 #include <algorithm>
 #include <cstring>
@@ -68,6 +69,7 @@ int FeatureSet::imageHeight() const { return impl_->image_height; }
 DeviceSpec FeatureSet::device() const { return impl_->device; }
 
 std::vector<cv::Point2f> FeatureSet::keypoints() const {
+  c10::InferenceMode inference;
   const at::Tensor host = impl_->keypoints_px.to(at::kCPU).contiguous();
   const float* xy = host.data_ptr<float>();
   std::vector<cv::Point2f> points(static_cast<size_t>(host.size(0)));
@@ -76,12 +78,14 @@ std::vector<cv::Point2f> FeatureSet::keypoints() const {
 }
 
 std::vector<float> FeatureSet::scores() const {
+  c10::InferenceMode inference;
   const at::Tensor host = impl_->scores.to(at::kCPU).contiguous();
   return std::vector<float>(host.data_ptr<float>(), host.data_ptr<float>() + host.numel());
 }
 
 cv::Mat FeatureSet::descriptors() const {
   if (size() == 0) return cv::Mat(0, 0, CV_32F);
+  c10::InferenceMode inference;
   const at::Tensor host = impl_->descriptors.to(at::kCPU).contiguous();
   cv::Mat rows(static_cast<int>(host.size(0)), static_cast<int>(host.size(1)), CV_32F);
   std::memcpy(rows.data, host.data_ptr<float>(), host.numel() * sizeof(float));
@@ -109,6 +113,7 @@ FeatureSet makeFeatureSet(at::Tensor keypoints_px, at::Tensor scores, at::Tensor
   checkArgument(image_width > 0 && image_height > 0,
                 "feature set: image size must be positive, got " + std::to_string(image_width) +
                     "x" + std::to_string(image_height));
+  c10::InferenceMode inference;
   const at::Device target = toAtDevice(device);
   auto impl = std::make_shared<FeatureSet::Impl>();
   impl->keypoints_px = keypoints_px.to(target, at::kFloat).contiguous();
@@ -130,6 +135,7 @@ FeatureSet makeFeatureSetFromHost(const std::vector<cv::Point2f>& keypoints_px,
   checkArgument(n == 0 || (descriptors.type() == CV_32F && descriptors.rows == n),
                 "feature set: descriptors must be an N x D CV_32F matrix with N = " +
                     std::to_string(n));
+  c10::InferenceMode inference;
   at::Tensor points = at::empty({n, 2}, at::kFloat);
   at::Tensor weights = at::empty({n}, at::kFloat);
   const int64_t dim = n == 0 ? 0 : descriptors.cols;

@@ -1,5 +1,7 @@
 #include "core/vision/matcher.h"
 
+#include <c10/core/InferenceMode.h>
+
 #include "core/util/error.h"
 #include "core/vision/feature_set_impl.h"
 #include "core/vision/lightglue_matcher.h"
@@ -22,6 +24,7 @@ class MutualNearestNeighbourMatcher final : public Matcher {
       throw InvalidArgument("matching: features are on different devices (" +
                             a.device().toString() + " vs " + b.device().toString() + ")");
     }
+    c10::InferenceMode inference;
     return toHostMatches(
         matchMutualNearestNeighbours(a.impl().descriptors, b.impl().descriptors, options_));
   }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <ATen/Context.h>
+#include <c10/core/InferenceMode.h>
 
 #include "core/util/check.h"
 #include "core/util/error.h"
@@ -45,6 +46,7 @@ MatchTensors matchMutualNearestNeighbours(const at::Tensor& descriptors_a,
                                           const at::Tensor& descriptors_b,
                                           const MatchOptions& options) {
   options.check();
+  c10::InferenceMode inference;
   checkArgument(descriptors_a.dim() == 2 && descriptors_b.dim() == 2,
                 "matching: descriptors must be [N,D] matrices");
   checkArgument(descriptors_a.device() == descriptors_b.device(),

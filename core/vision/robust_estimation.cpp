@@ -4,6 +4,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
+#include <c10/core/InferenceMode.h>
 
 #include <algorithm>
 #include <array>
@@ -847,6 +848,7 @@ RansacResult estimateGeometricModel(const at::Tensor& points_a, const at::Tensor
                     points_b.size(1) == 2 && points_a.size(0) == points_b.size(0),
                 "RANSAC: points must be two [N,2] tensors of equal N");
   checkArgument(points_a.device() == points_b.device(), "RANSAC: points on different devices");
+  c10::InferenceMode inference;
   const ScopedSingleThreadedCpuOps single_threaded;
   const at::Device device = points_a.device();
   const int64_t n = points_a.size(0);
@@ -1023,6 +1025,7 @@ RansacResult estimateGeometricModel(const std::vector<Point2d>& points_a,
                 "RANSAC: " + std::to_string(points_a.size()) + " points in a but " +
                     std::to_string(points_b.size()) + " in b");
   requireDeviceAvailable(options.device);
+  c10::InferenceMode inference;
   const at::Device device = deviceOf(options.device);
   return estimateGeometricModel(pointsTensor(points_a, device), pointsTensor(points_b, device),
                                 options);
@@ -1032,6 +1035,7 @@ void warmUpRobustEstimation(const RansacOptions& options, int max_points) {
   options.check();
   if (!options.device.cuda) return;
   requireDeviceAvailable(options.device);
+  c10::InferenceMode inference;
   const at::Device device = deviceOf(options.device);
   RansacOptions batches = options;
   batches.host_hypotheses = 0;  // the point is the device path
@@ -1055,6 +1059,7 @@ Matrix3d fitGeometricModel(const std::vector<Point2d>& points_a,
   checkArgument(static_cast<int>(points_a.size()) >= minimalSampleSize(type),
                 "fit: " + toString(type) + " needs at least " +
                     std::to_string(minimalSampleSize(type)) + " correspondences");
+  c10::InferenceMode inference;
   RansacOptions options;
   options.model = type;
   options.camera_a = camera_a;
@@ -1069,6 +1074,7 @@ std::vector<double> geometricErrors(const std::vector<Point2d>& points_a,
                                     const Matrix3d& model, const Matrix3d& camera_a,
                                     const Matrix3d& camera_b) {
   checkArgument(points_a.size() == points_b.size(), "errors: point counts differ");
+  c10::InferenceMode inference;
   const auto options = at::TensorOptions().dtype(at::kDouble);
   at::Tensor m = matrixTensor(model, options);
   if (type == GeometricModelType::Essential) {

@@ -7,6 +7,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <limits>
 
 #include "core/vision/deform_conv_impl.h"
 
@@ -108,9 +109,21 @@ class TestAlikedDeformConv : public QObject {
     const at::Tensor got = deformConv2d(x, offset, w, b, g, mask);
     QCOMPARE(got.sizes(), expected.sizes());
     QVERIFY2(maxAbsDiff(got, expected) < 2e-5, qPrintable(QString::number(maxAbsDiff(got, expected))));
-    // Bounded-memory evaluation (one output row per chunk) gives the same numbers.
+    // Bounded-memory evaluation (one output row per chunk) gives the same numbers up to
+    // float32 summation order: the convolution backend may pick other kernels (and so
+    // another order) for the chunk's shape, e.g. oneDNN on AVX-512/AMX CPUs. Each output
+    // is a sum of n = C*kh*kw + 1 terms, so two orders differ by at most
+    // 2 * n * eps * sum|terms|; sum|terms| is bounded by the same definition evaluated on
+    // absolute values (bilinear weights are non-negative).
     const at::Tensor chunked = deformConv2d(x, offset, w, b, g, mask, /*max_column_elements=*/1);
-    QCOMPARE(maxAbsDiff(chunked, got), 0.0);
+    const at::Tensor abs_terms = reference(x.abs(), offset, w.abs(), b.abs(), g,
+                                           masked ? mask.abs() : at::Tensor());
+    const double terms = double(x.size(1) * w.size(2) * w.size(3) + 1);
+    const double order_bound =
+        2.0 * terms * std::numeric_limits<float>::epsilon() * abs_terms.max().item<double>();
+    QVERIFY2(maxAbsDiff(chunked, got) <= order_bound,
+             qPrintable(QString("chunked vs whole %1 > %2").arg(maxAbsDiff(chunked, got)).arg(order_bound)));
+    QVERIFY2(maxAbsDiff(chunked, expected) < 2e-5, qPrintable(QString::number(maxAbsDiff(chunked, expected))));
   }
 
   void integerOffsetsShiftExactly() {
