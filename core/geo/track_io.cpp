@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -97,6 +98,17 @@ void validateTrack(const Track& track, const std::string& path) {
   }
 }
 
+// Readers refuse a pose whose coordinates are not a WGS84 position: a NaN or 95 deg
+// latitude would otherwise pass into evaluation (rmse nan) and exports.
+void requireValidPosition(const TrackPose& p, const std::string& where) {
+  if (std::isfinite(p.lat_deg) && std::isfinite(p.lon_deg) && std::abs(p.lat_deg) <= 90.0 &&
+      std::abs(p.lon_deg) <= 180.0)
+    return;
+  throw FormatError(where + ": latitude " + std::to_string(p.lat_deg) + ", longitude " +
+                    std::to_string(p.lon_deg) +
+                    " is not a WGS84 position (|lat| <= 90, |lon| <= 180)");
+}
+
 void checkProgress(const ProgressCallback& progress, std::size_t done, std::size_t total) {
   if (!reportProgress(progress, total ? double(done) / double(total) : 1.0, "export")) {
     throw Cancelled();
@@ -105,11 +117,19 @@ void checkProgress(const ProgressCallback& progress, std::size_t done, std::size
 
 // --- CSV (our own writer/reader) -----------------------------------------------------
 
+// `decimals` after the point, any magnitude (1e308 has 309 digits), '.' whatever the
+// process locale (a Qt application sets LC_NUMERIC from the environment).
+std::string fixedNumber(double value, int decimals) {
+  char buffer[400];
+  const auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, value,
+                                          std::chars_format::fixed, decimals);
+  if (error != std::errc()) return std::to_string(value);
+  return std::string(buffer, end);
+}
+
 std::string csvNumber(double value, int decimals) {
   if (!std::isfinite(value)) return {};
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-  return buffer;
+  return fixedNumber(value, decimals);
 }
 
 void writeCsv(const Track& track, const fs::path& file, const std::string& target,
@@ -205,6 +225,10 @@ Track readCsv(const std::string& path) {
     pose.roll_deg = number(c_roll, false);
     pose.sigma_m = number(c_sigma, false);
     if (c_source >= 0 && c_source < int(fields.size())) pose.source = parsePoseSource(fields[c_source]);
+    requireValidPosition(pose, path + ":" + std::to_string(line_number));
+    if (!std::isfinite(pose.t_s))
+      throw FormatError(path + ":" + std::to_string(line_number) + ": t_s '" + fields[c_t] +
+                        "' is not a finite time");
     track.poses.push_back(pose);
   }
   return track;
@@ -380,41 +404,98 @@ void writeGpx(const Track& track, const fs::path& file, const std::string& targe
   writer.close();
 }
 
+// --- KML (our own streaming writer; OGR's LIBKML driver takes quadratic time) ---------
+
+std::string xmlEscaped(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// KML's altitude modes: "absolute" is above mean sea level (EGM96), which ellipsoid
+// heights approximate to within the geoid undulation; heights above the ground or the
+// take-off point are relative to the ground there.
+const char* kmlAltitudeMode(const Track& track) {
+  return track.alt_reference == "ground" || track.alt_reference == "takeoff" ? "relativeToGround"
+                                                                            : "absolute";
+}
+
+std::string kmlCoordinates(const TrackPose& p, bool with_alt) {
+  std::string text = fixedNumber(p.lon_deg, 9) + "," + fixedNumber(p.lat_deg, 9);
+  if (with_alt) text += "," + fixedNumber(p.alt_m, 3);
+  return text;
+}
+
+// One Document with two Folders, which OGR reads as the layers "track" (the line) and
+// "poses" (one Placemark per pose: name, TimeStamp, the pose attributes as typed
+// SchemaData, the point). Written in one pass: time and memory linear in the poses.
 void writeKml(const Track& track, const fs::path& file, const std::string& target,
               const ProgressCallback& progress) {
-  CPLStringList options;
-  if (!track.name.empty()) options.SetNameValue("NAME", track.name.c_str());
-  OgrWriter writer("LIBKML", file, target, options.List());
-  OGRLayer* line_layer = writer.createLayer("track", wkbLineString25D);
-  writer.addField(line_layer, "name", OFTString);
-  writer.addField(line_layer, "altitudeMode", OFTString);
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  if (!out) throw IoError("cannot write " + target + ": cannot create temporary file");
+  const char* mode = kmlAltitudeMode(track);
+  const std::string name = xmlEscaped(track.name.empty() ? "track" : track.name);
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+         "<kml xmlns=\"http://www.opengis.net/kml/2.2\">\n<Document id=\"root_doc\">\n"
+      << "<name>" << name << "</name>\n"
+      << "<Schema name=\"poses\" id=\"poses\">\n"
+         "  <SimpleField name=\"frame\" type=\"int\"></SimpleField>\n"
+         "  <SimpleField name=\"t_s\" type=\"double\"></SimpleField>\n"
+         "  <SimpleField name=\"alt_m\" type=\"double\"></SimpleField>\n"
+         "  <SimpleField name=\"yaw_deg\" type=\"double\"></SimpleField>\n"
+         "  <SimpleField name=\"pitch_deg\" type=\"double\"></SimpleField>\n"
+         "  <SimpleField name=\"roll_deg\" type=\"double\"></SimpleField>\n"
+         "  <SimpleField name=\"source\" type=\"string\"></SimpleField>\n"
+         "  <SimpleField name=\"sigma_m\" type=\"double\"></SimpleField>\n"
+         "  <SimpleField name=\"alt_reference\" type=\"string\"></SimpleField>\n"
+         "</Schema>\n";
+  bool all_alt = true;
+  for (const TrackPose& p : track.poses) all_alt = all_alt && std::isfinite(p.alt_m);
+  out << "<Folder><name>track</name>\n";
   if (track.poses.size() >= 2) {
-    OGRFeature line(line_layer->GetLayerDefn());
-    line.SetField("name", track.name.empty() ? "track" : track.name.c_str());
-    OGRLineString geometry = lineOf(track);
-    line.SetField("altitudeMode", geometry.Is3D() ? "absolute" : "clampToGround");
-    line.SetGeometry(&geometry);
-    writer.addFeature(line_layer, line);
+    out << "<Placemark><name>" << name << "</name>\n<LineString><altitudeMode>"
+        << (all_alt ? mode : "clampToGround") << "</altitudeMode><coordinates>\n";
+    for (const TrackPose& p : track.poses) out << kmlCoordinates(p, all_alt) << "\n";
+    out << "</coordinates></LineString></Placemark>\n";
   }
-  OGRLayer* layer = writer.createLayer("poses", wkbPoint25D);
-  writer.addField(layer, "name", OFTString);
-  writer.addField(layer, "timestamp", OFTDateTime);
-  writer.addField(layer, "altitudeMode", OFTString);
-  addPoseFields(writer, layer, true);
+  out << "</Folder>\n<Folder><name>poses</name>\n";
+  const auto simple = [&out](const char* field, const std::string& value) {
+    if (!value.empty()) out << "<SimpleData name=\"" << field << "\">" << value << "</SimpleData>";
+  };
+  const std::string alt_reference = xmlEscaped(track.alt_reference);
   for (std::size_t i = 0; i < track.poses.size(); ++i) {
     const TrackPose& p = track.poses[i];
-    OGRFeature f(layer->GetLayerDefn());
-    f.SetField("name", (p.frame >= 0 ? "frame " + std::to_string(p.frame)
-                                     : "pose " + std::to_string(i)).c_str());
-    setTime(f, "timestamp", absoluteTime(track, p));
-    f.SetField("altitudeMode", std::isfinite(p.alt_m) ? "absolute" : "clampToGround");
-    setPoseAttributes(f, track, p);
-    OGRPoint point = pointOf(p, true);
-    f.SetGeometry(&point);
-    writer.addFeature(layer, f);
-    if (i % 256 == 0) checkProgress(progress, i, track.poses.size());
+    const bool has_alt = std::isfinite(p.alt_m);
+    out << "<Placemark><name>"
+        << (p.frame >= 0 ? "frame " + std::to_string(p.frame) : "pose " + std::to_string(i))
+        << "</name><TimeStamp><when>" << isoTimeFromUnixSeconds(absoluteTime(track, p))
+        << "</when></TimeStamp>\n<ExtendedData><SchemaData schemaUrl=\"#poses\">";
+    if (p.frame >= 0) simple("frame", std::to_string(p.frame));
+    simple("t_s", csvNumber(p.t_s, 6));
+    simple("alt_m", csvNumber(p.alt_m, 3));
+    simple("yaw_deg", csvNumber(p.yaw_deg, 4));
+    simple("pitch_deg", csvNumber(p.pitch_deg, 4));
+    simple("roll_deg", csvNumber(p.roll_deg, 4));
+    simple("source", poseSourceName(p.source));
+    simple("sigma_m", csvNumber(p.sigma_m, 3));
+    simple("alt_reference", alt_reference);
+    out << "</SchemaData></ExtendedData>\n<Point><altitudeMode>" << (has_alt ? mode : "clampToGround")
+        << "</altitudeMode><coordinates>" << kmlCoordinates(p, has_alt)
+        << "</coordinates></Point></Placemark>\n";
+    if (i % 1024 == 0) checkProgress(progress, i, track.poses.size());
   }
-  writer.close();
+  out << "</Folder>\n</Document>\n</kml>\n";
+  out.flush();
+  if (!out) throw IoError("cannot write " + target + ": write failed (disk full?)");
 }
 
 void writeGeoPackage(const Track& track, const fs::path& file, const std::string& target,
@@ -550,6 +631,7 @@ Track readWithOgr(const std::string& path) {
     TrackPose pose;
     pose.lon_deg = point.getX();
     pose.lat_deg = point.getY();
+    requireValidPosition(pose, path + ": point " + std::to_string(track.poses.size() + 1));
     pose.alt_m = real(*f, f_alt);
     if (f_alt < 0 && point.Is3D()) pose.alt_m = point.getZ();  // no altitude attribute: use Z
     if (f_frame >= 0 && f->IsFieldSetAndNotNull(f_frame)) pose.frame = f->GetFieldAsInteger64(f_frame);
@@ -590,6 +672,22 @@ Track readWithOgr(const std::string& path) {
     for (std::size_t i = 0; i < track.poses.size(); ++i) track.poses[i].t_s = times[i] - origin;
   }
   return track;
+}
+
+// Reads a freshly written export back before it replaces anything: some drivers
+// (GeoJSON, GPX) report no error when the disk fills up and leave a truncated file.
+void verifyWrittenTrack(const fs::path& file, const Track& track, const std::string& target) {
+  std::size_t read_back = 0;
+  try {
+    read_back = readTrack(file.string()).poses.size();
+  } catch (const Error& e) {
+    throw IoError("cannot write " + target + ": the written file does not read back (disk full?): " +
+                  e.what());
+  }
+  if (read_back != track.poses.size()) {
+    throw IoError("cannot write " + target + ": the written file holds " + std::to_string(read_back) +
+                  " of " + std::to_string(track.poses.size()) + " poses (disk full?)");
+  }
 }
 
 }  // namespace
@@ -640,6 +738,7 @@ void exportTrack(const Track& track, const std::string& path, TrackFormat format
     case TrackFormat::Kml: writeKml(track, file.temporaryPath(), path, progress); break;
     case TrackFormat::GeoPackage: writeGeoPackage(track, file.temporaryPath(), path, progress); break;
   }
+  verifyWrittenTrack(file.temporaryPath(), track, path);
   checkProgress(progress, track.poses.size(), track.poses.size());
   file.commit();
 }
@@ -681,9 +780,10 @@ TrackSummary summarizeTrack(const Track& track) {
 std::string isoTimeFromUnixSeconds(double unix_s) {
   if (!std::isfinite(unix_s)) return {};
   const UtcTime t = utcFromUnix(unix_s);
+  const long milliseconds = std::lround(t.second * 1000.0);  // < 60000 (utcFromUnix rounds)
   char buffer[400];
-  std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02dT%02d:%02d:%06.3fZ", t.year, t.month, t.day,
-                t.hour, t.minute, t.second);
+  std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02dT%02d:%02d:%02ld.%03ldZ", t.year, t.month, t.day,
+                t.hour, t.minute, milliseconds / 1000, milliseconds % 1000);
   return buffer;
 }
 

@@ -1,5 +1,10 @@
 #include "core/util/atomic_file.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -42,6 +47,15 @@ void AtomicFile::commit() {
   if (!fs::exists(temporary_, ec)) {
     throw IoError("cannot write " + target_.string() + ": nothing was written");
   }
+  // The bytes reach the disk before the name moves: a full disk or an I/O error that
+  // the writer's buffered writes did not report shows here, with the old file intact.
+  const int fd = ::open(temporary_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || ::fsync(fd) != 0) {
+    const int error = errno;
+    if (fd >= 0) ::close(fd);
+    throw IoError("cannot write " + target_.string() + ": " + std::strerror(error));
+  }
+  ::close(fd);
   fs::rename(temporary_, target_, ec);
   if (ec) {
     throw IoError("cannot replace " + target_.string() + ": " + ec.message());

@@ -22,7 +22,8 @@ class AtomicFile {
   const std::filesystem::path& temporaryPath() const { return temporary_; }
   const std::filesystem::path& targetPath() const { return target_; }
 
-  // Renames the temporary file over the target. Throws IoError on failure.
+  // Flushes the temporary file to disk (fsync), then renames it over the target.
+  // Throws IoError on failure (the target is then unchanged).
   void commit();
 
  private:
