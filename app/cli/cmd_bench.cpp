@@ -156,6 +156,21 @@ int runBench(const QStringList& qargs) {
     writePlot(report, target);
     QTextStream(stdout) << QString::fromStdString(report.at("summary").dump(2)) << "\nwrote "
                         << QString::fromStdString(out) << " and " << QString::fromStdString(target) << "\n";
+    // A mode that failed makes the whole benchmark a failure (its JSON is kept for the
+    // error text): a figure missing from a comparison must not pass for a result.
+    QStringList failed;
+    for (const nlohmann::json& mode : report.at("modes")) {
+      const std::string error = mode.value("error", std::string());
+      if (!error.empty())
+        failed << QString::fromStdString(mode.value("mode", std::string("?")) + ": " + error);
+    }
+    if (!failed.isEmpty()) {
+      printError(QStringLiteral("%1 of %2 modes failed:\n  %3")
+                     .arg(failed.size())
+                     .arg(report.at("modes").size())
+                     .arg(failed.join(QStringLiteral("\n  "))));
+      return kExitFailure;
+    }
     return kExitOk;
   });
 }

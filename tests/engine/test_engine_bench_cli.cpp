@@ -5,6 +5,7 @@
 // recorded; multi_gpu_frames on two CPU "devices" gives the same VO results as
 // overlapped; --pace-fps 50 is recorded and no mode finishes before its last frame is
 // due. Speed is not asserted otherwise (a shared 2-core machine).
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -235,6 +236,34 @@ class TestEngineBenchCli : public QObject {
     // float16 ALIKED is a CUDA mode: refused before any mode runs on a CPU placement.
     QCOMPARE(runCli({"bench", "--device", "cpu", "--aliked-fp16", "--frames", "4", "--warmup", "0"}, &output), 2);
     QVERIFY2(output.contains("--aliked-fp16 needs CUDA devices"), output.constData());
+  }
+
+  // A benchmark whose modes failed is a failure (exit 1, each mode's error named), with
+  // its JSON kept: frames of 1x1 pixels that every mode refuses.
+  void failedModesFailTheBenchmark() {
+    QTemporaryDir dir;
+    static const unsigned char kOnePixelPng[] = {
+        0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+        0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00, 0x00, 0x90, 0x77, 0x53,
+        0xde, 0x00, 0x00, 0x00, 0x0c, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x68, 0x68, 0x68, 0x00,
+        0x00, 0x03, 0x04, 0x01, 0x81, 0x4b, 0xd3, 0xd2, 0x10, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e,
+        0x44, 0xae, 0x42, 0x60, 0x82};
+    const QString frames = dir.filePath("tiny");
+    QVERIFY(QDir().mkpath(frames));
+    for (int i = 0; i < 3; ++i) {
+      QFile png(frames + QString("/%1.png").arg(i));
+      QVERIFY(png.open(QIODevice::WriteOnly));
+      png.write(reinterpret_cast<const char*>(kOnePixelPng), sizeof kOnePixelPng);
+    }
+    QByteArray output;
+    const QString json = dir.filePath("bench.json");
+    const int code = runCli({"bench", "--video", frames, "--frames", "2", "--warmup", "0", "--modes",
+                             "sequential,overlapped", "--device", "cpu", "--vo-model", "orb", "--sat-model",
+                             "orb", "--transfer-mib", "0", "--out", json},
+                            &output);
+    QVERIFY2(code == 1, output.constData());
+    QVERIFY2(output.contains("2 of 2 modes failed") && output.contains("too small"), output.constData());
+    QVERIFY(QFile::exists(json));
   }
 };
 
