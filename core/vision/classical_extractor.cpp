@@ -14,6 +14,8 @@
 namespace skytrace::vision {
 namespace {
 
+constexpr int kMinImageSidePx = 32;
+
 cv::Mat toGray(const cv::Mat& image) {
   if (image.empty()) throw InvalidArgument("feature extraction: the image is empty");
   if (image.depth() != CV_8U)
@@ -54,6 +56,12 @@ class ClassicalExtractor final : public FeatureExtractor {
   std::string name() const override { return options_.model; }
 
   FeatureSet extract(const cv::Mat& image) override {
+    if (image.empty()) throw InvalidArgument(options_.model + ": empty image");
+    // ORB's pyramid and SIFT's octaves need room around each keypoint.
+    if (image.cols < kMinImageSidePx || image.rows < kMinImageSidePx)
+      throw InvalidArgument(options_.model + ": image of " + std::to_string(image.cols) + "x" +
+                            std::to_string(image.rows) + " is too small (at least " +
+                            std::to_string(kMinImageSidePx) + "x" + std::to_string(kMinImageSidePx) + ")");
     const cv::Mat gray = toGray(image);
     std::vector<cv::KeyPoint> keypoints;
     detector_->detect(gray, keypoints);

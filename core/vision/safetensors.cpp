@@ -65,12 +65,24 @@ StateDict loadSafetensorsBytes(const std::string& bytes, const std::string& sour
       const auto offsets = info.at("data_offsets").get<std::vector<uint64_t>>();
       if (offsets.size() != 2 || offsets[0] > offsets[1])
         throw fail("tensor '" + name + "' has malformed data_offsets");
-      int64_t numel = 1;
+      // The byte count of the shape, refused before it can overflow: no tensor here is
+      // larger than the file that holds it.
+      uint64_t expected = c10::elementSize(type->second);
+      bool empty = false;
       for (int64_t s : shape) {
         if (s < 0) throw fail("tensor '" + name + "' has a negative size");
-        numel *= s;
+        empty = empty || s == 0;
       }
-      const uint64_t expected = static_cast<uint64_t>(numel) * c10::elementSize(type->second);
+      for (int64_t s : shape) {
+        if (empty) {
+          expected = 0;
+          break;
+        }
+        if (static_cast<uint64_t>(s) > data_size / expected)
+          throw fail("tensor '" + name + "' of shape " + shapeToString(shape) +
+                     " is larger than the file's " + std::to_string(data_size) + " data bytes");
+        expected *= static_cast<uint64_t>(s);
+      }
       if (offsets[1] - offsets[0] != expected)
         throw fail("tensor '" + name + "' of shape " + shapeToString(shape) + " needs " +
                    std::to_string(expected) + " bytes, its data_offsets give " +

@@ -291,6 +291,16 @@ class TestCheckpoint : public QObject {
     const QString shape = errorOf([&] { loadSafetensorsBytes(wrong, "bad.safetensors"); });
     QVERIFY2(shape.contains("bad.safetensors") && shape.contains("'w'") && shape.contains("[2, 2]"),
              qPrintable(shape));
+    // A shape whose element count overflows 64 bits (2^96 elements: 0 modulo 2^64, so
+    // "0 bytes" matched empty data_offsets) is refused before any allocation.
+    header = "{\"w\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296,4294967296],"
+             "\"data_offsets\":[0,0]}}";
+    std::string overflow(8, '\0');
+    overflow[0] = static_cast<char>(header.size());
+    overflow += header;
+    const QString huge = errorOf([&] { loadSafetensorsBytes(overflow, "huge.safetensors"); });
+    QVERIFY2(huge.contains("huge.safetensors") && huge.contains("'w'") && huge.contains("larger than"),
+             qPrintable(huge));
   }
 };
 

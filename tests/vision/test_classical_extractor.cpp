@@ -95,6 +95,22 @@ class TestClassicalExtractor : public QObject {
     QVERIFY_THROWS_EXCEPTION(InvalidArgument, createFeatureExtractor(options)->extract(cv::Mat()));
   }
 
+  // Images too small for the detectors are refused with a message naming the size, for
+  // both models (ORB's pyramid asserted inside OpenCV, SIFT threw vector::_M_default_append).
+  void tinyImagesAreAClearError() {
+    for (const char* model : {"orb", "sift"}) {
+      ExtractorOptions options;
+      options.model = model;
+      const auto extractor = createFeatureExtractor(options);
+      for (const cv::Size size : {cv::Size(1, 1), cv::Size(31, 200)}) {
+        const QString message = test::errorMessageOf<InvalidArgument>(
+            [&] { extractor->extract(cv::Mat(size, CV_8UC3, cv::Scalar(128, 128, 128))); });
+        QVERIFY2(message.contains(model) && message.contains("too small"), qPrintable(message));
+      }
+      QCOMPARE(extractor->extract(cv::Mat(32, 32, CV_8UC3, cv::Scalar(128, 128, 128))).size(), 0);
+    }
+  }
+
   void fallsBackToClassicalWithoutWeights() {
     QTemporaryDir empty_model_dir;
     qputenv("SKYTRACE_MODEL_DIR", empty_model_dir.path().toUtf8());
