@@ -215,6 +215,7 @@ NavigationEngineRun runNavigationEngine(const std::string& video_path, nav::Navi
   {
     const VideoFrameSource probe(video_path);  // fails early on an unreadable video
     const FrameSourceInfo& info = probe.info();
+    nav::checkVideoFrameSize(video_path, info.width_px, info.height_px);
     if (info.width_px != inputs.camera.width_px || info.height_px != inputs.camera.height_px)
       throw InvalidArgument(video_path + ": frames are " + std::to_string(info.width_px) + "x" +
                             std::to_string(info.height_px) + " but the camera model is " +
@@ -229,7 +230,9 @@ NavigationEngineRun runNavigationEngine(const std::string& video_path, nav::Navi
   pipeline_options.mode_name = "overlapped";
   pipeline_options.keyframe_policy = keyframe_policy;
   pipeline_options.satellite_sm_limit = satellite_sm_limit;
-  Pipeline pipeline(pipeline_options, [video_path] { return std::make_unique<VideoFrameSource>(video_path); },
+  auto video_end = std::make_shared<VideoEndNote>();
+  Pipeline pipeline(pipeline_options,
+                    [video_path, video_end] { return std::make_unique<VideoFrameSource>(video_path, video_end); },
                     makeNavigationPayloads(inputs, options, frames_total, output, hooks.live), &recorder);
   NavigationEngineRun run;
   std::int64_t frames_done = 0;
@@ -277,6 +280,11 @@ NavigationEngineRun runNavigationEngine(const std::string& video_path, nav::Navi
   if (!result && run.report.cancelled) throw Cancelled();  // cancelled before the first frame
   if (!result) throw Error("navigation run ended without a result");
   run.result = std::move(*result);
+  if (const std::string early_end = video_end->reason(); !early_end.empty()) {
+    run.result.completed = false;
+    run.result.warnings.push_back(video_path + ": " + early_end +
+                                  "; the results end at the last decoded frame");
+  }
   run.vo_model = output->voModel();
   run.fallback_reason = output->fallbackReason();
   return run;

@@ -9,7 +9,8 @@
 
 namespace skytrace::engine {
 
-VideoFrameSource::VideoFrameSource(const std::string& path) : video_(io::openVideoSource(path)) {
+VideoFrameSource::VideoFrameSource(const std::string& path, std::shared_ptr<VideoEndNote> end_note)
+    : video_(io::openVideoSource(path)), end_note_(std::move(end_note)) {
   const io::VideoInfo& info = video_->info();
   info_.description = "video " + path;
   info_.width_px = info.width_px;
@@ -23,7 +24,10 @@ VideoFrameSource::~VideoFrameSource() = default;
 bool VideoFrameSource::read(std::int64_t* frame_index, double* t_s, std::uint8_t* bgr,
                             std::size_t row_stride_bytes) {
   io::VideoFrame frame;
-  if (!video_->read(&frame)) return false;
+  if (!video_->read(&frame)) {
+    if (end_note_ && !video_->earlyEnd().empty()) end_note_->set(video_->earlyEnd());
+    return false;
+  }
   if (frame.bgr.cols != info_.width_px || frame.bgr.rows != info_.height_px ||
       frame.bgr.type() != CV_8UC3)
     throw FormatError(info_.description + ": frame " + std::to_string(frame.index) +

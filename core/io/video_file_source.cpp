@@ -66,6 +66,9 @@ bool grabFrame(cv::VideoCapture& capture) {
 
 // Forward seeks up to this many frames decode on instead of seeking.
 constexpr int kMaxForwardStep = 48;
+// Frames without a usable container time after a seek before reading gives up (more
+// than a typical GOP: x264's default keyframe interval is 250).
+constexpr int kMaxUnplaceableFrames = 600;
 
 }  // namespace
 
@@ -186,13 +189,26 @@ void VideoFileSource::reposition(int index) {
 bool VideoFileSource::decodeNext(VideoFrame* frame) {
   std::vector<int> damaged;  // consecutive undecodable frame indices, reported on recovery
   const int target = std::max(next_index_, target_index_);
+  int last_failure = -1;      // where the previous read failed
+  bool recovery_seek = false;  // the last reposition skipped a damaged frame
+  int unplaceable = 0;         // frames after such a reposition without a usable time
+  bool data_ended = false;     // decoding forward from a seek failed again at the same place
   for (;;) {
     cv::Mat bgr;
     if (!readFrame(capture_, &bgr)) {
       if (next_index_ >= info_.frame_count) break;  // the end of the stream
+      if (next_index_ <= last_failure) {
+        // A seek past the failure decoded forward from an earlier keyframe and failed at
+        // the same frame again: the file's data ends there (a truncated file whose index
+        // announces more frames).
+        data_ended = true;
+        break;
+      }
+      last_failure = next_index_;
       damaged.push_back(next_index_);
       if (static_cast<int>(damaged.size()) > options_.max_consecutive_damaged_frames) break;
       reposition(next_index_ + 1);
+      recovery_seek = true;
       continue;
     }
     // Which frame is this? Count, unless the container time says otherwise right after
@@ -201,6 +217,19 @@ bool VideoFileSource::decodeNext(VideoFrame* frame) {
     const double msec = capture_.get(cv::CAP_PROP_POS_MSEC);
     const bool time_valid = std::isfinite(msec) && (msec > 0.0 || next_index_ == 0) &&
                             msec / 1000.0 > last_t_s_;
+    if (recovery_seek && just_repositioned_ && !time_valid) {
+      // After a seek past a damaged frame only the container time says which frame this
+      // is; in a truncated file the seek lands on an earlier keyframe (time 0). Counting
+      // would give it the requested frame's index and invent frames the file does not
+      // hold: skip it, and give up when a whole stretch of frames cannot be placed.
+      // (A caller's seek() is exact: OpenCV decodes forward to the frame, and drained
+      // last frames of some streams report time 0, so those frames are counted.)
+      if (++unplaceable > kMaxUnplaceableFrames) {
+        data_ended = true;
+        break;
+      }
+      continue;
+    }
     const int index = just_repositioned_ && time_valid
                           ? static_cast<int>(std::lround(msec * info_.fps / 1000.0))
                           : next_index_;
@@ -224,15 +253,19 @@ bool VideoFileSource::decodeNext(VideoFrame* frame) {
     frame->bgr = std::move(bgr);
     return true;
   }
-  if (!damaged.empty()) {
+  if (!damaged.empty() || data_ended) {
+    const int first = damaged.empty() ? next_index_ : damaged.front();
     const bool gave_up = static_cast<int>(damaged.size()) > options_.max_consecutive_damaged_frames;
-    addWarning(damaged.front(),
-               gave_up ? "frames from " + std::to_string(damaged.front()) +
-                             " on could not be decoded; reading stopped there"
-                       : "stream ended at frame " + std::to_string(damaged.front()) +
-                             " although the container announces " +
-                             std::to_string(info_.frame_count) + " frames");
+    addWarning(first, gave_up ? "frames from " + std::to_string(first) +
+                                    " on could not be decoded although the container announces " +
+                                    std::to_string(info_.frame_count) +
+                                    " frames (damaged or truncated file); reading stopped there"
+                              : "stream ended at frame " + std::to_string(first) +
+                                    " although the container announces " +
+                                    std::to_string(info_.frame_count) +
+                                    " frames (truncated or damaged file)");
     SKYTRACE_LOG(Warning, kLogCategory) << info_.path << ": " << warnings_.back().message;
+    early_end_ = warnings_.back().message;
   }
   target_index_ = -1;
   next_index_ = info_.frame_count;

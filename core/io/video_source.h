@@ -90,12 +90,18 @@ class VideoSource {
   // Non-fatal problems met so far, in the order they happened.
   const std::vector<VideoWarning>& warnings() const { return warnings_; }
 
+  // Once read() has returned false: why the stream ended before the frame count the
+  // container announced (a truncated or damaged file), or empty when it ended where
+  // announced. A run that ends this way did not see the whole flight.
+  const std::string& earlyEnd() const { return early_end_; }
+
  protected:
   VideoSource() = default;
   void addWarning(int frame_index, std::string message);
 
   VideoInfo info_;
   std::vector<VideoWarning> warnings_;
+  std::string early_end_;
 };
 
 // Opens a video file or an image-sequence folder (a directory path). Throws IoError,

@@ -103,6 +103,20 @@ void VideoWriter::close() {
   impl_->writer.release();
   impl_->closed = true;
   if (frames_written_ == 0) throw IoError(path_.string() + ": no frames were written");
+  // The encoder reports no write error (a full disk leaves an MP4 without its index):
+  // the file must open and announce every frame before it replaces anything.
+  int readable_frames = 0;
+  try {
+    cv::VideoCapture check(impl_->file->temporaryPath().string(), cv::CAP_FFMPEG);
+    if (check.isOpened()) readable_frames = static_cast<int>(check.get(cv::CAP_PROP_FRAME_COUNT));
+  } catch (const cv::Exception&) {
+    readable_frames = 0;
+  }
+  if (readable_frames < frames_written_) {
+    throw IoError(path_.string() + ": the written video does not read back (" +
+                  std::to_string(readable_frames) + " of " + std::to_string(frames_written_) +
+                  " frames; disk full?)");
+  }
   impl_->file->commit();
 }
 

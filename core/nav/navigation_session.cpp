@@ -312,6 +312,14 @@ NavigationResult NavigationSession::finish(bool completed, std::int64_t frames_t
   return result;
 }
 
+void checkVideoFrameSize(const std::string& video_path, int width_px, int height_px) {
+  if (width_px < kMinFrameSidePx || height_px < kMinFrameSidePx) {
+    throw FormatError(video_path + ": frames of " + std::to_string(width_px) + "x" + std::to_string(height_px) +
+                      " pixels are too small to navigate (at least " + std::to_string(kMinFrameSidePx) + "x" +
+                      std::to_string(kMinFrameSidePx) + ")");
+  }
+}
+
 NavigationResult runNavigationSequential(const std::string& video_path, NavigationInputs inputs,
                                          const NavigationOptions& options,
                                          const ProgressCallback& progress,
@@ -322,6 +330,7 @@ NavigationResult runNavigationSequential(const std::string& video_path, Navigati
   const geo::LocalEnuFrame enu = inputs.enu;
   const double ground_up = inputs.ground_up_m;
   const CameraModel camera = inputs.camera;
+  checkVideoFrameSize(video_path, video->info().width_px, video->info().height_px);
   checkArgument(video->info().width_px == camera.width_px && video->info().height_px == camera.height_px,
                 video_path + ": frames are " + std::to_string(video->info().width_px) + "x" +
                     std::to_string(video->info().height_px) + " but the camera model is " +
@@ -356,7 +365,12 @@ NavigationResult runNavigationSequential(const std::string& video_path, Navigati
       break;
     }
   }
-  return session.finish(completed, std::max<std::int64_t>(total, frame.index + 1));
+  const std::string early_end = video->earlyEnd();
+  NavigationResult result =
+      session.finish(completed && early_end.empty(), std::max<std::int64_t>(total, frame.index + 1));
+  if (!early_end.empty())
+    result.warnings.push_back(video_path + ": " + early_end + "; the results end at the last decoded frame");
+  return result;
 }
 
 }  // namespace skytrace::nav

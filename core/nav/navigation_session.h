@@ -124,6 +124,11 @@ class NavigationSession {
   std::unique_ptr<State> state_;
 };
 
+// Frames smaller than this on either side cannot be navigated (feature pyramids,
+// registration windows); checkVideoFrameSize throws FormatError naming the video.
+constexpr int kMinFrameSidePx = 64;
+void checkVideoFrameSize(const std::string& video_path, int width_px, int height_px);
+
 // Single-threaded reference driver: decode, processFrame, registerFrame, addFix, per
 // frame, on the calling thread. `progress` may cancel (then completed = false and the
 // result holds what was computed). `stage_times_ms` (optional) receives per-frame

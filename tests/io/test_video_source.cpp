@@ -3,8 +3,13 @@
 // the shared KITTI frames), and the documented errors for missing, corrupt and damaged
 // input. Frames carry their own index as a big block code, so content proves position.
 #include <QTemporaryDir>
+#include <QProcess>
+#include <QStandardPaths>
 #include <QtTest>
 
+#include <sys/resource.h>
+
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -229,6 +234,45 @@ class TestVideoSource : public QObject {
     }
   }
 
+  // A recording cut short whose index comes first (MP4 "faststart", as phones and
+  // editors write them) opens, announces every frame, and holds only the first part.
+  // Reading must deliver only frames the file holds, each with its true index (a seek
+  // past the cut lands on an earlier keyframe: counting would relabel old frames), and
+  // say that the stream ended early.
+  void truncatedFaststartMp4EndsEarlyWithTrueIndices() {
+    if (QStandardPaths::findExecutable(QStringLiteral("ffmpeg")).isEmpty())
+      QSKIP("ffmpeg (scripts/debian-packages.txt) is needed to move the MP4 index to the front");
+    QTemporaryDir dir;
+    const std::string whole = writePatternVideo(dir.path(), "whole.mp4", 200, 10.0, VideoCodec::H264);
+    const QString faststart = dir.filePath("faststart.mp4");
+    QProcess remux;
+    remux.start(QStringLiteral("ffmpeg"), {"-loglevel", "error", "-y", "-i", QString::fromStdString(whole),
+                                           "-c", "copy", "-movflags", "+faststart", faststart});
+    QVERIFY(remux.waitForFinished(60000) && remux.exitCode() == 0);
+    std::filesystem::resize_file(faststart.toStdString(), std::filesystem::file_size(faststart.toStdString()) / 2);
+
+    auto source = openVideoSource(faststart.toStdString());
+    QCOMPARE(source->info().frame_count, 200);  // what the index announces
+    VideoFrame frame;
+    int read = 0, last_index = -1;
+    while (source->read(&frame)) {
+      QVERIFY2(frame.index > last_index, qPrintable(QString("frame %1 after %2").arg(frame.index).arg(last_index)));
+      QCOMPARE(decodeIndex(frame.bgr), frame.index);
+      last_index = frame.index;
+      ++read;
+    }
+    qInfo("read %d of 200 announced frames, the last %d", read, last_index);
+    QVERIFY(read > 20 && read < 200);
+    QVERIFY2(QString::fromStdString(source->earlyEnd()).contains("although the container announces 200"),
+             source->earlyEnd().c_str());
+
+    // The intact file ends where announced.
+    auto intact = openVideoSource(whole);
+    while (intact->read(&frame)) {
+    }
+    QVERIFY(intact->earlyEnd().empty());
+  }
+
   void missingFileIsIoError() {
     const std::string path = "/nonexistent/skytrace/flight_0042.mp4";
     try {
@@ -348,6 +392,42 @@ class TestVideoSource : public QObject {
     VideoWriter writer(path, {kWidth, kHeight});
     QVERIFY_THROWS_EXCEPTION(InvalidArgument, writer.write(cv::Mat(10, 10, CV_8UC3)));
     QVERIFY_THROWS_EXCEPTION(InvalidArgument, VideoWriter((dir.path() + "/odd.mp4").toStdString(), {321, 240}));
+  }
+
+  // Writes that fail (the disk fills up; here RLIMIT_FSIZE makes the kernel refuse them
+  // past 16 KiB) leave a video without its index, and the encoder says nothing: close()
+  // must fail and keep the previous file.
+  void writerFailingWritesKeepExistingFile() {
+    QTemporaryDir dir;
+    const std::string path = (dir.path() + "/keep.mp4").toStdString();
+    std::ofstream(path) << "previous content";
+    struct rlimit saved {};
+    QVERIFY(getrlimit(RLIMIT_FSIZE, &saved) == 0);
+    const auto previous_handler = std::signal(SIGXFSZ, SIG_IGN);
+    QString error;
+    {
+      VideoWriter writer(path, {kWidth, kHeight});
+      struct rlimit limited = saved;
+      limited.rlim_cur = 16 * 1024;
+      setrlimit(RLIMIT_FSIZE, &limited);
+      try {
+        cv::Mat noise(kHeight, kWidth, CV_8UC3);
+        for (int i = 0; i < 120; ++i) {
+          cv::randu(noise, 0, 256);  // incompressible: the file passes the limit early
+          writer.write(noise);
+        }
+        writer.close();
+      } catch (const Error& e) {
+        error = e.what();
+      }
+      setrlimit(RLIMIT_FSIZE, &saved);
+    }
+    std::signal(SIGXFSZ, previous_handler);
+    QVERIFY2(error.contains("keep.mp4"), qPrintable(error));
+    std::ifstream in(path);
+    std::string content((std::istreambuf_iterator<char>(in)), {});
+    QCOMPARE(content, std::string("previous content"));
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 1);  // no temporary left over
   }
 };
 
