@@ -16,6 +16,7 @@
 #include "core/nav/model_choice.h"
 #include "core/nav/navigation_report.h"
 #include "core/nav/navigation_session.h"
+#include "core/util/atomic_folder.h"
 #include "core/util/error.h"
 #include "core/vision/torch_runtime.h"
 #include "ui/processing_choice.h"
@@ -228,6 +229,8 @@ void NavigationRunner::run(const io::Project& project, ProcessingSink& sink) {
   for (const MissingWeights& missing : missingWeights(choice.options))
     if (!missing.falls_back) throw ModelError(missing.stage + ": " + missing.message);
   vision::configureTorchRuntime(0);
+  // Checked before any work; replaced as a whole at the end (never two runs mixed).
+  AtomicFolder results(project.results_dir, "report.json");
   io::VideoInfo info;
   {
     auto video = io::openVideoSource(project.video_path);  // fails early on an unreadable video
@@ -240,6 +243,7 @@ void NavigationRunner::run(const io::Project& project, ProcessingSink& sink) {
   std::vector<std::string> warnings;
   if (!project.telemetry_path.empty()) {
     telemetry = io::readTelemetry(project.telemetry_path);
+    for (const std::string& line : io::warningLines(*telemetry)) warnings.push_back(line);
     if (telemetry->format != "dji-srt")
       warnings.push_back("the log's clock is assumed to start with the video (offset 0 s): only "
                          "DJI SRT logs carry the video clock");
@@ -286,8 +290,9 @@ void NavigationRunner::run(const io::Project& project, ProcessingSink& sink) {
                           {"keyframe_policy", outcome.keyframe_policy},
                           {"device_placement", placement.reason}};
   run.extra = &extra;
-  nav::writeNavigationResults(project.results_dir, result, camera, enu, run);
-  engine::writeLatencyCsv(project.results_dir + "/latency.csv", outcome.samples);
+  nav::writeNavigationResults(results.stagingPath().string(), result, camera, enu, run);
+  engine::writeLatencyCsv((results.stagingPath() / "latency.csv").string(), outcome.samples);
+  results.commit();
   if (outcome.cancelled) throw Cancelled();
 }
 

@@ -24,6 +24,7 @@
 #include "core/nav/trajectory_eval.h"
 #include "core/nav/truth_csv.h"
 #include "core/util/atomic_file.h"
+#include "core/util/atomic_folder.h"
 #include "core/util/check.h"
 #include "core/util/progress.h"
 
@@ -144,7 +145,9 @@ int runDemo(const QStringList& args) {
     run.registration_model = nav::satelliteModelName(options.registration);
     run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     run.stages = engine::stageSummaries(engine::latencySamplesFromTimings(timings, {}));
-    nav::writeNavigationResults((dir / "process").string(), result, camera, enu, run);
+    AtomicFolder results(dir / "process", "report.json");
+    nav::writeNavigationResults(results.stagingPath().string(), result, camera, enu, run);
+    results.commit();
     const nav::EvalReport visual = nav::evaluateTrack(truth, result.track, {});
     writeFileAtomically(dir / "report_visual.json", nav::evalReportJson(visual, false));
     cv::imwrite((dir / "report_visual.png").string(), nav::renderEvalPlot(visual));

@@ -25,6 +25,7 @@
 #include "core/nav/model_choice.h"
 #include "core/nav/navigation_report.h"
 #include "core/nav/navigation_session.h"
+#include "core/util/atomic_folder.h"
 #include "core/util/check.h"
 #include "core/util/error.h"
 #include "core/vision/torch_runtime.h"
@@ -146,6 +147,9 @@ int runProcess(const QStringList& args) {
     checkArgument(satellite_sm_limit == 0 || mode == "overlapped",
                   "--sat-sm-limit needs --mode overlapped (the registration stage of the engine)");
     vision::configureTorchRuntime(0);
+    // The results folder is checked (and staged beside its place) before any work, and
+    // replaced as a whole at the end: never two runs' files in one folder.
+    AtomicFolder results(parser.value("out").toStdString(), "report.json");
 
     auto source = io::openVideoSource(video.toStdString());
     const io::VideoInfo info = source->info();
@@ -172,6 +176,13 @@ int runProcess(const QStringList& args) {
     std::vector<std::string> warnings;
     if (parser.isSet("telemetry")) {
       telemetry = io::readTelemetry(parser.value("telemetry").toStdString());
+      // As the GUI: a log without positions has nothing to compare the track with.
+      if (telemetry->positionCount() == 0) {
+        throw FormatError(parser.value("telemetry").toStdString() +
+                          ": the log holds no GNSS positions (" + std::to_string(telemetry->samples.size()) +
+                          " samples); it cannot be compared with the visual track: omit --telemetry");
+      }
+      for (const std::string& line : io::warningLines(*telemetry)) warnings.push_back(line);
       if (telemetry->format != "dji-srt") {
         warnings.push_back("the log's clock is assumed to start with the video (offset 0 s): only "
                            "DJI SRT logs carry the video clock");
@@ -299,8 +310,9 @@ int runProcess(const QStringList& args) {
       if (w.find("weights") != std::string::npos) run.fallback_reason = w;
     }
     const std::string out = parser.value("out").toStdString();
-    nav::writeNavigationResults(out, result, camera, enu, run);
-    engine::writeLatencyCsv(out + "/latency.csv", samples);
+    nav::writeNavigationResults(results.stagingPath().string(), result, camera, enu, run);
+    engine::writeLatencyCsv((results.stagingPath() / "latency.csv").string(), samples);
+    results.commit();
 
     std::int64_t with_position = std::int64_t(result.track.poses.size());
     int accepted = 0;
@@ -321,7 +333,9 @@ int runProcess(const QStringList& args) {
       << " s, " << QString::number(result.frames_processed / std::max(1e-9, run.wall_s), 'f', 1) << " fps)\n";
     if (!result.completed) {
       o << "stopped early: the results cover the frames processed so far\n";
-      return int(kExitCancelled);
+      // Ctrl-C is a cancel; anything else (a truncated or damaged video) is a run that
+      // could not see the whole flight: a failure, with what was computed kept.
+      return int(g_interrupted.load() ? kExitCancelled : kExitFailure);
     }
     return int(kExitOk);
   });

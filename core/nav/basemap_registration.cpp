@@ -153,6 +153,7 @@ struct Tile {
 
 struct TileCache {
   double gsd_m = 0.0;
+  bool too_large = false;  // the maps need more than max_global_search_tiles tiles
   std::vector<Tile> tiles;
   vision::VladVocabulary vocabulary;
 };
@@ -190,6 +191,7 @@ void RegistrationOptions::check() const {
                 "registration height ratios must satisfy 0 < min < max");
   checkArgument(tile_footprint_factor >= 1.0, "registration tile_footprint_factor must be >= 1");
   checkArgument(global_candidates >= 1, "registration global_candidates must be >= 1");
+  checkArgument(max_global_search_tiles >= 1, "registration max_global_search_tiles must be >= 1");
   checkArgument(vlad_clusters >= 2, "registration vlad_clusters must be >= 2");
   if (retrieval == RetrievalMethod::kGlobalDescriptor) {
     vision::GlobalDescriptorOptions descriptor = retrieval_descriptor;
@@ -463,6 +465,24 @@ struct BasemapRegistrar::State {
     TileCache cache;
     cache.gsd_m = gsd_m;
     const double tile_m = options.tile_footprint_factor * std::max(footprint_m.width, footprint_m.height);
+    // Bounded work: count the tiles before reading any.
+    double tile_count = 0.0;
+    for (const OpenBasemap& b : basemaps) {
+      const cv::Rect2d cover = b.coverage_enu;
+      if (std::max(cover.width, cover.height) / gsd_m <= 2048.0) {
+        tile_count += 1.0;
+      } else {
+        tile_count += std::ceil(cover.width / (0.5 * tile_m)) * std::ceil(cover.height / (0.5 * tile_m));
+      }
+    }
+    if (tile_count > options.max_global_search_tiles) {
+      cache.too_large = true;
+      SKYTRACE_LOG(Warning, "nav.registration")
+          << "global search skipped: the basemaps need " << tile_count << " tiles of " << tile_m
+          << " m (limit " << options.max_global_search_tiles
+          << "); registration needs a position prior (telemetry) or a map cropped to the flight";
+      return tile_caches.emplace(key, std::move(cache)).first->second;
+    }
     cv::Mat all_descriptors;
     for (std::size_t bi = 0; bi < basemaps.size(); ++bi) {
       const cv::Rect2d cover = basemaps[bi].coverage_enu;
@@ -555,6 +575,10 @@ struct BasemapRegistrar::State {
 
     auto start = Clock::now();
     TileCache& cache = tilesFor(gsd, footprint_m);
+    if (cache.too_large) {
+      fix.reason = "map_too_large_for_global_search";
+      return fix;
+    }
     if (cache.tiles.empty()) {
       fix.reason = "no_candidate";
       return fix;

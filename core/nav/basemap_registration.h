@@ -90,6 +90,11 @@ struct RegistrationOptions {
   // the best `global_candidates` by retrieval similarity are fine-matched.
   double tile_footprint_factor = 1.6;
   int global_candidates = 4;
+  // Bound on the global search's work: a basemap that needs more tiles than this (a
+  // 100 km map for a 100 m footprint) is not searched without a prior; such attempts
+  // are rejected at once as "map_too_large_for_global_search" (a telemetry prior, or a
+  // map cropped to the flight, lets registration work).
+  int max_global_search_tiles = 4096;
   int vlad_clusters = 32;
   std::uint64_t seed = 0;
 

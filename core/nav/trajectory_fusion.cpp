@@ -200,6 +200,10 @@ FusedPose TrajectoryFusion::addOdometry(const OdometryMeasurement& measurement,
                 "fusion: frames must be added in increasing order");
   State::Record rec;
   rec.odometry = measurement;
+  // The overlay points are for the live views only: a record is kept for every frame of
+  // the flight, so it keeps nothing that grows with the image.
+  rec.odometry.inlier_frame_px = {};
+  rec.odometry.inlier_reference_px = {};
   rec.height_above_ground_m = height_above_ground_m;
   rec.pitch_hint_deg = pitch_deg;
   rec.roll_hint_deg = roll_deg;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/io/telemetry/telemetry_series.h"
 #include "core/util/progress.h"
@@ -26,7 +27,17 @@ std::string readTelemetryFileBytes(const std::string& path, std::uint64_t max_by
 
 // Reads a DJI .srt, PX4 .ulg, .gpx or .csv flight log (by extension; ULog also by its
 // magic bytes). Throws IoError/FormatError for unreadable or unrecognised files; a file
-// with some valid records returns them with warnings for what was skipped.
+// with some valid records returns them with warnings for what was skipped. Positions
+// outside WGS84 or not finite are cleared (dropInvalidPositions), so every position a
+// series holds can be exported.
 TelemetrySeries readTelemetry(const std::string& path, const TelemetryReadOptions& options = {});
+
+// Clears lat/lon of samples whose coordinates are not finite or outside |lat| <= 90,
+// |lon| <= 180 (the rest of the sample is kept) and adds one warning counting them.
+void dropInvalidPositions(TelemetrySeries& series);
+
+// The series' parse warnings as lines "PATH: line 12: ...", at most `max_lines` (then a
+// last line counting the rest), for run reports and logs.
+std::vector<std::string> warningLines(const TelemetrySeries& series, std::size_t max_lines = 20);
 
 }  // namespace skytrace::io
