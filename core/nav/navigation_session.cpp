@@ -279,6 +279,7 @@ NavigationResult NavigationSession::finish(bool completed, std::int64_t frames_t
   result.frames_processed = s.frames_processed;
   result.keyframes = s.keyframes;
   result.lost_frames = s.lost_frames;
+  result.vo_features_model = s.vo->extractorName();
   const std::string alt_reference =
       std::isfinite(s.inputs.ground_alt_m)
           ? (s.inputs.telemetry ? s.inputs.telemetry->abs_alt_reference : std::string("ellipsoid"))

@@ -89,6 +89,7 @@ struct NavigationResult {
   int keyframes = 0;
   double drift_estimate_percent = std::numeric_limits<double>::quiet_NaN();
   std::vector<std::string> warnings;
+  std::string vo_features_model;  // the VO extractor actually used (after any fallback)
 };
 
 class NavigationSession {

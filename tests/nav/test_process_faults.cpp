@@ -3,6 +3,7 @@
 // each case breaks one input or the results folder and checks what a user finds:
 // - --out naming a folder of other files is refused before any work and left alone;
 // - a second run into a results folder replaces it whole (no file of the first run stays);
+// - report.json names the feature model that ran after a fallback;
 // - a GPX log with one point outside WGS84 still gives a complete run, with a warning;
 // - a log without any GNSS position is refused before any work;
 // - frames too small to navigate are a clear error;
@@ -34,8 +35,14 @@ namespace {
 
 QString cliPath() { return qEnvironmentVariable("SKYTRACE_BUILD_DIR") + "/app/cli/skytrace-cli"; }
 
-int runCli(const QStringList& args, QString* output = nullptr, int timeout_ms = 300000) {
+int runCli(const QStringList& args, QString* output = nullptr, int timeout_ms = 300000,
+           const QString& model_dir = QString()) {
   QProcess process;
+  if (!model_dir.isEmpty()) {
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("SKYTRACE_MODEL_DIR"), model_dir);
+    process.setProcessEnvironment(env);
+  }
   process.setProcessChannelMode(QProcess::MergedChannels);
   process.start(cliPath(), args);
   if (!process.waitForFinished(timeout_ms)) return -1;
@@ -119,6 +126,24 @@ class TestProcessFaults : public QObject {
     QVERIFY(readJson(out + "/report.json")["inputs"]["telemetry"].is_null());
     // No staging folder left beside it.
     QCOMPARE(QDir(dir_.path()).entryList({".twice*"}, QDir::Dirs | QDir::Hidden).size(), 0);
+  }
+
+  // report.json names the model that ran: ALIKED without its weights falls back to ORB,
+  // and the report said "aliked-n16rot" all the same.
+  void fallbackModelIsReported() {
+    const QString empty_models = dir_.filePath("no_models");
+    QVERIFY(QDir().mkpath(empty_models));
+    const QString out = dir_.filePath("fallback");
+    QString log;
+    const int code = runCli({"process", "--video", flight_ + "/flight.mp4", "--basemap", basemap_, "--model",
+                             "aliked-n16rot", "--mode", "sequential", "--out", out},
+                            &log, 300000, empty_models);
+    QVERIFY2(code == 0, qPrintable(log));
+    const auto report = readJson(out + "/report.json");
+    const std::string model = report["feature_model"].get<std::string>();
+    QVERIFY2(model.rfind("orb+", 0) == 0, model.c_str());
+    QVERIFY2(report["fallback_reason"].get<std::string>().find("aliked-n16rot") != std::string::npos,
+             report["fallback_reason"].dump().c_str());
   }
 
   void gpxPointOutsideWgs84IsIgnoredWithAWarning() {
