@@ -381,16 +381,21 @@ class TestTrackIo : public QObject {
   // of two sizes in one process, with a generous bound, so a slow machine passes.
   void kmlExportIsLinear() {
     QTemporaryDir dir;
+    // The fastest of three runs of each size: a busy machine slows single runs.
     const auto seconds = [&](int n) {
       const Track track = makeLongTrack(n);
-      const auto start = std::chrono::steady_clock::now();
-      exportTrack(track, (dir.path() + "/t" + QString::number(n) + ".kml").toStdString(), TrackFormat::Kml);
-      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      double best = 1e9;
+      for (int run = 0; run < 3; ++run) {
+        const auto start = std::chrono::steady_clock::now();
+        exportTrack(track, (dir.path() + "/t" + QString::number(n) + ".kml").toStdString(), TrackFormat::Kml);
+        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      }
+      return best;
     };
     seconds(500);  // warm-up: driver registration
     const double small = seconds(2500), large = seconds(10000);
     qInfo("KML export: 2,500 poses %.3f s, 10,000 poses %.3f s", small, large);
-    QVERIFY2(large < 10.0 * std::max(small, 0.02), qPrintable(QString("%1 s vs %2 s").arg(large).arg(small)));
+    QVERIFY2(large < 10.0 * std::max(small, 0.05), qPrintable(QString("%1 s vs %2 s").arg(large).arg(small)));
     QCOMPARE(readTrack((dir.path() + "/t10000.kml").toStdString()).poses.size(), std::size_t(10000));
   }
 
