@@ -6,6 +6,7 @@
 
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/json_integer.h"
 
 namespace skytrace::io {
 namespace {
@@ -99,7 +100,7 @@ Project readProjectFile(const std::string& path) {
   json root;
   try {
     root = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number too large
     fail(path, std::string("not JSON (") + e.what() + ")");
   }
   if (!root.is_object()) fail(path, "the top level is not a JSON object");
@@ -108,8 +109,9 @@ Project readProjectFile(const std::string& path) {
   const auto version = root.find("version");
   if (version == root.end() || !version->is_number_integer())
     fail(path, "\"version\" is missing or not an integer");
-  if (version->get<int>() > kVersion)
-    fail(path, "version " + std::to_string(version->get<int>()) +
+  const int version_number = jsonInteger<int>(*version, path + ": \"version\"");
+  if (version_number > kVersion)
+    fail(path, "version " + std::to_string(version_number) +
                    " is newer than this Skytrace reads (" + std::to_string(kVersion) + ")");
 
   const fs::path base = folderOf(path);

@@ -7,6 +7,7 @@
 #include "core/util/atomic_file.h"
 #include "core/util/check.h"
 #include "core/util/error.h"
+#include "core/util/json_integer.h"
 
 namespace skytrace::nav {
 namespace {
@@ -152,8 +153,8 @@ CameraModel CameraModel::fromJsonText(const std::string& text, const std::string
                         j.at("model").get<std::string>() + "' (expected opencv_pinhole)");
     }
     CameraModel camera;
-    camera.width_px = j.at("width_px").get<int>();
-    camera.height_px = j.at("height_px").get<int>();
+    camera.width_px = jsonInteger<int>(j.at("width_px"), source + ": width_px");
+    camera.height_px = jsonInteger<int>(j.at("height_px"), source + ": height_px");
     if (j.contains("fx_px")) {
       camera.fx_px = j.at("fx_px").get<double>();
       camera.fy_px = j.value("fy_px", camera.fx_px);

@@ -7,6 +7,7 @@
 
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/json_integer.h"
 #include "core/vision/checkpoint_impl.h"
 
 namespace skytrace::vision {
@@ -61,8 +62,14 @@ StateDict loadSafetensorsBytes(const std::string& bytes, const std::string& sour
       const auto type = safetensorsTypes().find(dtype_name);
       if (type == safetensorsTypes().end())
         throw fail("tensor '" + name + "' has unsupported dtype " + dtype_name);
-      const auto shape = info.at("shape").get<std::vector<int64_t>>();
-      const auto offsets = info.at("data_offsets").get<std::vector<uint64_t>>();
+      std::vector<int64_t> shape;
+      std::vector<uint64_t> offsets;
+      try {
+        shape = jsonIntegers<int64_t>(info.at("shape"), "the shape of '" + name + "'");
+        offsets = jsonIntegers<uint64_t>(info.at("data_offsets"), "the data_offsets of '" + name + "'");
+      } catch (const FormatError& e) {
+        throw fail(e.what());
+      }
       if (offsets.size() != 2 || offsets[0] > offsets[1])
         throw fail("tensor '" + name + "' has malformed data_offsets");
       // The byte count of the shape, refused before it can overflow: no tensor here is

@@ -123,6 +123,12 @@ class TestProjectFile : public QObject {
     QVERIFY(test::errorMessageOf<FormatError>([&] { io::readProjectFile(path); }).contains("\"video\""));
     writeText(path, R"({"format": "skytrace-project", "version": 9, "video": "v", "basemaps": []})");
     QVERIFY(test::errorMessageOf<FormatError>([&] { io::readProjectFile(path); }).contains("newer"));
+    writeText(path, R"({"format": "skytrace-project", "version": 99999999999, "video": "v", "basemaps": []})");
+    QVERIFY(test::errorMessageOf<FormatError>([&] { io::readProjectFile(path); }).contains("\"version\""));
+    // Found by fuzz_project: a number beyond double's range made the JSON parser throw
+    // out_of_range, which escaped the reader (the GUI would have stopped on it).
+    writeText(path, "{\"format\": \"skytrace-project\", \"version\": 1" + std::string(400, '6') + "}");
+    QVERIFY(test::errorMessageOf<FormatError>([&] { io::readProjectFile(path); }).contains("not JSON"));
     writeText(path, R"({"format": "skytrace-project", "version": 1, "video": "v", "basemaps": ["b"],
                         "processing": {"register_every_keyframe": "yes"}})");
     QVERIFY(test::errorMessageOf<FormatError>([&] { io::readProjectFile(path); })

@@ -10,6 +10,7 @@
 #include "core/nav/camera_model.h"
 #include "core/nav/camera_pose.h"
 #include "core/util/error.h"
+#include "tests/test_support.h"
 
 using namespace skytrace;
 using namespace skytrace::nav;
@@ -177,6 +178,13 @@ class TestCameraModel : public QObject {
     QVERIFY_THROWS_EXCEPTION(FormatError, CameraModel::fromJsonText(
                                               R"({"width_px": -5, "height_px": 600, "fx_px": 500})",
                                               "neg.json"));
+    // Found by fuzz_camera_json: a floating size was converted to int by a plain cast
+    // (undefined behaviour for 1e77); sizes must be integers that fit.
+    for (const char* width : {"1e77", "640.5", "3000000000"}) {
+      const std::string text = std::string(R"({"width_px": )") + width + R"(, "height_px": 600, "fx_px": 500})";
+      const QString message = test::errorMessageOf<FormatError>([&] { CameraModel::fromJsonText(text, "big.json"); });
+      QVERIFY2(message.contains("big.json") && message.contains("width_px"), qPrintable(message));
+    }
   }
 };
 

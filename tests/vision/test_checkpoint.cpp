@@ -301,6 +301,14 @@ class TestCheckpoint : public QObject {
     const QString huge = errorOf([&] { loadSafetensorsBytes(overflow, "huge.safetensors"); });
     QVERIFY2(huge.contains("huge.safetensors") && huge.contains("'w'") && huge.contains("larger than"),
              qPrintable(huge));
+    // Found by fuzz_checkpoint: floating data_offsets (2.222e23) were converted to
+    // uint64 by a plain cast (undefined behaviour); offsets must be integers that fit.
+    header = "{\"w\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,2222e20]}}";
+    std::string floating(8, '\0');
+    floating[0] = static_cast<char>(header.size());
+    floating += header + std::string(4, '\0');
+    const QString offsets = errorOf([&] { loadSafetensorsBytes(floating, "float.safetensors"); });
+    QVERIFY2(offsets.contains("float.safetensors") && offsets.contains("data_offsets"), qPrintable(offsets));
   }
 };
 
