@@ -268,6 +268,8 @@ void NavigationRunner::run(const io::Project& project, ProcessingSink& sink) {
   result.warnings.insert(result.warnings.end(), warnings.begin(), warnings.end());
   nav::NavigationOptions used = choice.options;
   if (!outcome.vo_features_model.empty()) used.vo_features.model = outcome.vo_features_model;
+  if (!result.registration_features_model.empty())
+    used.registration.features.model = result.registration_features_model;
   nav::RunDescription run;
   run.skytrace_version = QCoreApplication::applicationVersion().toStdString();
   run.video_path = project.video_path;

@@ -283,8 +283,10 @@ int runProcess(const QStringList& args) {
     run.device = placement.splitAcrossDevices()
                      ? "vo " + placement.vo.toString() + ", registration " + placement.satellite.toString()
                      : device.toString();
-    // The model that ran: a learned one without its weights falls back to a classical one.
+    // The models that ran: a learned one without its weights falls back to a classical one.
     if (!result.vo_features_model.empty()) options.vo_features.model = result.vo_features_model;
+    if (!result.registration_features_model.empty())
+      options.registration.features.model = result.registration_features_model;
     run.feature_model = nav::visualOdometryModelName(options);
     run.registration_model = nav::satelliteModelName(options.registration);
     run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

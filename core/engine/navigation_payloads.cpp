@@ -54,6 +54,16 @@ std::string NavigationRunOutput::fallbackReason() const {
   return fallback_reason_;
 }
 
+void NavigationRunOutput::setRegistrationModel(std::string model) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  registration_model_ = std::move(model);
+}
+
+std::string NavigationRunOutput::registrationModel() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return registration_model_;
+}
+
 namespace {
 
 struct NavigationKeyframeRequest final : KeyframeRequest {
@@ -150,8 +160,10 @@ class NavigationVoPayload final : public VoPayload {
 
 class NavigationSatellitePayload final : public SatellitePayload {
  public:
-  NavigationSatellitePayload(const nav::NavigationInputs& inputs, const nav::RegistrationOptions& options)
+  NavigationSatellitePayload(const nav::NavigationInputs& inputs, const nav::RegistrationOptions& options,
+                             NavigationRunOutput& output)
       : registrar_(inputs.basemap_paths, inputs.enu, inputs.ground_up_m, inputs.camera, options) {
+    output.setRegistrationModel(registrar_.featuresModelName());
     warmUpHomographyRansac(options.features.device, options.ransac_threshold_px,
                            options.features.max_keypoints);
   }
@@ -193,10 +205,10 @@ PayloadFactories makeNavigationPayloads(const nav::NavigationInputs& inputs,
     return std::make_unique<NavigationVoPayload>(inputs, on_device, frames_total, output, live);
   };
   if (options.registration_enabled && !inputs.basemap_paths.empty()) {
-    factories.satellite = [inputs, registration = options.registration](const vision::DeviceSpec& device) {
+    factories.satellite = [inputs, registration = options.registration, output](const vision::DeviceSpec& device) {
       nav::RegistrationOptions on_device = registration;
       on_device.features.device = device;
-      return std::make_unique<NavigationSatellitePayload>(inputs, on_device);
+      return std::make_unique<NavigationSatellitePayload>(inputs, on_device, *output);
     };
   }
   return factories;
@@ -280,6 +292,7 @@ NavigationEngineRun runNavigationEngine(const std::string& video_path, nav::Navi
   if (!result && run.report.cancelled) throw Cancelled();  // cancelled before the first frame
   if (!result) throw Error("navigation run ended without a result");
   run.result = std::move(*result);
+  run.result.registration_features_model = output->registrationModel();
   if (const std::string early_end = video_end->reason(); !early_end.empty()) {
     run.result.completed = false;
     run.result.warnings.push_back(video_path + ": " + early_end +

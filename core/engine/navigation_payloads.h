@@ -44,12 +44,16 @@ class NavigationRunOutput {
   void setModel(std::string model, std::string fallback_reason);
   std::string voModel() const;
   std::string fallbackReason() const;
+  // The registration's local feature model actually used (set when its payload starts).
+  void setRegistrationModel(std::string model);
+  std::string registrationModel() const;
 
  private:
   mutable std::mutex mutex_;
   std::optional<nav::NavigationResult> result_;
   std::string vo_model_;
   std::string fallback_reason_;
+  std::string registration_model_;
 };
 
 // What a live view learns while the engine navigates: the same per-frame results and

@@ -690,6 +690,10 @@ RegistrationFix BasemapRegistrar::registerFrame(const RegistrationRequest& reque
   return s.registerGlobally(request);
 }
 
+std::string BasemapRegistrar::featuresModelName() const {
+  return state_->frame_extractor ? state_->frame_extractor->name() : std::string();
+}
+
 cv::Rect2d BasemapRegistrar::coverageEnu() const {
   cv::Rect2d out = state_->basemaps.front().coverage_enu;
   for (const auto& b : state_->basemaps) out |= b.coverage_enu;

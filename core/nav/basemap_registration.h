@@ -155,6 +155,11 @@ class BasemapRegistrar {
   // origin), metres.
   cv::Rect2d coverageEnu() const;
 
+  // The local feature model the registrar extracts with (after a fallback to ORB when
+  // the requested model's weights are missing); empty when it uses none (dense matcher
+  // with learned retrieval).
+  std::string featuresModelName() const;
+
  private:
   struct State;
   std::unique_ptr<State> state_;

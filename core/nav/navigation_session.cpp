@@ -369,6 +369,7 @@ NavigationResult runNavigationSequential(const std::string& video_path, Navigati
   const std::string early_end = video->earlyEnd();
   NavigationResult result =
       session.finish(completed && early_end.empty(), std::max<std::int64_t>(total, frame.index + 1));
+  if (registrar) result.registration_features_model = registrar->featuresModelName();
   if (!early_end.empty())
     result.warnings.push_back(video_path + ": " + early_end + "; the results end at the last decoded frame");
   return result;

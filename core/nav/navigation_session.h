@@ -90,6 +90,9 @@ struct NavigationResult {
   double drift_estimate_percent = std::numeric_limits<double>::quiet_NaN();
   std::vector<std::string> warnings;
   std::string vo_features_model;  // the VO extractor actually used (after any fallback)
+  // The registration's local features actually used (after any fallback); empty when
+  // registration used none or did not run.
+  std::string registration_features_model;
 };
 
 class NavigationSession {

@@ -142,6 +142,9 @@ class TestProcessFaults : public QObject {
     const auto report = readJson(out + "/report.json");
     const std::string model = report["feature_model"].get<std::string>();
     QVERIFY2(model.rfind("orb+", 0) == 0, model.c_str());
+    // The registration stage fell back too (VLAD retrieval + local features).
+    QCOMPARE(report["registration_model"].get<std::string>(), std::string("vlad+orb"));
+    QCOMPARE(report["satellite_models"]["fine_matching"].get<std::string>(), std::string("orb"));
     QVERIFY2(report["fallback_reason"].get<std::string>().find("aliked-n16rot") != std::string::npos,
              report["fallback_reason"].dump().c_str());
   }
