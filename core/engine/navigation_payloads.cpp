@@ -293,11 +293,7 @@ NavigationEngineRun runNavigationEngine(const std::string& video_path, nav::Navi
   if (!result) throw Error("navigation run ended without a result");
   run.result = std::move(*result);
   run.result.registration_features_model = output->registrationModel();
-  if (const std::string early_end = video_end->reason(); !early_end.empty()) {
-    run.result.completed = false;
-    run.result.warnings.push_back(video_path + ": " + early_end +
-                                  "; the results end at the last decoded frame");
-  }
+  nav::markVideoEndedEarly(video_path, video_end->reason(), &run.result);
   run.vo_model = output->voModel();
   run.fallback_reason = output->fallbackReason();
   return run;

@@ -321,6 +321,12 @@ void checkVideoFrameSize(const std::string& video_path, int width_px, int height
   }
 }
 
+void markVideoEndedEarly(const std::string& video_path, const std::string& reason, NavigationResult* result) {
+  if (reason.empty()) return;
+  result->completed = false;
+  result->warnings.push_back(video_path + ": " + reason + "; the results end at the last decoded frame");
+}
+
 NavigationResult runNavigationSequential(const std::string& video_path, NavigationInputs inputs,
                                          const NavigationOptions& options,
                                          const ProgressCallback& progress,
@@ -366,12 +372,9 @@ NavigationResult runNavigationSequential(const std::string& video_path, Navigati
       break;
     }
   }
-  const std::string early_end = video->earlyEnd();
-  NavigationResult result =
-      session.finish(completed && early_end.empty(), std::max<std::int64_t>(total, frame.index + 1));
+  NavigationResult result = session.finish(completed, std::max<std::int64_t>(total, frame.index + 1));
   if (registrar) result.registration_features_model = registrar->featuresModelName();
-  if (!early_end.empty())
-    result.warnings.push_back(video_path + ": " + early_end + "; the results end at the last decoded frame");
+  markVideoEndedEarly(video_path, video->earlyEnd(), &result);
   return result;
 }
 

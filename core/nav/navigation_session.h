@@ -133,6 +133,11 @@ class NavigationSession {
 constexpr int kMinFrameSidePx = 64;
 void checkVideoFrameSize(const std::string& video_path, int width_px, int height_px);
 
+// A video that ended before its announced frame count (io::VideoSource::earlyEnd,
+// `reason` non-empty): the run did not see the whole flight, so `result` becomes
+// incomplete and says why. Nothing happens for an empty `reason`.
+void markVideoEndedEarly(const std::string& video_path, const std::string& reason, NavigationResult* result);
+
 // Single-threaded reference driver: decode, processFrame, registerFrame, addFix, per
 // frame, on the calling thread. `progress` may cancel (then completed = false and the
 // result holds what was computed). `stage_times_ms` (optional) receives per-frame
