@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QDir>
+#include <QProcess>
 #include <QString>
 #include <QtTest>
 
@@ -29,6 +30,32 @@ QString errorMessageOf(Fn&& fn) {
 
 // Absolute path of a file below ../shared ("data/orthophotos/australia.tif").
 inline QString sharedPath(const QString& relative) { return sharedDir() + "/" + relative; }
+
+// The skytrace-cli of the build under test (SKYTRACE_BUILD_DIR).
+inline QString cliPath() { return qEnvironmentVariable("SKYTRACE_BUILD_DIR") + "/app/cli/skytrace-cli"; }
+
+// Runs skytrace-cli with `args`, with SKYTRACE_MODEL_DIR set to `model_dir` when it is
+// not empty. Returns the exit code, -1 when the run took longer than `timeout_ms` (it
+// is then killed), -2 when it crashed; *output (optional) receives stdout and stderr.
+inline int runCli(const QStringList& args, QString* output = nullptr, int timeout_ms = 240000,
+                  const QString& model_dir = QString()) {
+  QProcess process;
+  if (!model_dir.isEmpty()) {
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("SKYTRACE_MODEL_DIR"), model_dir);
+    process.setProcessEnvironment(env);
+  }
+  process.setProcessChannelMode(QProcess::MergedChannels);
+  process.start(cliPath(), args);
+  const bool finished = process.waitForFinished(timeout_ms);
+  if (output) *output = QString::fromUtf8(process.readAll());
+  if (!finished) {
+    process.kill();
+    process.waitForFinished();
+    return -1;
+  }
+  return process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2;
+}
 
 }  // namespace skytrace::test
 

@@ -18,27 +18,14 @@
 
 namespace {
 
-QString cliPath() { return qEnvironmentVariable("SKYTRACE_BUILD_DIR") + "/app/cli/skytrace-cli"; }
+using skytrace::test::cliPath;
 
 QString alikedWeights() { return skytrace::test::sharedPath("models/aliked/aliked-n16rot.pth"); }
 
-// Runs the CLI with the shared model folder as the model directory; returns the exit
-// code (-1 on a timeout) and the merged output.
-int runCli(const QStringList& args, QString* output, int timeout_ms = 600000) {
-  QProcess process;
-  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-  env.insert(QStringLiteral("SKYTRACE_MODEL_DIR"), skytrace::test::sharedPath("models"));
-  process.setProcessEnvironment(env);
-  process.setProcessChannelMode(QProcess::MergedChannels);
-  process.start(cliPath(), args);
-  const bool finished = process.waitForFinished(timeout_ms);
-  *output = QString::fromUtf8(process.readAll());
-  if (!finished) {
-    process.kill();
-    process.waitForFinished();
-    return -1;
-  }
-  return process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2;
+// The CLI with the shared model folder as the model directory (10 min per command on
+// 2 CPU cores at most).
+int runCli(const QStringList& args, QString* output) {
+  return skytrace::test::runCli(args, output, 600000, skytrace::test::sharedPath("models"));
 }
 
 QJsonObject readJson(const QString& path) {

@@ -24,16 +24,8 @@ using namespace skytrace;
 
 namespace {
 
-QString cliPath() { return qEnvironmentVariable("SKYTRACE_BUILD_DIR") + "/app/cli/skytrace-cli"; }
-
-int runCli(const QStringList& args, QString* output = nullptr, int timeout_ms = 240000) {
-  QProcess process;
-  process.setProcessChannelMode(QProcess::MergedChannels);
-  process.start(cliPath(), args);
-  if (!process.waitForFinished(timeout_ms)) return -1;
-  if (output) *output = QString::fromUtf8(process.readAll());
-  return process.exitCode();
-}
+using test::cliPath;
+using test::runCli;
 
 nlohmann::json readJson(const QString& path) {
   std::ifstream in(path.toStdString());

@@ -33,21 +33,12 @@ using namespace skytrace;
 
 namespace {
 
-QString cliPath() { return qEnvironmentVariable("SKYTRACE_BUILD_DIR") + "/app/cli/skytrace-cli"; }
+using test::cliPath;
 
+// Each run here is seconds long; 300 s is the bound for a loaded machine.
 int runCli(const QStringList& args, QString* output = nullptr, int timeout_ms = 300000,
            const QString& model_dir = QString()) {
-  QProcess process;
-  if (!model_dir.isEmpty()) {
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("SKYTRACE_MODEL_DIR"), model_dir);
-    process.setProcessEnvironment(env);
-  }
-  process.setProcessChannelMode(QProcess::MergedChannels);
-  process.start(cliPath(), args);
-  if (!process.waitForFinished(timeout_ms)) return -1;
-  if (output) *output = QString::fromUtf8(process.readAll());
-  return process.exitCode();
+  return test::runCli(args, output, timeout_ms, model_dir);
 }
 
 nlohmann::json readJson(const QString& path) {
