@@ -3,8 +3,7 @@
 //
 // Input frames are synthetic and reproducible (seeded multi-octave noise texture, and
 // its warp by a known homography as the second frame), generated on the device with
-// ATen so that the benchmark runs the same everywhere, including the GPU-only build
-// without OpenCV (SKYTRACE_BENCH_NO_OPENCV, see scripts/gpu/). One "frame pair" step is
+// ATen so that the benchmark runs the same on every device. One "frame pair" step is
 // what visual odometry does per new frame: extract the new frame, match it to the
 // previous frame's features, fit a homography. The previous frame is extracted once.
 // Device work is synchronised (a tiny device->host copy) at the end of each step.
@@ -63,12 +62,10 @@
 #include "core/vision/superpoint_model_impl.h"
 #include "core/vision/torch_runtime.h"
 
-#ifndef SKYTRACE_BENCH_NO_OPENCV
 #include <opencv2/core.hpp>
 
 #include "core/vision/classical_extractor.h"
 #include "core/vision/feature_set_impl.h"
-#endif
 
 using namespace skytrace;
 using namespace skytrace::vision;
@@ -274,7 +271,6 @@ class SuperPointBench final : public BenchExtractor {
   superpoint::SuperPointConfig config_;
 };
 
-#ifndef SKYTRACE_BENCH_NO_OPENCV
 class ClassicalBench final : public BenchExtractor {
  public:
   ClassicalBench(const std::string& model, int keypoints, const DeviceSpec& device) {
@@ -296,7 +292,6 @@ class ClassicalBench final : public BenchExtractor {
  private:
   std::unique_ptr<FeatureExtractor> extractor_;
 };
-#endif
 
 std::unique_ptr<BenchExtractor> makeExtractor(const std::string& model, int keypoints,
                                               const Args& args, const DeviceSpec& device) {
@@ -305,9 +300,7 @@ std::unique_ptr<BenchExtractor> makeExtractor(const std::string& model, int keyp
                                          args.aliked_float16);
   if (model == "superpoint")
     return std::make_unique<SuperPointBench>(args.weights_dir, keypoints, toAtDeviceSpec(device));
-#ifndef SKYTRACE_BENCH_NO_OPENCV
   if (model == "orb" || model == "sift") return std::make_unique<ClassicalBench>(model, keypoints, device);
-#endif
   throw InvalidArgument("model '" + model + "' is not available in this build");
 }
 

@@ -5,8 +5,8 @@ gpu__time_duration.sum --print-units base), largest first.
     bench/ncu_kernel_summary.py NCU.csv OUT.txt [--top N]
 
 The first line of OUT.txt is "total T ms over K kernels"; then one line per kernel name
-(truncated to 110 characters): summed GPU time in ms, launch count, name. Used by
-scripts/gpu/build_and_bench.sh --profile and scripts/gpu/bench_engine_targets.sh --profile.
+(truncated to 110 characters): summed GPU time in ms, launch count, name. Used for the per-kernel
+profiles in docs/gpu.md.
 """
 import argparse
 import collections

@@ -23,6 +23,6 @@ if ((${#missing[@]})); then
 fi
 
 echo "== configuring ($build_dir)"
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release ${SKYTRACE_CMAKE_ARGS:-}
+cmake --preset default -B "$build_dir" ${SKYTRACE_CMAKE_ARGS:-}
 echo "== building with $jobs jobs"
 cmake --build "$build_dir" -j "$jobs"

@@ -34,8 +34,7 @@ std::unique_ptr<TensorExtractor> createTensorExtractor(const std::string& model,
                                                        const vision::DeviceSpec& device,
                                                        bool aliked_float16 = false);
 
-// Classical (OpenCV) extractors: vision_extractor_classical.cpp in the main build,
-// vision_extractor_classical_unavailable.cpp in the GPU-only build.
+// Classical (OpenCV) extractors (vision_extractor_classical.cpp).
 std::unique_ptr<TensorExtractor> createClassicalTensorExtractor(const std::string& model,
                                                                 int keypoints,
                                                                 const vision::DeviceSpec& device);

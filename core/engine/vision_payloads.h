@@ -1,5 +1,5 @@
 // The vision-only workload: what the engine's GPU benchmark runs, with no GDAL and no
-// navigation state (so it builds on the CUDA machine, see scripts/gpu/engine/).
+// navigation state.
 //   VO:        extract local features of the frame, match them to the previous frame's
 //              (MNN or LightGlue), fit a homography (batched LO-RANSAC); every
 //              `keyframe_interval`-th frame becomes a keyframe request carrying a device

@@ -5,7 +5,7 @@
 // and with a few kernels instead of hundreds: AlikedModel uses them on CUDA for float32
 // models (AlikedModel::setFusedKernelsEnabled, SKYTRACE_ALIKED_FUSED=0 to compare).
 // Results equal the ATen path up to float rounding (order of sums, FMA contraction):
-// scripts/gpu/gpu_check.cpp compares both paths and the CPU.
+// tests/vision/test_vision_cuda.cpp compares both paths and the CPU.
 //
 // Built only with the CUDA kernels (SKYTRACE_ALIKED_CUDA_KERNELS, the GPU builds that have
 // nvcc); elsewhere built() is false and every operator throws.

@@ -111,7 +111,7 @@ class AlikedModel {
   // tensor cores; the input, the score map, the descriptor map and everything from
   // detection on (DKD, SDDH, outputs) stay float32, as do deformable sampling positions.
   // Outputs deviate from float32 (keypoints by a few hundredths of a pixel, descriptors by
-  // ~1e-3; measured by scripts/gpu/gpu_check.cpp). Throws InvalidArgument on the CPU.
+  // ~1e-3; measured by tests/vision/test_vision_cuda.cpp). Throws InvalidArgument on the CPU.
   // Drops captured graphs. Thread: before forward() calls on other threads, like any setter.
   void setHalfPrecision(bool enabled);
   bool halfPrecision() const { return half_precision_; }

@@ -9,7 +9,7 @@
 #include "core/vision/torch_runtime.h"
 
 #if defined(SKYTRACE_WITH_CUDA)
-// GPU build only (scripts/gpu): the main build's LibTorch has no CUDA.
+// CUDA builds only (cuda preset): Debian's LibTorch has no CUDA.
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDAGuard.h>

@@ -1,5 +1,4 @@
-// Implements dinov2_descriptor_impl.h: tensor-only (no OpenCV), so that the GPU-only
-// benchmark build (scripts/gpu) has it too.
+// Implements dinov2_descriptor_impl.h: tensor-only (no OpenCV), part of core_vision_tensor.
 #include "core/vision/dinov2_descriptor_impl.h"
 
 #include <string>

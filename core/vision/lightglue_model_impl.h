@@ -11,7 +11,7 @@
 // confident) and width (pruning of confidently unmatchable points) follow the original
 // and are switched by LightGlueOptions; each costs one host synchronisation per layer
 // (the original's Python control flow does the same).
-// No OpenCV here: this file is also built by the GPU-only configuration (scripts/gpu).
+// No OpenCV here: part of the tensor-only target core_vision_tensor.
 // Thread: create and use on one thread; forward() is const and holds no per-call state.
 #pragma once
 

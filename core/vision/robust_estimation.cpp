@@ -20,7 +20,7 @@
 #include <vector>
 
 #if defined(SKYTRACE_WITH_CUDA)
-// GPU build only (scripts/gpu): CUDA graphs for the hypothesis batches.
+// CUDA builds only (cuda preset): CUDA graphs for the hypothesis batches.
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDAGuard.h>

@@ -9,7 +9,7 @@
 // Keypoints: (x, y) pixel coordinates of heatmap pixels (integer-valued floats; pixel
 // centres at integers, the OpenCV convention), order as the original: torch.topk by
 // score (descending) when more than max_keypoints candidates exist, else row-major.
-// No OpenCV here: this file is also built by the GPU-only configuration (scripts/gpu).
+// No OpenCV here: part of the tensor-only target core_vision_tensor.
 // Thread: create and use on one thread; const methods hold no per-call state.
 #pragma once
 

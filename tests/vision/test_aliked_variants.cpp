@@ -60,7 +60,8 @@ class TestAlikedVariants : public QObject {
 
   void variantRuns() {
     QFETCH(QString, variant);
-    const AlikedConfig& config = alikedConfig(variant.toStdString());
+    const std::string variant_name = variant.toStdString();
+    const AlikedConfig& config = alikedConfig(variant_name);
     const aliked::AlikedModel model = aliked::loadAlikedModel(
         config.name, sharedFile("models/aliked/" + config.published_file), at::kCPU);
     c10::InferenceMode inference;
@@ -157,7 +158,7 @@ class TestAlikedVariants : public QObject {
 
   void halfPrecisionNeedsCuda() {
     // The float16 dense part is a CUDA fast path (checked against the CPU by
-    // scripts/gpu/gpu_check.cpp); on the CPU it is refused with the reason.
+    // tests/vision/test_vision_cuda.cpp); on the CPU it is refused with the reason.
     aliked::AlikedModel model =
         aliked::loadAlikedModel("aliked-t16", sharedFile("models/aliked/aliked-t16.pth"), at::kCPU);
     try {

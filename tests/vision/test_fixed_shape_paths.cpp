@@ -1,7 +1,7 @@
 // The synchronisation-free, fixed-shape variants that the CUDA-graph fast paths replay
 // (cuda_graph_impl.h) give the eager selection's result in their leading rows, on the
-// CPU (the CUDA build runs the same functions inside graphs; scripts/gpu checks them
-// there against the CPU):
+// CPU (the CUDA build runs the same functions inside graphs; tests/vision/test_vision_cuda.cpp
+// checks them there against the CPU):
 //   - SuperPoint selectKeypointsFixed vs selectKeypoints: top-k branch (more candidates
 //     than the budget) and row-major branch (fewer);
 //   - ALIKED detectTopKPeaksFixed vs detectKeypoints (top-k), also with fewer NMS peaks

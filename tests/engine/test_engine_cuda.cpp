@@ -1,13 +1,12 @@
-// skytrace-engine-gpu-check (ctest label gpu, the CUDA machine; a plain program since
-// Qt Test is not there): the engine's device paths do what the CPU tests check.
+// test_engine_cuda (ctest label gpu): the engine's device paths do what the CPU tests
+// check. Skipped (exit 77) where LibTorch sees no CUDA device (tests/cuda_test_support.h).
 //   1. FrameFeed on the GPU (pinned ring of 2 slots, copy stream, events): every frame's
 //      device pixels equal the source's, although slots are reused while the consumer
 //      works on its own stream and holds each frame for a while.
 //   2. The overlapped Pipeline with the vision payloads (ALIKED, when its weights are in
-//      SKYTRACE_MODEL_DIR) runs 30 frames to completion with real VO inliers and
+//      the ALIKED model folder) runs 30 frames to completion with real VO inliers and
 //      accepted satellite fixes.
-// Device: $SKYTRACE_GPU_CHECK_DEVICE (default cuda:0; "cpu" runs the same checks on the
-// CPU twin). Exit status 0 = all passed.
+// Exit status 0 = all passed.
 #include <QCoreApplication>
 
 #include <ATen/ATen.h>
@@ -27,6 +26,7 @@
 #include "core/engine/synthetic_frame_source.h"
 #include "core/engine/vision_payloads.h"
 #include "core/vision/torch_runtime.h"
+#include "tests/cuda_test_support.h"
 
 using namespace skytrace;
 using namespace skytrace::engine;
@@ -74,9 +74,9 @@ void checkFeed(const vision::DeviceSpec& device) {
 }
 
 void checkPipeline(const vision::DeviceSpec& device) {
-  const char* model_dir = std::getenv("SKYTRACE_MODEL_DIR");
-  if (!model_dir || !std::ifstream(std::string(model_dir) + "/aliked-n16rot.pth")) {
-    std::cout << "SKIP pipeline check: no aliked-n16rot.pth in SKYTRACE_MODEL_DIR" << std::endl;
+  const std::string model_dir = test::alikedModelDir();
+  if (!std::ifstream(model_dir + "/aliked-n16rot.pth")) {
+    std::cout << "SKIP pipeline check: no aliked-n16rot.pth in " << model_dir << std::endl;
     return;
   }
   SyntheticFrameOptions frames;
@@ -111,9 +111,10 @@ void checkPipeline(const vision::DeviceSpec& device) {
 
 int main(int argc, char** argv) {
   QCoreApplication app(argc, argv);
+  const std::optional<std::string> which = test::deviceUnderTest();
+  if (!which) return test::skipNoCudaDevice("test_engine_cuda");
   vision::configureTorchRuntime();
-  const char* env = std::getenv("SKYTRACE_GPU_CHECK_DEVICE");
-  const vision::DeviceSpec device = vision::parseDevice(env ? env : "cuda:0");
+  const vision::DeviceSpec device = vision::parseDevice(*which);
   try {
     vision::requireDeviceAvailable(device);
     checkFeed(device);

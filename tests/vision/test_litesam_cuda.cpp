@@ -1,17 +1,14 @@
 // LiteSAM on the GPU against the original implementation's reference outputs
 // (fixtures/parity/litesam: random float16-rounded weights, a 480x480 orthophoto pair,
 // CPU float32 reference of boyagesmile/LiteSAM 8b49e8d), at the fixture README's
-// tolerances: the same check as tests/vision/test_litesam_parity.cpp, without Qt Test (the
-// device machine has no Qt). Runs the multi-branch and the fused (reparameterised)
+// tolerances: the same check as tests/vision/test_litesam_parity.cpp, on the device (ctest
+// label gpu; tests/cuda_test_support.h). Runs the multi-branch and the fused (reparameterised)
 // MobileOne. Also reports the deviation of the device result from this build's CPU result.
 //
-// Fixture folder: $SKYTRACE_PARITY_DIR/litesam (build_and_bench.sh sets it), else
-// <argv[1]>/litesam (ctest passes <repo>/build-gpu-deps/fixtures/parity: copy
-// ../shared/fixtures/parity/litesam into that ignored folder for a device run).
+// Fixture folder: <parity fixtures>/litesam (skytrace::test::parityFixtureDir()); skipped without it.
 // With weights.pt and inputs.pt but no outputs.pt (a lighter carry), it checks the device's
 // default path (CUDA graph for the dense stages) against this build's CPU port and the eager
 // device path instead.
-// Device: $SKYTRACE_GPU_CHECK_DEVICE (default cuda:0 when available, else cpu).
 // Exit status: 0 all checks pass, 1 a check failed, 2 error, 77 fixture missing (skip).
 #include <ATen/ATen.h>
 #include <c10/core/InferenceMode.h>
@@ -24,7 +21,8 @@
 #include "core/vision/checkpoint_impl.h"
 #include "core/vision/litesam_model_impl.h"
 #include "core/vision/torch_runtime.h"
-#include "scripts/gpu/tolerance_checks.h"
+#include "tests/cuda_test_support.h"
+#include "tests/vision/cuda_tolerance_checks.h"
 
 using namespace skytrace::vision;
 
@@ -69,26 +67,25 @@ int checkAgainstCpuOnly(const StateDict& weights, const StateDict& inputs, const
     if (sameMatches(graph, eager))
       checks.check(tag + "graph vs eager mkpts1_f", maxAbsDiff(graph.mkpts1_f, eager.mkpts1_f), 1e-4);
   }
-  std::printf("%s\n", checks.passed() ? "litesam_gpu_check: PASS" : "litesam_gpu_check: FAIL");
+  std::printf("%s\n", checks.passed() ? "test_litesam_cuda: PASS" : "test_litesam_cuda: FAIL");
   return checks.passed() ? 0 : 1;
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main() {
+  const std::optional<std::string> device_text = skytrace::test::deviceUnderTest();
+  if (!device_text) return skytrace::test::skipNoCudaDevice("test_litesam_cuda");
   try {
-    const char* parity = std::getenv("SKYTRACE_PARITY_DIR");
-    const std::string root = parity && *parity ? parity : (argc > 1 ? argv[1] : "build-gpu-deps/fixtures/parity");
+    const std::string root = skytrace::test::parityFixtureDir();
     const std::string dir = root + "/litesam";
     if (!std::ifstream(dir + "/weights.pt").good() || !std::ifstream(dir + "/inputs.pt").good()) {
-      std::printf("litesam fixture not found in %s (set SKYTRACE_PARITY_DIR): skipped\n", dir.c_str());
+      std::printf("litesam fixture not found in %s (set SKYTRACE_PARITY_DIR): SKIP\n", dir.c_str());
       return 77;
     }
     configureTorchRuntime();  // exact float32 (TF32 off)
-    const char* device_env = std::getenv("SKYTRACE_GPU_CHECK_DEVICE");
-    const std::string device_text = device_env ? device_env : (cudaDeviceCount() > 0 ? "cuda:0" : "cpu");
-    const at::Device device(device_text);
-    std::printf("%s\ndevice %s\n", torchRuntimeSummary().c_str(), device_text.c_str());
+    const at::Device device(*device_text);
+    std::printf("%s\ndevice %s\n", torchRuntimeSummary().c_str(), device_text->c_str());
 
     const StateDict weights = loadTorchCheckpoint(dir + "/weights.pt");
     const StateDict inputs = loadTorchCheckpoint(dir + "/inputs.pt");
@@ -149,6 +146,6 @@ int main(int argc, char** argv) {
     std::printf("error: %s\n", e.what());
     return 2;
   }
-  std::printf("%s\n", checks.passed() ? "litesam_gpu_check: PASS" : "litesam_gpu_check: FAIL");
+  std::printf("%s\n", checks.passed() ? "test_litesam_cuda: PASS" : "test_litesam_cuda: FAIL");
   return checks.passed() ? 0 : 1;
 }

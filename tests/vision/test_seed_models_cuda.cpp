@@ -1,4 +1,4 @@
-// skytrace-seed-gpu-check: the seed-model ports (SuperPoint, LightGlue, DINOv2) on CUDA
+// test_seed_models_cuda (ctest label gpu): the seed-model ports (SuperPoint, LightGlue, DINOv2) on CUDA
 // agree with the same binary's CPU result, on the parity fixtures' weights and inputs, at
 // the fixture READMEs' float32 tolerances (issue 9 item 5). The CPU port itself matches the
 // original implementation's outputs (tests/vision/test_*_parity.cpp, run on the CPU build),
@@ -20,11 +20,9 @@
 // attention, DINOv2 float16 (reference and fused attention), and every model with TF32
 // (setFastGpuMath(true)): max deviations from the CPU float32 result.
 //
-// Fixture folder: $SKYTRACE_PARITY_DIR, else argv[1] (ctest passes
-// <repo>/build-gpu-deps/fixtures/parity). Each model needs <dir>/<fixture>/{weights,inputs}.pt
-// (copy them from ../shared/fixtures/parity into that ignored folder for a device run);
-// a model whose fixture is missing is skipped. Device: $SKYTRACE_GPU_CHECK_DEVICE (default
-// cuda:0). Exit status: 0 all checks pass, 1 a check failed, 2 error, 77 no fixture found.
+// Fixture folder: skytrace::test::parityFixtureDir(). Each model needs <dir>/<fixture>/{weights,inputs}.pt;
+// a model whose fixture is missing is skipped. Exit status: 0 all checks pass, 1 a check
+// failed, 2 error, 77 no CUDA device or no fixture found.
 #include <ATen/ATen.h>
 #include <c10/core/InferenceMode.h>
 
@@ -42,7 +40,8 @@
 #include "core/vision/lightglue_model_impl.h"
 #include "core/vision/superpoint_model_impl.h"
 #include "core/vision/torch_runtime.h"
-#include "scripts/gpu/tolerance_checks.h"
+#include "tests/cuda_test_support.h"
+#include "tests/vision/cuda_tolerance_checks.h"
 
 using namespace skytrace::vision;
 
@@ -300,25 +299,22 @@ void checkDinov2(const std::string& dir, const at::Device& device) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main() {
+  const std::optional<std::string> device_text = skytrace::test::deviceUnderTest();
+  if (!device_text) return skytrace::test::skipNoCudaDevice("test_seed_models_cuda");
   try {
-    const char* parity = std::getenv("SKYTRACE_PARITY_DIR");
-    const std::string root =
-        parity && *parity ? parity : (argc > 1 ? argv[1] : "build-gpu-deps/fixtures/parity");
+    const std::string root = skytrace::test::parityFixtureDir();
     const std::vector<std::string> fixtures = {"superpoint", "lightglue_superpoint", "dinov2_vits14"};
     bool any = false;
     for (const std::string& name : fixtures)
       any = any || std::filesystem::exists(root + "/" + name + "/weights.pt");
     if (!any) {
-      std::printf("no seed-model fixture under %s (set SKYTRACE_PARITY_DIR): skipped\n", root.c_str());
+      std::printf("no seed-model fixture under %s (set SKYTRACE_PARITY_DIR): SKIP\n", root.c_str());
       return 77;
     }
     configureTorchRuntime();  // exact float32 (TF32 off)
-    const char* device_env = std::getenv("SKYTRACE_GPU_CHECK_DEVICE");
-    const std::string device_text =
-        device_env ? device_env : (cudaDeviceCount() > 0 ? "cuda:0" : "cpu");
-    const at::Device device(device_text);
-    std::printf("%s\ndevice %s, fixtures %s\n", torchRuntimeSummary().c_str(), device_text.c_str(),
+    const at::Device device(*device_text);
+    std::printf("%s\ndevice %s, fixtures %s\n", torchRuntimeSummary().c_str(), device_text->c_str(),
                 root.c_str());
     c10::InferenceMode inference;
     checkSuperPoint(root + "/superpoint", device);
@@ -328,6 +324,6 @@ int main(int argc, char** argv) {
     std::printf("error: %s\n", e.what());
     return 2;
   }
-  std::printf("%s\n", checks.passed() ? "seed_gpu_check: PASS" : "seed_gpu_check: FAIL");
+  std::printf("%s\n", checks.passed() ? "test_seed_models_cuda: PASS" : "test_seed_models_cuda: FAIL");
   return checks.passed() ? 0 : 1;
 }

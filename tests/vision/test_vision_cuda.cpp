@@ -1,15 +1,14 @@
-// skytrace-gpu-check: the vision core on CUDA agrees with the CPU (ctest label gpu, run by
-// scripts/gpu/build_and_bench.sh on the device machine; plain C++, no Qt Test there).
+// test_vision_cuda (ctest label gpu): the vision core on CUDA agrees with the CPU. Skipped
+// (exit 77) where LibTorch sees no CUDA device; see tests/cuda_test_support.h.
 //   1. MNN matching: the same pairs on CUDA as on the CPU for random descriptors.
 //   2. RANSAC on CUDA: recovers a known homography from 50% outliers to 1e-6, the same
 //      inlier set as on the CPU, bit-identical across two runs with one seed.
 //   3. ALIKED-n16rot (when weights are found) on the parity fixture's two photographs (when
-//      SKYTRACE_PARITY_DIR or ../shared/fixtures/parity has them) and a synthetic frame:
+//      the parity fixture folder has them) and a synthetic frame:
 //      CUDA keypoints/descriptors/score map match the CPU's, keypoints that differ only
 //      through near-tied score peaks counted apart; diagnostics under three cuDNN settings;
 //      the CUDA-graph fast path (the default) against the eager path on the device.
-// Exit code 0 when all checks pass, 1 otherwise. SKYTRACE_GPU_CHECK_DEVICE=cpu runs the
-// same comparisons CPU-against-CPU (to test the program itself without a GPU).
+// Exit code 0 when all checks pass, 1 otherwise, 77 without a device.
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <c10/core/InferenceMode.h>
@@ -30,6 +29,7 @@
 #include "core/vision/matcher_impl.h"
 #include "core/vision/robust_estimation_impl.h"
 #include "core/vision/torch_runtime.h"
+#include "tests/cuda_test_support.h"
 
 using namespace skytrace::vision;
 
@@ -231,8 +231,7 @@ struct CudnnSetting {
 };
 
 void checkAliked(const at::Device& device) {
-  const char* env = std::getenv("SKYTRACE_MODEL_DIR");
-  const std::string dir = env ? env : "../shared/models/aliked";
+  const std::string dir = skytrace::test::alikedModelDir();
   const std::string path = dir + "/" + alikedConfig("aliked-n16rot").published_file;
   if (!std::filesystem::exists(path)) {
     std::cout << "SKIP  ALIKED CUDA-vs-CPU: " << path << " not found (set SKYTRACE_MODEL_DIR)\n";
@@ -243,9 +242,7 @@ void checkAliked(const at::Device& device) {
   // frame (random 60x80 upsampled to 640x480: many flat score plateaus).
   std::vector<std::pair<std::string, at::Tensor>> images;
   StateDict reference;
-  const char* fixture_env = std::getenv("SKYTRACE_PARITY_DIR");
-  const std::string fixture_dir = fixture_env ? fixture_env : "../shared/fixtures/parity";
-  const std::string fixture = fixture_dir + "/aliked-n16rot";
+  const std::string fixture = skytrace::test::parityFixtureDir() + "/aliked-n16rot";
   if (std::filesystem::exists(fixture + "/inputs.pt") && std::filesystem::exists(fixture + "/outputs.pt")) {
     const StateDict inputs = loadTorchCheckpoint(fixture + "/inputs.pt");
     reference = loadTorchCheckpoint(fixture + "/outputs.pt");
@@ -361,10 +358,11 @@ void checkAliked(const at::Device& device) {
 }  // namespace
 
 int main() {
+  const std::optional<std::string> which = skytrace::test::deviceUnderTest();
+  if (!which) return skytrace::test::skipNoCudaDevice("test_vision_cuda");
   try {
     configureTorchRuntime();  // exact float32 on the GPU: the check compares with the CPU
-    const char* which = std::getenv("SKYTRACE_GPU_CHECK_DEVICE");
-    const DeviceSpec spec = parseDevice(which ? which : "cuda:0");
+    const DeviceSpec spec = parseDevice(*which);
     requireDeviceAvailable(spec);
     const at::Device device =
         spec.cuda ? at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(spec.index)) : at::Device(at::kCPU);

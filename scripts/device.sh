@@ -1,0 +1,266 @@
+#!/usr/bin/env bash
+# The whole tree on a CUDA machine with the `cuda` preset: every target (CLI, GUI, tests,
+# benchmarks) against PyTorch's CUDA LibTorch, `ctest` with the gpu label, the benchmarks.
+# A CUDA machine typically has PyTorch (with its LibTorch), nvcc, cmake, ninja and g++ but
+# neither Qt, OpenCV, GDAL nor Ceres, and often no network: `deps` gathers those as Debian 12
+# packages on a machine that has apt, and the CUDA machine unpacks them into a prefix.
+#
+#   scripts/device.sh deps        On Debian 12 with apt and network: downloads the packages
+#                                 (headers, CMake files, the shared-library closure of what
+#                                 Skytrace links; no LibTorch) and packs them as
+#                                 device-deps/part-N.tar.xz, each under 60 MB.
+#   scripts/device.sh unpack      On the CUDA machine: unpacks every device-deps/part-N.tar.xz
+#                                 present into device-deps/prefix (parts already unpacked are
+#                                 skipped, so parts may arrive one at a time).
+#   scripts/device.sh build       Configures the cuda preset (build-cuda/) against LibTorch
+#                                 (python3's torch, or SKYTRACE_TORCH_PREFIX) and the prefix;
+#                                 builds everything.
+#   scripts/device.sh test [ARGS] ctest in build-cuda (ARGS e.g. -L gpu).
+#   scripts/device.sh bench       skytrace-cli bench (ALIKED-n16rot VO + registration,
+#                                 640x480 synthetic, every mode the GPUs allow) and
+#                                 skytrace-bench-vision, JSON into the results folder.
+#   scripts/device.sh all         unpack, build, test, bench.
+# Results and logs: $OUT (default out/device), packed as $OUT/device-results.tar.gz after
+# every step. Weights: $SKYTRACE_MODEL_DIR, else ../shared/models/aliked; the data tests
+# use ../shared when it is there (SKYTRACE_SHARED_DIR) and skip visibly otherwise.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+deps_dir="$root/device-deps"
+prefix="$deps_dir/prefix"
+build_dir="$root/build-cuda"
+out="${OUT:-$root/out/device}"
+multiarch=x86_64-linux-gnu
+
+log() { echo "[device] $*" | tee -a "$out/device.log"; }
+pack() {
+  local tmp
+  tmp=$(mktemp "${TMPDIR:-/tmp}/device-results.XXXXXX")
+  tar -czf "$tmp" -C "$out" --exclude=device-results.tar.gz . && mv "$tmp" "$out/device-results.tar.gz"
+}
+
+# --- deps (Debian 12 with apt) ------------------------------------------------------
+# Headers and CMake packages the cuda preset's find_package calls need (and what their
+# CMake files look for in turn: PROJ, libkml and OpenJPEG for GDAL; Eigen, glog, gflags
+# and SuiteSparse for Ceres; OpenGL and xkbcommon for Qt 6 Gui).
+dev_packages=(
+  qt6-base-dev qt6-base-dev-tools qmake6 qmake6-bin qt6-tools-dev qt6-tools-dev-tools
+  qt6-l10n-tools libqcustomplot-dev nlohmann-json3-dev
+  libopencv-dev libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev
+  libopencv-videoio-dev libopencv-features2d-dev libopencv-calib3d-dev libopencv-flann-dev
+  libgdal-dev gdal-data libproj-dev proj-data libkml-dev libopenjp2-7-dev
+  libceres-dev libeigen3-dev libgoogle-glog-dev libgflags-dev libsuitesparse-dev
+  libgl-dev libglx-dev libopengl-dev libegl-dev libxkbcommon-dev libvulkan-dev libunwind-dev
+)
+# Shared libraries Skytrace links (their package closure comes along); the Qt platform
+# plugin for offscreen GUI runs.
+linked_libraries=(
+  libQt6Core.so.6 libQt6Gui.so.6 libQt6Widgets.so.6 libQt6PrintSupport.so.6 libQt6Test.so.6
+  libQt6Concurrent.so.6 libQt6OpenGL.so.6 libQCustomPlotQt6.so.2.1
+  libopencv_core.so.406 libopencv_imgproc.so.406 libopencv_imgcodecs.so.406
+  libopencv_videoio.so.406 libopencv_features2d.so.406 libopencv_calib3d.so.406
+  libgdal.so.32 libceres.so.3 qt6/plugins/platforms/libqoffscreen.so
+)
+# The base system of any CUDA machine (and glibc >= Debian 12's 2.36): never shipped.
+base_packages_regex='^(libc6|libgcc-s1|libstdc\+\+6|libc-dev-bin|libc6-dev|linux-libc-dev|libcrypt1|libcrypt-dev|libgomp1|zlib1g|libzstd1|liblzma5|libbz2-1.0|libselinux1|libpcre2-8-0|libtinfo6|libudev1|libsystemd0|libcap2|libgcrypt20|libgpg-error0|liblz4-1|libmd0|libbsd0|debconf|dpkg|perl-base|tar|coreutils)$'
+
+deps() {
+  command -v apt-get >/dev/null || { echo "deps needs apt (Debian 12)"; exit 2; }
+  local work="$deps_dir/download"
+  rm -rf "$work/tree" "$deps_dir"/part-*.tar.xz
+  mkdir -p "$work/debs" "$out"
+  # Runtime closure: the packages owning every library the linked ones load (ldd, on this
+  # machine with the default build's packages installed), plus every OpenCV module library
+  # (OpenCV's CMake files check that each module's file exists).
+  local libdir=/usr/lib/$multiarch libs=() lib pkgs=()
+  for lib in "${linked_libraries[@]}"; do
+    [[ -e "$libdir/$lib" ]] || { echo "missing $libdir/$lib: run scripts/setup.sh first"; exit 2; }
+    libs+=("$libdir/$lib")
+  done
+  mapfile -t pkgs < <(
+    { printf '%s\n' "${libs[@]}"; ldd "${libs[@]}" | awk '/=>/ {print $3}'; } | sort -u |
+      while read -r lib; do
+        { dpkg -S "$lib" 2>/dev/null || dpkg -S "$(readlink -f "$lib")" 2>/dev/null || true; } |
+          head -1 | cut -d: -f1
+      done
+    dpkg-query -W -f='${Package}\n' 'libopencv-*406' 'libopencv-*-dev' 2>/dev/null
+    printf '%s\n' "${dev_packages[@]}")
+  mapfile -t pkgs < <(printf '%s\n' "${pkgs[@]}" | sort -u | grep -Ev "$base_packages_regex" | grep -v '^$')
+  local missing=() pkg
+  for pkg in "${pkgs[@]}"; do
+    compgen -G "$work/debs/${pkg}_*.deb" > /dev/null || missing+=("$pkg")
+  done
+  echo "== ${#pkgs[@]} packages, downloading ${#missing[@]}"
+  ((${#missing[@]} == 0)) || (cd "$work/debs" && apt-get download -qq "${missing[@]}" 2>&1 | grep -v unsandboxed || true)
+  # Unpack into one tree, drop what a build and a run never read, and pack the tree in
+  # parts of whole folders under 60 MB each (xz).
+  local tree="$work/tree" deb
+  mkdir -p "$tree"
+  for deb in "$work"/debs/*.deb; do dpkg -x "$deb" "$tree"; done
+  rm -rf "$tree"/usr/share/{doc,man,info,locale,lintian,bug,help,icons,fonts,applications}
+  # Static libraries, except those a CMake package names (Ceres is static in Debian;
+  # gflags' and glog's files list theirs): the rest are never linked.
+  local keep
+  keep=$(grep -rhoE '[A-Za-z0-9_+-]+\.a\b' --include='*.cmake' "$tree/usr/lib/$multiarch/cmake" | sort -u || true)
+  find "$tree" -name '*.a' -print0 | while IFS= read -r -d '' lib; do
+    grep -qxF "$(basename "$lib")" <<< "$keep" || rm -f "$lib"
+  done
+  printf '%s\n' "${pkgs[@]}" > "$tree/usr/share/skytrace-device-packages.txt"
+  python3 - "$tree" "$deps_dir" <<'PY'
+import os, subprocess, sys
+tree, dest = sys.argv[1], sys.argv[2]
+# Files largest first into the first part with room for them (first-fit decreasing);
+# the parts are independent archives, unpacked in any order.
+files = []
+for d, _, names in os.walk(tree):
+    for n in names:
+        p = os.path.join(d, n)
+        if not os.path.islink(p): files.append((os.path.getsize(p), os.path.relpath(p, tree)))
+    for n in os.listdir(d):
+        p = os.path.join(d, n)
+        if os.path.islink(p): files.append((0, os.path.relpath(p, tree)))
+files.sort(reverse=True)
+budget = 150 * 1024 * 1024  # uncompressed bytes per part; xz -6 brings that under 60 MB
+parts = []
+for size, rel in files:
+    for part in parts:
+        if part[0] + size <= budget:
+            part[0] += size; part[1].append(rel); break
+    else:
+        parts.append([size, [rel]])
+for i, (_, rels) in enumerate(parts, 1):
+    listing = os.path.join(dest, f"part-{i}.list")
+    with open(listing, "w") as f: f.write("\n".join(rels) + "\n")
+    subprocess.run(["tar", "-C", tree, "-cJf", os.path.join(dest, f"part-{i}.tar.xz"), "-T", listing], check=True,
+                   env=dict(os.environ, XZ_OPT="-6 -T0"))
+    os.remove(listing)
+PY
+  rm -rf "$work"
+  ls -la "$deps_dir"/part-*.tar.xz
+}
+
+# --- on the CUDA machine -------------------------------------------------------------
+unpack() {
+  mkdir -p "$prefix"
+  local part name n=0
+  shopt -s nullglob
+  for part in "$deps_dir"/part-*.tar.xz; do
+    name=$(basename "$part")
+    [[ -f "$prefix/.unpacked-$name" ]] && continue
+    tar -C "$prefix" -xJf "$part"
+    touch "$prefix/.unpacked-$name"
+    n=$((n + 1))
+  done
+  shopt -u nullglob
+  # What update-alternatives would have made (dpkg -x runs no maintainer scripts): the
+  # BLAS and LAPACK that OpenCV and Ceres load and link.
+  local lib_dir="$prefix/usr/lib/$multiarch" alt
+  for alt in libblas liblapack; do
+    if [[ -e "$lib_dir/openblas-openmp/$alt.so.3" ]]; then
+      ln -sfn "openblas-openmp/$alt.so.3" "$lib_dir/$alt.so.3"
+      ln -sfn "openblas-openmp/$alt.so.3" "$lib_dir/$alt.so"
+    fi
+  done
+  # Debian's CMake files name some files by absolute path (/usr/lib/<multiarch>/*.so,
+  # /usr/share/glog/cmake, ...): point them into the prefix. Idempotent (a path already
+  # in the prefix no longer starts with /usr/ after a quote, a space or a semicolon).
+  find "$prefix/usr/lib/$multiarch/cmake" "$prefix/usr/share" -name '*.cmake' -type f -print0 2>/dev/null |
+    xargs -0 -r sed -i -E "s#([\"; (])/usr/(lib|include|share|bin)/#\1$prefix/usr/\2/#g"
+  # Development symlinks (lib*.so) that CMake files name but no shipped package provides
+  # (ATLAS's for Ceres): to the versioned library beside them.
+  local so candidate
+  { grep -rhoE "$lib_dir/[A-Za-z0-9_+.-]+\.so([\";]|$)" --include='*.cmake' "$lib_dir/cmake" 2>/dev/null || true; } |
+    sed -E 's/[";]$//' | sort -u | while read -r so; do
+      if [[ -e "$so" ]]; then continue; fi
+      candidate=$(find "$lib_dir" -maxdepth 1 -name "$(basename "$so").*" | sort | head -1)
+      if [[ -n "$candidate" ]]; then ln -sfn "$(basename "$candidate")" "$so"; fi
+    done
+  log "unpacked $n new part(s) into $prefix ($(find "$prefix" -maxdepth 1 -name '.unpacked-*' | wc -l) in all)"
+}
+
+environment() {
+  # Every library folder of the packages (some live in /usr/lib: HDF4, OGDI, Armadillo;
+  # some in /lib: libtirpc, expat); the linker reads it too, for the libraries the linked
+  # ones need.
+  local dirs="$prefix/usr/lib/$multiarch:$prefix/usr/lib:$prefix/lib/$multiarch:$prefix/lib"
+  export LD_LIBRARY_PATH="$dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export QT_PLUGIN_PATH="$prefix/usr/lib/$multiarch/qt6/plugins"
+  export PROJ_DATA="$prefix/usr/share/proj" GDAL_DATA="$prefix/usr/share/gdal"
+  export QT_QPA_PLATFORM=offscreen
+  torch_prefix="${SKYTRACE_TORCH_PREFIX:-$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null || true)}"
+  [[ -n "$torch_prefix" ]] || { log "no LibTorch: python3 has no torch; set SKYTRACE_TORCH_PREFIX"; exit 2; }
+  nvcc_path="$(command -v nvcc || true)"
+  [[ -z "$nvcc_path" && -x /usr/local/cuda/bin/nvcc ]] && nvcc_path=/usr/local/cuda/bin/nvcc
+  model_dir="${SKYTRACE_MODEL_DIR:-$root/../shared/models/aliked}"
+}
+
+record_environment() {
+  {
+    date -u +"%Y-%m-%dT%H:%M:%SZ"
+    nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader || true
+    echo "cpus: $(nproc)"
+    g++ --version | head -1
+    cmake --version | head -1
+    "${nvcc_path:-nvcc}" --version 2>/dev/null | tail -1 || true
+    python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)' || true
+    git -C "$root" log -1 --format='commit %H %s' 2>/dev/null || true
+  } > "$out/environment.txt" 2>&1
+}
+
+build() {
+  environment
+  record_environment
+  # The prefix's CMake packages and tools come first; nothing else from it is searched.
+  local start=$SECONDS
+  if ! cmake --preset cuda \
+        -DCMAKE_PREFIX_PATH="$torch_prefix;$prefix/usr;$prefix/usr/lib/$multiarch/cmake" \
+        -DCMAKE_INCLUDE_PATH="$prefix/usr/include" -DCMAKE_LIBRARY_PATH="$prefix/usr/lib/$multiarch" \
+        -DCMAKE_PROGRAM_PATH="$prefix/usr/bin;$prefix/usr/lib/qt6/bin;$prefix/usr/lib/qt6/libexec" \
+        -DQT_HOST_PATH="$prefix/usr" -DQT_ADDITIONAL_PACKAGES_PREFIX_PATH="$prefix/usr" \
+        ${nvcc_path:+-DCMAKE_CUDA_COMPILER="$nvcc_path"} \
+        -DSKYTRACE_SHARED_DIR="${SKYTRACE_SHARED_DIR:-$root/../shared}" > "$out/configure.log" 2>&1; then
+    tail -40 "$out/configure.log"; log "configure failed (configure.log)"; pack; exit 1
+  fi
+  if ! cmake --build "$build_dir" -j "$(nproc)" > "$out/build.log" 2>&1; then
+    grep -m 20 -B2 -A8 "error" "$out/build.log" | head -80; log "build failed (build.log)"; pack; exit 1
+  fi
+  log "build: $((SECONDS - start)) s"
+  pack
+}
+
+run_tests() {
+  environment
+  local start=$SECONDS status=0
+  ctest --test-dir "$build_dir" --output-on-failure -j 4 "$@" > "$out/ctest.log" 2>&1 || status=$?
+  tail -40 "$out/ctest.log"
+  log "ctest $*: exit $status after $((SECONDS - start)) s"
+  pack
+  return $status
+}
+
+bench() {
+  environment
+  local status=0 devices
+  devices=$(nvidia-smi -L 2>/dev/null | wc -l)
+  local modes=sequential,vo_only,overlapped
+  ((devices >= 2)) && modes+=",multi_gpu,multi_gpu_frames"
+  "$build_dir/app/cli/skytrace-cli" bench --synthetic 640x480 --frames 300 --preload --device cuda \
+    --modes "$modes" --weights-dir "$model_dir" --out "$out/bench_engine.json" > "$out/bench_engine.log" 2>&1 || status=1
+  "$build_dir/bench/skytrace-bench-vision" --device cuda --models aliked-n16rot --sizes 640x480 \
+    --weights-dir "$model_dir" --out "$out/bench_vision.json" \
+    > "$out/bench_vision.log" 2>&1 || status=1
+  log "bench: exit $status (bench_engine.json, bench_vision.json)"
+  pack
+  return $status
+}
+
+mkdir -p "$out"
+case "${1:-}" in
+  deps) deps ;;
+  unpack) unpack ;;
+  build) build ;;
+  test) shift; run_tests "$@" ;;
+  bench) bench ;;
+  all) unpack; build; status=0; run_tests || status=1; bench || status=1; exit $status ;;
+  *) sed -n '2,28p' "$0"; exit 2 ;;
+esac
