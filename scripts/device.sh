@@ -77,12 +77,12 @@ deps() {
     [[ -e "$libdir/$lib" ]] || { echo "missing $libdir/$lib: run scripts/setup.sh first"; exit 2; }
     libs+=("$libdir/$lib")
   done
+  # One dpkg query for every path and its resolved name (dpkg knows either, merged /usr).
+  local paths=() path
+  while read -r path; do paths+=("$path" "$(readlink -f "$path")"); done < <(
+    { printf '%s\n' "${libs[@]}"; ldd "${libs[@]}" | awk '/=>/ {print $3}'; } | sort -u)
   mapfile -t pkgs < <(
-    { printf '%s\n' "${libs[@]}"; ldd "${libs[@]}" | awk '/=>/ {print $3}'; } | sort -u |
-      while read -r lib; do
-        { dpkg -S "$lib" 2>/dev/null || dpkg -S "$(readlink -f "$lib")" 2>/dev/null || true; } |
-          head -1 | cut -d: -f1
-      done
+    { dpkg -S "${paths[@]}" 2>/dev/null || true; } | grep -v '^diversion' | cut -d: -f1
     dpkg-query -W -f='${Package}\n' 'libopencv-*406' 'libopencv-*-dev' 2>/dev/null
     printf '%s\n' "${dev_packages[@]}")
   mapfile -t pkgs < <(printf '%s\n' "${pkgs[@]}" | sort -u | grep -Ev "$base_packages_regex" | grep -v '^$')
@@ -164,7 +164,7 @@ unpack() {
   # Debian's CMake files name some files by absolute path (/usr/lib/<multiarch>/*.so,
   # /usr/share/glog/cmake, ...): point them into the prefix. Idempotent (a path already
   # in the prefix no longer starts with /usr/ after a quote, a space or a semicolon).
-  find "$prefix/usr/lib/$multiarch/cmake" "$prefix/usr/share" -name '*.cmake' -type f -print0 2>/dev/null |
+  { find "$prefix/usr/lib/$multiarch/cmake" "$prefix/usr/share" -name '*.cmake' -type f -print0 2>/dev/null || true; } |
     xargs -0 -r sed -i -E "s#([\"; (])/usr/(lib|include|share|bin)/#\1$prefix/usr/\2/#g"
   # Development symlinks (lib*.so) that CMake files name but no shipped package provides
   # (ATLAS's for Ceres): to the versioned library beside them.
