@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <optional>
 #include <string>
 
@@ -48,5 +49,25 @@ inline std::string alikedModelDir() {
     return std::string(shared) + "/models/aliked";
   return "../shared/models/aliked";
 }
+
+// Boolean checks: one "PASS what" / "FAIL what" line each, failures counted (checks
+// with a numeric tolerance use gpucheck::CheckLog, tests/vision/cuda_tolerance_checks.h).
+class PassFailLog {
+ public:
+  void expect(bool ok, const std::string& what) {
+    std::cout << (ok ? "PASS  " : "FAIL  ") << what << std::endl;
+    if (!ok) ++failures_;
+  }
+  int failures() const { return failures_; }
+  // The closing line and the exit status: 0 when every check passed, else 1.
+  int finish() const {
+    std::cout << (failures_ == 0 ? "all checks passed" : std::to_string(failures_) + " check(s) failed")
+              << std::endl;
+    return failures_ == 0 ? 0 : 1;
+  }
+
+ private:
+  int failures_ = 0;
+};
 
 }  // namespace skytrace::test

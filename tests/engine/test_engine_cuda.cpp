@@ -33,12 +33,7 @@ using namespace skytrace::engine;
 
 namespace {
 
-int failures = 0;
-
-void check(bool ok, const std::string& what) {
-  std::cout << (ok ? "PASS " : "FAIL ") << what << std::endl;
-  if (!ok) ++failures;
-}
+test::PassFailLog checks;
 
 void checkFeed(const vision::DeviceSpec& device) {
   SyntheticFrameOptions frames;
@@ -68,7 +63,7 @@ void checkFeed(const vision::DeviceSpec& device) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
     feed.release(*item, consumer);
   }
-  check(total == 40 && good == total,
+  checks.expect(total == 40 && good == total,
         "frame feed on " + device.toString() + ": " + std::to_string(good) + "/" +
             std::to_string(total) + " frames with the source's pixels (ring of 2, pinned, async copies)");
 }
@@ -98,11 +93,11 @@ void checkPipeline(const vision::DeviceSpec& device) {
   const RunReport report = pipeline.report();
   const VisionPayloadStats s = stats->snapshot();
   const double mean_inliers = s.vo_pairs ? double(s.vo_inliers) / double(s.vo_pairs) : 0.0;
-  check(ended && report.completed && report.frames == 30,
+  checks.expect(ended && report.completed && report.frames == 30,
         "pipeline on " + device.toString() + " completed 30 frames" +
             (report.error.empty() ? "" : " (error: " + report.error + ")"));
-  check(mean_inliers > 100.0, "VO mean inliers per pair " + std::to_string(mean_inliers) + " > 100");
-  check(s.fixes_accepted > 0 && report.fixes_applied == report.keyframes_processed,
+  checks.expect(mean_inliers > 100.0, "VO mean inliers per pair " + std::to_string(mean_inliers) + " > 100");
+  checks.expect(s.fixes_accepted > 0 && report.fixes_applied == report.keyframes_processed,
         "satellite fixes accepted " + std::to_string(s.fixes_accepted) + " of " +
             std::to_string(s.keyframes) + ", applied " + std::to_string(report.fixes_applied));
 }
@@ -120,8 +115,7 @@ int main(int argc, char** argv) {
     checkFeed(device);
     checkPipeline(device);
   } catch (const std::exception& e) {
-    check(false, std::string("exception: ") + e.what());
+    checks.expect(false, std::string("exception: ") + e.what());
   }
-  std::cout << (failures == 0 ? "ALL PASSED" : std::to_string(failures) + " FAILED") << std::endl;
-  return failures == 0 ? 0 : 1;
+  return checks.finish();
 }

@@ -35,12 +35,7 @@ using namespace skytrace::vision;
 
 namespace {
 
-int failures = 0;
-
-void expect(bool ok, const std::string& what) {
-  std::cout << (ok ? "PASS  " : "FAIL  ") << what << std::endl;
-  if (!ok) ++failures;
-}
+skytrace::test::PassFailLog checks;
 
 std::set<std::pair<int64_t, int64_t>> pairsOf(const MatchTensors& m) {
   const at::Tensor a = m.index_a.cpu(), b = m.index_b.cpu();
@@ -63,13 +58,13 @@ void checkMatching(const at::Device& device) {
   for (const auto& p : dev) common += cpu.count(p);
   std::cout << "      MNN: " << cpu.size() << " CPU pairs, " << dev.size() << " on "
             << device.str() << ", " << common << " common\n";
-  expect(cpu.size() > 900 && common + 2 >= std::max(cpu.size(), dev.size()),
+  checks.expect(cpu.size() > 900 && common + 2 >= std::max(cpu.size(), dev.size()),
          "MNN pairs on " + device.str() + " equal the CPU's (float rounding may flip <= 2 near-ties)");
   // The same shapes again: on CUDA the second call captures a graph, the third replays it.
   const at::Tensor da = a.to(device), db = b.to(device);
   (void)matchMutualNearestNeighbours(da, db, options);
   const auto replayed = pairsOf(matchMutualNearestNeighbours(da, db, options));
-  expect(replayed == dev, "MNN pairs through the CUDA graph (third call) equal the eager device pairs");
+  checks.expect(replayed == dev, "MNN pairs through the CUDA graph (third call) equal the eager device pairs");
 }
 
 void checkRansac(const at::Device& device) {
@@ -95,9 +90,9 @@ void checkRansac(const at::Device& device) {
   for (int i = 0; i < 9; ++i) err += std::pow(first.model[i] - truth[i], 2), norm += truth[i] * truth[i];
   std::cout << "      RANSAC on " << device.str() << ": " << first.num_inliers
             << " inliers, relative error " << std::sqrt(err / norm) << "\n";
-  expect(first.found && std::sqrt(err / norm) < 1e-6, "RANSAC homography to 1e-6 on " + device.str());
-  expect(first.inlier_mask == on_cpu.inlier_mask, "RANSAC inliers on " + device.str() + " equal the CPU's");
-  expect(first.model == second.model && first.inlier_mask == second.inlier_mask,
+  checks.expect(first.found && std::sqrt(err / norm) < 1e-6, "RANSAC homography to 1e-6 on " + device.str());
+  checks.expect(first.inlier_mask == on_cpu.inlier_mask, "RANSAC inliers on " + device.str() + " equal the CPU's");
+  checks.expect(first.model == second.model && first.inlier_mask == second.inlier_mask,
          "RANSAC deterministic under a seed on " + device.str());
 }
 
@@ -158,7 +153,7 @@ KeypointAgreement compareKeypoints(const aliked::AlikedOutput& cpu, const aliked
 void checkGraphAgainstEager(aliked::AlikedModel& model, const at::Tensor& image,
                             const aliked::DkdOptions& detection, const aliked::AlikedOutput& graph,
                             const std::string& name) {
-  expect(model.cudaGraphsEnabled() && model.failedCudaGraphCaptures() == 0,
+  checks.expect(model.cudaGraphsEnabled() && model.failedCudaGraphCaptures() == 0,
          "ALIKED-n16rot " + name + ": CUDA graph captured and replayed");
   model.setCudaGraphsEnabled(false);
   const aliked::AlikedOutput eager = model.forward(image, detection);
@@ -170,7 +165,7 @@ void checkGraphAgainstEager(aliked::AlikedModel& model, const at::Tensor& image,
   std::cout << "      ALIKED-n16rot " << name << " graph vs eager (CUDA): " << graph.keypoints_px.size(0)
             << " / " << eager.keypoints_px.size(0) << " keypoints, max |dkeypoint| " << keypoints
             << " px, max |dscore| " << scores << ", max |ddescriptor| " << descriptors << "\n";
-  expect(same_count && keypoints < 1e-3 && scores < 1e-5 && descriptors < 1e-4,
+  checks.expect(same_count && keypoints < 1e-3 && scores < 1e-5 && descriptors < 1e-4,
          "ALIKED-n16rot " + name + ": CUDA graph output equals the eager CUDA output (1e-3 px, 1e-4)");
 }
 
@@ -218,7 +213,7 @@ void checkFusedAgainstAten(aliked::AlikedModel& model, const at::Tensor& image,
             << aten.keypoints_px.size(0) << " keypoints, " << 100.0 * double(a.within) / double(a.total)
             << "% within 0.05 px, " << explained * 100 << "% with near-ties, score map max diff "
             << a.score_map_diff << ", max |dscore| " << scores << ", max |ddescriptor| " << descriptors << "\n";
-  expect(a.total == aten.keypoints_px.size(0) && explained >= 0.995 && a.score_map_diff < 1e-5 &&
+  checks.expect(a.total == aten.keypoints_px.size(0) && explained >= 0.995 && a.score_map_diff < 1e-5 &&
              scores < 1e-4 && descriptors < 1e-4,
          "ALIKED-n16rot " + name +
              ": fused CUDA kernels equal the ATen path (score map 1e-5; scores, descriptors 1e-4)");
@@ -306,7 +301,7 @@ void checkAliked(const at::Device& device) {
       if (s == 0) {
         // Production setting: a keypoint may differ only through a near-tie; the dense
         // score map must agree to the parity tolerance.
-        expect(dev.keypoints_px.size(0) == cpu_out[i].keypoints_px.size(0) && explained >= 0.98 &&
+        checks.expect(dev.keypoints_px.size(0) == cpu_out[i].keypoints_px.size(0) && explained >= 0.98 &&
                    a.score_map_diff < 1e-4 && cosine.median().item<double>() > 0.9999,
                "ALIKED-n16rot " + name + " on " + device.str() +
                    " matches the CPU (>= 98 % of keypoints within 0.05 px or decided by a near-tie)");
@@ -348,7 +343,7 @@ void checkAliked(const at::Device& device) {
                 << a.total << " keypoints, " << 100.0 * double(a.within) / double(a.total)
                 << "% within 0.05 px, " << within_half_px * 100 << "% within 0.5 px, score map max diff "
                 << a.score_map_diff << ", median descriptor cosine " << cosine << "\n";
-      expect(a.total == cpu_out[i].keypoints_px.size(0) && within_half_px >= 0.9 && cosine > 0.99,
+      checks.expect(a.total == cpu_out[i].keypoints_px.size(0) && within_half_px >= 0.9 && cosine > 0.99,
              "ALIKED-n16rot " + images[i].first +
                  " float16: >= 90 % of keypoints within 0.5 px of the CPU's, median descriptor cosine > 0.99");
     }
@@ -375,7 +370,5 @@ int main() {
     std::cout << "FAIL  " << e.what() << "\n";
     return 1;
   }
-  std::cout << (failures == 0 ? "all checks passed" : std::to_string(failures) + " check(s) failed")
-            << "\n";
-  return failures == 0 ? 0 : 1;
+  return checks.finish();
 }
