@@ -161,6 +161,11 @@ RunOutcome runSequential(const std::string& video_path, nav::NavigationInputs in
 
   io::VideoFrame frame;
   std::int64_t frames_read = 0;
+  // A global search's preparation can take minutes: progress and cancel reach it too.
+  registrar.setSearchMonitor([&](int done, int total) {
+    sink.progress(frames_read, frames_total, nav::globalSearchStage(done, total));
+    sink.control().checkpoint();
+  });
   while (true) {
     try {
       sink.control().checkpoint();
@@ -182,7 +187,13 @@ RunOutcome runSequential(const std::string& video_path, nav::NavigationInputs in
 
     if (auto request = session.takeRegistrationRequest()) {
       const double registration_start_ms = recorder->nowMs();
-      const nav::RegistrationFix fix = registrar.registerFrame(*request);
+      nav::RegistrationFix fix;
+      try {
+        fix = registrar.registerFrame(*request);
+      } catch (const Cancelled&) {  // cancelled inside a global search
+        outcome.cancelled = true;
+        break;
+      }
       if (fix.global_mode) record(fix.frame, engine::Stage::Retrieval, registration_start_ms, fix.retrieval_ms);
       record(fix.frame, engine::Stage::FineMatch, registration_start_ms + (fix.global_mode ? fix.retrieval_ms : 0.0),
              fix.fine_match_ms);

@@ -7,7 +7,10 @@
 #include <QTextStream>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <csignal>
 #include <sstream>
 
 #include "app/cli/cli_command.h"
@@ -25,6 +28,31 @@
 
 namespace skytrace::cli {
 namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void onLocateInterrupt(int) { g_interrupted.store(true); }
+
+// Progress of a global search's preparation on stderr (a large map takes minutes the
+// first time a photo's resolution is seen): a line at most every 2 s, after the first 2 s.
+// Ctrl-C cancels it (skytrace::Cancelled).
+class SearchProgress {
+ public:
+  explicit SearchProgress(QString photo) : photo_(std::move(photo)) {}
+  void operator()(int done, int total) {
+    if (g_interrupted.load()) throw Cancelled();
+    const auto now = std::chrono::steady_clock::now();
+    if (now - started_ < std::chrono::seconds(2) || now - last_ < std::chrono::seconds(2)) return;
+    last_ = now;
+    QTextStream(stderr) << photo_ << ": " << QString::fromStdString(nav::globalSearchStage(done, total))
+                        << "\n";
+  }
+
+ private:
+  QString photo_;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_{};
+};
 
 int runLocate(const QStringList& args) {
   QCommandLineParser parser;
@@ -81,8 +109,16 @@ int runLocate(const QStringList& args) {
            "gps_lon_deg,distance_to_gps_m\n";
     std::vector<double> distances;
     int located = 0;
+    int attempted = 0;
+    bool cancelled = false;
     QTextStream out(stdout);
+    g_interrupted.store(false);
+    auto previous_handler = std::signal(SIGINT, onLocateInterrupt);
     for (const QString& image : images) {
+      if (g_interrupted.load()) {
+        cancelled = true;
+        break;
+      }
       const geo::PhotoMetadata meta = geo::readPhotoMetadata(image.toStdString());
       double hfov = numberOption(parser, "hfov-deg", std::nan(""));
       if (!std::isfinite(hfov)) hfov = meta.horizontalFovDeg();
@@ -100,7 +136,15 @@ int runLocate(const QStringList& args) {
       request.image_bgr = cv::imread(image.toStdString(), cv::IMREAD_COLOR);
       if (request.image_bgr.empty()) throw FormatError(image.toStdString() + ": cannot decode the image");
       request.height_hint_m = height;
-      const nav::RegistrationFix fix = registrar.registerFrame(request);
+      registrar.setSearchMonitor(SearchProgress(image));
+      nav::RegistrationFix fix;
+      try {
+        fix = registrar.registerFrame(request);
+      } catch (const Cancelled&) {
+        cancelled = true;
+        break;
+      }
+      ++attempted;
       std::string lat, lon, yaw, h, distance;
       if (fix.has_pose) {
         const geo::TrackPose p = nav::trackPoseFromCameraPose(fix.pose, enu, 0);
@@ -126,14 +170,18 @@ int runLocate(const QStringList& args) {
       out << "\n";
       out.flush();
     }
-    out << "located " << located << " of " << images.size() << " photos";
+    std::signal(SIGINT, previous_handler);
+    if (cancelled) out << "cancelled after " << attempted << " photos; ";
+    out << "located " << located << " of " << (cancelled ? attempted : int(images.size())) << " photos";
     if (!distances.empty()) {
       std::sort(distances.begin(), distances.end());
       out << "; distance to EXIF GPS: median " << QString::number(distances[distances.size() / 2], 'f', 2)
           << " m, max " << QString::number(distances.back(), 'f', 2) << " m";
     }
     out << "\n";
+    // The photos done so far are kept when cancelled.
     if (parser.isSet("out")) writeFileAtomically(parser.value("out").toStdString(), csv.str());
+    if (cancelled) return int(kExitCancelled);
     return int(located > 0 ? kExitOk : kExitFailure);
   });
 }

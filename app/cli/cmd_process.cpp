@@ -37,17 +37,20 @@ std::atomic<bool> g_interrupted{false};
 
 extern "C" void onInterrupt(int) { g_interrupted.store(true); }
 
-// Terminal progress: "navigating 42% frame 126/300, 7.9 fps, ETA 0:22", at most 4x/s.
+// Terminal progress: "[###...] 42% frame 126/300, 7.9 fps, ETA 0:22", at most 4x/s; a
+// stage other than navigating (a global search being prepared) is named after it.
 class ProgressBar {
  public:
-  bool update(double fraction, int total_frames) {
+  bool update(double fraction, int total_frames, const std::string& stage) {
     const auto now = std::chrono::steady_clock::now();
-    // A terminal gets a redrawn bar 4x per second; a log file a line per 5 %.
+    // A terminal gets a redrawn bar 4x per second; a log file a line per 5 % and at
+    // least one every 10 s (a long global search does not advance the frames).
     if (interactive_) {
       if (now - last_ < std::chrono::milliseconds(250) && fraction < 1.0) return !g_interrupted.load();
     } else {
-      if (fraction < last_fraction_ + 0.05 && fraction < 1.0) return !g_interrupted.load();
-      last_fraction_ = fraction;
+      if (fraction < last_fraction_ + 0.05 && fraction < 1.0 && now - last_ < std::chrono::seconds(10))
+        return !g_interrupted.load();
+      last_fraction_ = std::max(last_fraction_, fraction);
     }
     last_ = now;
     const double elapsed = std::chrono::duration<double>(now - start_).count();
@@ -56,12 +59,23 @@ class ProgressBar {
     const double eta = fps > 0 ? (total_frames - frame) / fps : 0.0;
     const int width = 30;
     const int filled = int(fraction * width);
+    QString line = QStringLiteral("[%1%2] %3% frame %4/%5, %6 fps, ETA %7:%8")
+                       .arg(QString(filled, '#'), QString(width - filled, '.'))
+                       .arg(100.0 * fraction, 0, 'f', 0)
+                       .arg(frame)
+                       .arg(total_frames)
+                       .arg(fps, 0, 'f', 1)
+                       .arg(int(eta) / 60)
+                       .arg(int(eta) % 60, 2, 10, QChar('0'));
+    if (stage != "navigating") line += QStringLiteral(", ") + QString::fromStdString(stage);
     QTextStream err(stderr);
-    err << (interactive_ ? "\r[" : "[") << QString(filled, '#') << QString(width - filled, '.') << "] "
-        << QString::number(100.0 * fraction, 'f', 0) << "% frame " << frame << "/" << total_frames
-        << ", " << QString::number(fps, 'f', 1) << " fps, ETA "
-        << QString("%1:%2").arg(int(eta) / 60).arg(int(eta) % 60, 2, 10, QChar('0'))
-        << (interactive_ ? "   " : "\n");
+    if (interactive_) {
+      // Blank what a longer previous line left behind.
+      err << '\r' << line.leftJustified(std::max(printed_width_, int(line.size())));
+      printed_width_ = int(line.size());
+    } else {
+      err << line << '\n';
+    }
     err.flush();
     return !g_interrupted.load();
   }
@@ -70,6 +84,7 @@ class ProgressBar {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_{};
   double last_fraction_ = -1.0;
+  int printed_width_ = 0;
   bool interactive_ = isatty(fileno(stderr)) != 0;
 };
 
@@ -246,8 +261,8 @@ int runProcess(const QStringList& args) {
     auto previous_handler = std::signal(SIGINT, onInterrupt);
     ProgressBar bar;
     const double ground_alt_m = inputs.ground_alt_m;
-    const ProgressCallback progress = [&](double fraction, const std::string&) {
-      return bar.update(fraction, info.frame_count);
+    const ProgressCallback progress = [&](double fraction, const std::string& stage) {
+      return bar.update(fraction, info.frame_count, stage);
     };
     // Sequential mode registers every keyframe by construction.
     const engine::KeyframePolicy keyframe_policy =

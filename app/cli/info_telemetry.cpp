@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "app/cli/info_describers.h"
+#include "core/geo/geodesy.h"
 #include "core/io/telemetry/telemetry_reader.h"
 
 namespace skytrace::cli {
@@ -43,18 +45,19 @@ QString describeTelemetry(const QString& path) {
                .arg(std::isfinite(s.start_unix_s) ? isoTime(s.start_unix_s)
                                                   : QStringLiteral("unknown (no absolute time in the log)"));
   lines << QStringLiteral("time offset to video: %1 s").arg(s.time_offset_s, 0, 'f', 3);
-  double min_lat = INFINITY, max_lat = -INFINITY, min_lon = INFINITY, max_lon = -INFINITY;
+  std::vector<geo::GeoPoint> positions;
   double min_rel = INFINITY, max_rel = -INFINITY, min_abs = INFINITY, max_abs = -INFINITY;
   for (const io::TelemetrySample& x : s.samples) {
-    if (x.hasPosition()) {
-      min_lat = std::min(min_lat, x.lat_deg), max_lat = std::max(max_lat, x.lat_deg);
-      min_lon = std::min(min_lon, x.lon_deg), max_lon = std::max(max_lon, x.lon_deg);
-    }
+    if (x.hasPosition()) positions.push_back({x.lat_deg, x.lon_deg, 0.0});
     if (std::isfinite(x.alt_rel_m)) min_rel = std::min(min_rel, x.alt_rel_m), max_rel = std::max(max_rel, x.alt_rel_m);
     if (std::isfinite(x.alt_abs_m)) min_abs = std::min(min_abs, x.alt_abs_m), max_abs = std::max(max_abs, x.alt_abs_m);
   }
-  if (std::isfinite(min_lat))
-    lines << QStringLiteral("bbox (lat, lon): %1, %2").arg(range(min_lat, max_lat, 7), range(min_lon, max_lon, 7));
+  if (!positions.empty()) {
+    // West .. east: across the antimeridian the first longitude is the larger.
+    const geo::GeoBBox box = geo::boundingBox(positions, geo::PointSet::kPoints);
+    lines << QStringLiteral("bbox (lat, lon): %1, %2")
+                 .arg(range(box.min_lat_deg, box.max_lat_deg, 7), range(box.min_lon_deg, box.max_lon_deg, 7));
+  }
   if (std::isfinite(min_rel)) lines << QStringLiteral("altitude relative: %1 m").arg(range(min_rel, max_rel, 2));
   if (std::isfinite(min_abs))
     lines << QStringLiteral("altitude absolute (%1): %2 m")

@@ -64,6 +64,16 @@ std::string NavigationRunOutput::registrationModel() const {
   return registration_model_;
 }
 
+void NavigationRunOutput::setSearchProgress(int done, int total) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  search_progress_ = {done, total};
+}
+
+std::pair<int, int> NavigationRunOutput::searchProgress() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return search_progress_;
+}
+
 namespace {
 
 struct NavigationKeyframeRequest final : KeyframeRequest {
@@ -162,7 +172,8 @@ class NavigationSatellitePayload final : public SatellitePayload {
  public:
   NavigationSatellitePayload(const nav::NavigationInputs& inputs, const nav::RegistrationOptions& options,
                              NavigationRunOutput& output)
-      : registrar_(inputs.basemap_paths, inputs.enu, inputs.ground_up_m, inputs.camera, options) {
+      : registrar_(inputs.basemap_paths, inputs.enu, inputs.ground_up_m, inputs.camera, options),
+        output_(output) {
     output.setRegistrationModel(registrar_.featuresModelName());
     warmUpHomographyRansac(options.features.device, options.ransac_threshold_px,
                            options.features.max_keypoints);
@@ -170,11 +181,18 @@ class NavigationSatellitePayload final : public SatellitePayload {
 
   std::string name() const override { return "basemap registration"; }
 
-  std::shared_ptr<SatelliteFix> process(const KeyframeRequest& request, StageClock& clock) override {
+  std::shared_ptr<SatelliteFix> process(const KeyframeRequest& request, StageClock& clock,
+                                        const RunControl& control) override {
     const auto* keyframe = dynamic_cast<const NavigationKeyframeRequest*>(&request);
     if (!keyframe) throw InvalidArgument("registration payload got a request of another payload");
     const double start_ms = clock.nowMs();
     auto fix = std::make_shared<NavigationFix>();
+    // A global search's preparation can take minutes: its progress goes to the run's
+    // output (the driver reports it), and pause and cancel reach it between tiles.
+    registrar_.setSearchMonitor([this, &control](int done, int total) {
+      output_.setSearchProgress(done, total);
+      control.checkpoint();
+    });
     fix->fix = registrar_.registerFrame(keyframe->request);
     fix->frame = fix->fix.frame;
     fix->accepted = fix->fix.accepted;
@@ -185,6 +203,7 @@ class NavigationSatellitePayload final : public SatellitePayload {
 
  private:
   nav::BasemapRegistrar registrar_;
+  NavigationRunOutput& output_;  // outlives the run's payloads
 };
 
 }  // namespace
@@ -279,7 +298,11 @@ NavigationEngineRun runNavigationEngine(const std::string& video_path, nav::Navi
       last_progress = Clock::now();
       const double fraction =
           frames_total > 0 ? std::min(1.0, double(frames_done) / double(frames_total)) : 0.0;
-      if (!reportProgress(progress, fraction, "navigating")) {
+      const auto [search_done, search_total] = output->searchProgress();
+      const std::string stage = search_done < search_total
+                                    ? nav::globalSearchStage(search_done, search_total)
+                                    : std::string("navigating");
+      if (!reportProgress(progress, fraction, stage)) {
         cancel_requested = true;
         pipeline.cancel();
       }

@@ -47,6 +47,10 @@ class NavigationRunOutput {
   // The registration's local feature model actually used (set when its payload starts).
   void setRegistrationModel(std::string model);
   std::string registrationModel() const;
+  // Progress of a global search's preparation on the satellite thread (units of work
+  // done and total; done == total when none is under way).
+  void setSearchProgress(int done, int total);
+  std::pair<int, int> searchProgress() const;
 
  private:
   mutable std::mutex mutex_;
@@ -54,6 +58,7 @@ class NavigationRunOutput {
   std::string vo_model_;
   std::string fallback_reason_;
   std::string registration_model_;
+  std::pair<int, int> search_progress_{0, 0};
 };
 
 // What a live view learns while the engine navigates: the same per-frame results and

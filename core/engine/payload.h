@@ -21,6 +21,7 @@
 #include <string>
 
 #include "core/engine/engine_frame.h"
+#include "core/engine/run_control.h"
 #include "core/engine/stage_clock.h"
 
 namespace skytrace::engine {
@@ -96,9 +97,12 @@ class SatellitePayload {
  public:
   virtual ~SatellitePayload() = default;
   virtual std::string name() const = 0;
-  // Satellite thread. Returns the fix (or null when the payload has none to give).
-  virtual std::shared_ptr<SatelliteFix> process(const KeyframeRequest& request,
-                                                StageClock& clock) = 0;
+  // Satellite thread. Returns the fix (or null when the payload has none to give). Work
+  // that can take long (a global search's preparation over a large map) calls
+  // control.checkpoint() between its units, so that pause and cancel reach it; the
+  // Cancelled it may throw ends the stage like a cancel between requests.
+  virtual std::shared_ptr<SatelliteFix> process(const KeyframeRequest& request, StageClock& clock,
+                                                const RunControl& control) = 0;
 };
 
 // Factories called on the worker threads with the device that worker runs on.

@@ -37,7 +37,7 @@ void SatelliteWorker::run() {
         continue;
       }
       clock.beginFrame((*request)->frame);
-      std::shared_ptr<SatelliteFix> fix = payload->process(**request, clock);
+      std::shared_ptr<SatelliteFix> fix = payload->process(**request, clock, *channel_.control);
       latencies_ms_.push_back(clock.finishFrame());
       if (fix) channel_.fixes->push(std::move(fix));
     }

@@ -30,6 +30,7 @@ RunReport runSequential(const SequentialOptions& options, FrameSource& source,
   StreamGuard stream_guard(stream);
   StageClock clock(recorder, stream);
   StageClock satellite_clock(recorder, stream);
+  const RunControl uncontrolled;  // handed to the satellite payload when the caller has none
   std::unique_ptr<VoPayload> vo = payloads.vo(options.device);
   std::unique_ptr<SatellitePayload> satellite =
       payloads.satellite ? payloads.satellite(options.device) : nullptr;
@@ -71,7 +72,8 @@ RunReport runSequential(const SequentialOptions& options, FrameSource& source,
       if (request && satellite) {
         ++report.keyframes_requested;
         satellite_clock.beginFrame(request->frame);
-        std::shared_ptr<SatelliteFix> fix = satellite->process(*request, satellite_clock);
+        std::shared_ptr<SatelliteFix> fix =
+            satellite->process(*request, satellite_clock, control ? *control : uncontrolled);
         report.satellite_ms.push_back(satellite_clock.finishFrame());
         ++report.keyframes_processed;
         if (fix) applyFix(*vo, *fix, index, recorder, &report);

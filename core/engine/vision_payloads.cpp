@@ -400,7 +400,8 @@ class VisionSatellitePayload final : public SatellitePayload {
 
   std::string name() const override { return "vision satellite (" + options_.satellite_model + ")"; }
 
-  std::shared_ptr<SatelliteFix> process(const KeyframeRequest& request, StageClock& clock) override {
+  std::shared_ptr<SatelliteFix> process(const KeyframeRequest& request, StageClock& clock,
+                                        const RunControl&) override {
     const auto* keyframe = dynamic_cast<const VisionKeyframeRequest*>(&request);
     if (!keyframe) throw InvalidArgument("vision satellite payload got a request of another payload");
     const at::Tensor bgr = keyframe->bgr.to(atDevice(device_));

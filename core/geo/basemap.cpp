@@ -198,14 +198,7 @@ struct Basemap::Impl {
     }
     const std::vector<GeoPoint> geo = converter->geoFromMap(outline);
     for (int corner = 0; corner < 4; ++corner) footprint.corners[corner] = geo[corner * kSamplesPerEdge];
-    GeoBBox& box = footprint.bbox;
-    box = {geo[0].lat_deg, geo[0].lon_deg, geo[0].lat_deg, geo[0].lon_deg};
-    for (const GeoPoint& p : geo) {
-      box.min_lat_deg = std::min(box.min_lat_deg, p.lat_deg);
-      box.max_lat_deg = std::max(box.max_lat_deg, p.lat_deg);
-      box.min_lon_deg = std::min(box.min_lon_deg, p.lon_deg);
-      box.max_lon_deg = std::max(box.max_lon_deg, p.lon_deg);
-    }
+    footprint.bbox = boundingBox(geo, PointSet::kClosedRing);
   }
 
   // For non-8-bit data: 2nd..98th percentile of valid values in a whole-raster preview.
@@ -535,7 +528,9 @@ BasemapWindow Basemap::readWindow(const MapRect& rect_in_map, double gsd_m,
 
 BasemapWindow Basemap::readWindow(const GeoBBox& bbox, double gsd_m,
                                   long long max_output_pixels) const {
-  if (!(bbox.max_lat_deg > bbox.min_lat_deg) || !(bbox.max_lon_deg > bbox.min_lon_deg)) {
+  // A box across the antimeridian ends east of +180: unwrapped here, wrapped per point.
+  const double east_lon_deg = bbox.crossesAntimeridian() ? bbox.max_lon_deg + 360.0 : bbox.max_lon_deg;
+  if (!(bbox.max_lat_deg > bbox.min_lat_deg) || !(east_lon_deg > bbox.min_lon_deg)) {
     throw InvalidArgument(impl_->path + ": readWindow needs a non-empty lat/lon box");
   }
   constexpr int kSamplesPerEdge = 16;
@@ -543,7 +538,7 @@ BasemapWindow Basemap::readWindow(const GeoBBox& bbox, double gsd_m,
   for (int i = 0; i <= kSamplesPerEdge; ++i) {
     const double t = double(i) / kSamplesPerEdge;
     const double lat = bbox.min_lat_deg + t * (bbox.max_lat_deg - bbox.min_lat_deg);
-    const double lon = bbox.min_lon_deg + t * (bbox.max_lon_deg - bbox.min_lon_deg);
+    const double lon = std::remainder(bbox.min_lon_deg + t * (east_lon_deg - bbox.min_lon_deg), 360.0);
     outline.push_back({lat, bbox.min_lon_deg, 0.0});
     outline.push_back({lat, bbox.max_lon_deg, 0.0});
     outline.push_back({bbox.min_lat_deg, lon, 0.0});

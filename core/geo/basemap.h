@@ -20,18 +20,12 @@
 
 namespace skytrace::geo {
 
-// A WGS84 latitude/longitude box, degrees.
-struct GeoBBox {
-  double min_lat_deg = 0.0;
-  double min_lon_deg = 0.0;
-  double max_lat_deg = 0.0;
-  double max_lon_deg = 0.0;
-};
-
 // Where a raster's outline lies on the globe.
 struct Footprint {
   GeoPoint corners[4];  // WGS84 of the raster's corners: top-left, top-right, bottom-right, bottom-left
-  GeoBBox bbox;         // envelope of the densified outline (edges sampled, not only corners)
+  // Envelope of the densified outline (edges sampled, not only corners); across the
+  // antimeridian or around a pole as boundingBox() says.
+  GeoBBox bbox;
 };
 
 // How a Basemap decides which pixels hold imagery.

@@ -1,6 +1,7 @@
 // WGS84 <-> ECEF <-> local ENU, exact (no small-angle or flat-earth approximations).
 #include "core/geo/geodesy.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace skytrace::geo {
@@ -102,6 +103,59 @@ GeoPoint LocalEnuFrame::toGeo(const EnuPoint& p) const {
               enu_from_ecef_[2][c] * enu[2];
   }
   return geoFromEcef({ecef[0], ecef[1], ecef[2]});
+}
+
+double LocalEnuFrame::northAzimuthDeg(const GeoPoint& p) const {
+  const double lat = p.lat_deg * kDegToRad;
+  const double lon = p.lon_deg * kDegToRad;
+  // True north at p in ECEF, then its east and north components in this frame.
+  const double north[3] = {-std::sin(lat) * std::cos(lon), -std::sin(lat) * std::sin(lon), std::cos(lat)};
+  double enu[2];
+  for (int r = 0; r < 2; ++r)
+    enu[r] = enu_from_ecef_[r][0] * north[0] + enu_from_ecef_[r][1] * north[1] + enu_from_ecef_[r][2] * north[2];
+  return std::atan2(enu[0], enu[1]) * kRadToDeg;
+}
+
+GeoBBox boundingBox(const std::vector<GeoPoint>& points, PointSet kind) {
+  GeoBBox box;
+  if (points.empty()) return box;
+  box.min_lat_deg = box.max_lat_deg = points.front().lat_deg;
+  std::vector<double> lons;
+  lons.reserve(points.size());
+  for (const GeoPoint& p : points) {
+    box.min_lat_deg = std::min(box.min_lat_deg, p.lat_deg);
+    box.max_lat_deg = std::max(box.max_lat_deg, p.lat_deg);
+    double lon = std::remainder(p.lon_deg, 360.0);  // [-180, 180]
+    if (lon == 180.0) lon = -180.0;
+    lons.push_back(lon);
+  }
+  if (kind == PointSet::kClosedRing && points.size() >= 3) {
+    // Winding number about the polar axis: a ring around a pole turns through 360 deg
+    // of longitude, any other ring through 0.
+    double turned = 0.0;
+    for (std::size_t i = 0; i < points.size(); ++i)
+      turned += std::remainder(points[(i + 1) % points.size()].lon_deg - points[i].lon_deg, 360.0);
+    if (std::abs(turned) > 180.0) {
+      const bool north = box.min_lat_deg + box.max_lat_deg > 0.0;
+      (north ? box.max_lat_deg : box.min_lat_deg) = north ? 90.0 : -90.0;
+      box.min_lon_deg = -180.0;
+      box.max_lon_deg = 180.0;
+      return box;
+    }
+  }
+  // The shortest arc holding every longitude leaves out the largest gap between them.
+  std::sort(lons.begin(), lons.end());
+  double largest_gap = lons.front() + 360.0 - lons.back();  // across the antimeridian
+  std::size_t gap_end = 0;                                   // first longitude after it
+  for (std::size_t i = 1; i < lons.size(); ++i) {
+    if (lons[i] - lons[i - 1] > largest_gap) {
+      largest_gap = lons[i] - lons[i - 1];
+      gap_end = i;
+    }
+  }
+  box.min_lon_deg = lons[gap_end];
+  box.max_lon_deg = gap_end == 0 ? lons.back() : lons[gap_end - 1];
+  return box;
 }
 
 double horizontalDistanceM(const GeoPoint& a, const GeoPoint& b) {

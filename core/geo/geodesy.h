@@ -6,6 +6,8 @@
 // Pure math, thread-safe.
 #pragma once
 
+#include <vector>
+
 namespace skytrace::geo {
 
 struct GeoPoint {
@@ -29,11 +31,44 @@ class LocalEnuFrame {
   EnuPoint toEnu(const GeoPoint& p) const;
   GeoPoint toGeo(const EnuPoint& p) const;
 
+  // Where true north at `p` points in this frame's horizontal plane: degrees clockwise
+  // from the frame's north axis (0 at the origin's meridian; the meridian convergence,
+  // about delta_lon * sin(lat): 0.01 deg per km at 45 deg, tens of degrees near a pole).
+  // A heading measured in this frame (ENU yaw) is a true heading at `p` after
+  // subtracting this; a true heading becomes an ENU yaw by adding it. Undefined at a
+  // pole itself (every direction is south): there the meridian of p.lon_deg counts as
+  // north.
+  double northAzimuthDeg(const GeoPoint& p) const;
+
  private:
   GeoPoint origin_;
   double origin_ecef_[3];
   double enu_from_ecef_[3][3];  // rows: east, north, up unit vectors in ECEF
 };
+
+// A WGS84 latitude/longitude box, degrees. As in GeoJSON (RFC 7946, 5.2) a box across
+// the antimeridian has min_lon_deg > max_lon_deg: min is its western edge, max its
+// eastern one.
+struct GeoBBox {
+  double min_lat_deg = 0.0;
+  double min_lon_deg = 0.0;
+  double max_lat_deg = 0.0;
+  double max_lon_deg = 0.0;
+
+  bool crossesAntimeridian() const { return min_lon_deg > max_lon_deg; }
+};
+
+// What the points of a GeoBBox are.
+enum class PointSet {
+  kPoints,      // unrelated points or a line (a track)
+  kClosedRing,  // a polygon's outline in order (a raster's edges): it may enclose a pole
+};
+
+// The smallest box holding the points (longitudes in [-180, 180]): longitudes cover the
+// shortest arc holding them all, across the antimeridian when that is shorter; a ring
+// that winds around a pole contains it, so its box reaches the pole's latitude and spans
+// every longitude (-180 .. 180). Empty input: a zero box.
+GeoBBox boundingBox(const std::vector<GeoPoint>& points, PointSet kind);
 
 // Geodesic distance on the WGS84 ellipsoid surface between the two points' horizontal
 // positions (altitudes ignored), metres; Vincenty's inverse formula, sub-millimetre.

@@ -758,22 +758,24 @@ TrackSummary summarizeTrack(const Track& track) {
   s.pose_count = track.poses.size();
   if (track.poses.empty()) return s;
   s.first_t_s = s.last_t_s = track.poses.front().t_s;
-  s.min_lat_deg = s.max_lat_deg = track.poses.front().lat_deg;
-  s.min_lon_deg = s.max_lon_deg = track.poses.front().lon_deg;
+  std::vector<GeoPoint> points;
+  points.reserve(track.poses.size());
   for (std::size_t i = 0; i < track.poses.size(); ++i) {
     const TrackPose& p = track.poses[i];
     s.first_t_s = std::min(s.first_t_s, p.t_s);
     s.last_t_s = std::max(s.last_t_s, p.t_s);
-    s.min_lat_deg = std::min(s.min_lat_deg, p.lat_deg);
-    s.max_lat_deg = std::max(s.max_lat_deg, p.lat_deg);
-    s.min_lon_deg = std::min(s.min_lon_deg, p.lon_deg);
-    s.max_lon_deg = std::max(s.max_lon_deg, p.lon_deg);
+    points.push_back({p.lat_deg, p.lon_deg, 0.0});
     s.count_by_source[static_cast<int>(p.source)]++;
     if (i > 0) {
       const TrackPose& q = track.poses[i - 1];
       s.length_m += horizontalDistanceM({q.lat_deg, q.lon_deg, 0.0}, {p.lat_deg, p.lon_deg, 0.0});
     }
   }
+  const GeoBBox box = boundingBox(points, PointSet::kPoints);
+  s.min_lat_deg = box.min_lat_deg;
+  s.max_lat_deg = box.max_lat_deg;
+  s.min_lon_deg = box.min_lon_deg;
+  s.max_lon_deg = box.max_lon_deg;
   return s;
 }
 

@@ -59,6 +59,8 @@ struct TrackSummary {
   std::size_t pose_count = 0;
   double first_t_s = 0.0;
   double last_t_s = 0.0;
+  // Bounding box (geo::boundingBox of the poses: min_lon_deg > max_lon_deg across the
+  // antimeridian).
   double min_lat_deg = 0.0, max_lat_deg = 0.0, min_lon_deg = 0.0, max_lon_deg = 0.0;
   double length_m = 0.0;  // sum of horizontal geodesic steps between consecutive poses
   std::size_t count_by_source[6] = {};  // indexed by PoseSource

@@ -222,6 +222,7 @@ struct BasemapRegistrar::State {
   std::unique_ptr<vision::GlobalDescriptorExtractor> descriptor;  // kGlobalDescriptor only
   cv::Mat undistort_map_x, undistort_map_y;  // undistorted pixel -> distorted pixel
   std::map<long, TileCache> tile_caches;     // by quantised GSD
+  SearchMonitor search_monitor;              // may be empty
   std::uint64_t calls = 0;
 
   // Affine ENU -> window pixel, exact at three points of the window.
@@ -483,31 +484,37 @@ struct BasemapRegistrar::State {
           << "); registration needs a position prior (telemetry) or a map cropped to the flight";
       return tile_caches.emplace(key, std::move(cache)).first->second;
     }
-    cv::Mat all_descriptors;
+    // Every tile's rectangle first, so that the monitor sees the whole amount of work.
+    std::vector<std::pair<int, cv::Rect2d>> rects;  // (basemap, rectangle in ENU)
     for (std::size_t bi = 0; bi < basemaps.size(); ++bi) {
       const cv::Rect2d cover = basemaps[bi].coverage_enu;
-      const double g = gsd_m;
-      const bool single = std::max(cover.width, cover.height) / g <= 2048.0;
-      std::vector<cv::Rect2d> rects;
-      if (single) {
-        rects.push_back(cover);
-      } else {
-        const double step = 0.5 * tile_m;
-        for (double y = cover.y; y < cover.y + cover.height - 0.25 * tile_m; y += step) {
-          for (double x = cover.x; x < cover.x + cover.width - 0.25 * tile_m; x += step) {
-            rects.emplace_back(x, y, tile_m, tile_m);
-          }
+      if (std::max(cover.width, cover.height) / gsd_m <= 2048.0) {
+        rects.emplace_back(int(bi), cover);
+        continue;
+      }
+      const double step = 0.5 * tile_m;
+      for (double y = cover.y; y < cover.y + cover.height - 0.25 * tile_m; y += step) {
+        for (double x = cover.x; x < cover.x + cover.width - 0.25 * tile_m; x += step) {
+          rects.emplace_back(int(bi), cv::Rect2d(x, y, tile_m, tile_m));
         }
       }
-      for (const auto& r : rects) {
-        Tile tile;
-        tile.basemap = int(bi);
-        tile.window = readWindow(int(bi), r, g);
-        if (cv::countNonZero(tile.window.valid) < 0.2 * tile.window.valid.total()) continue;
-        tile.image = matchImage(tile.window.bgr, map_extractor.get());
-        if (!tile.image.features.empty()) all_descriptors.push_back(tile.image.features.descriptors());
-        cache.tiles.push_back(std::move(tile));
-      }
+    }
+    // Two passes over the tiles (read + local features, then learned descriptors when
+    // used): the monitor sees them as one amount of work.
+    const bool describe = descriptor != nullptr;
+    const int total = int(rects.size()) * (describe ? 2 : 1);
+    int done = 0;
+    cv::Mat all_descriptors;
+    for (const auto& [basemap_index, rect] : rects) {
+      if (search_monitor) search_monitor(done, total);
+      ++done;
+      Tile tile;
+      tile.basemap = basemap_index;
+      tile.window = readWindow(basemap_index, rect, gsd_m);
+      if (cv::countNonZero(tile.window.valid) < 0.2 * tile.window.valid.total()) continue;
+      tile.image = matchImage(tile.window.bgr, map_extractor.get());
+      if (!tile.image.features.empty()) all_descriptors.push_back(tile.image.features.descriptors());
+      cache.tiles.push_back(std::move(tile));
     }
     if (options.retrieval == RetrievalMethod::kVlad && all_descriptors.rows >= options.vlad_clusters) {
       cache.vocabulary = vision::VladVocabulary::train(all_descriptors, options.vlad_clusters, options.seed);
@@ -516,12 +523,20 @@ struct BasemapRegistrar::State {
                                                                           : tile.image.features.descriptors());
       }
     }
-    if (descriptor && cache.tiles.size() > std::size_t(options.global_candidates)) {
-      std::vector<cv::Mat> images;
-      for (const auto& tile : cache.tiles) images.push_back(tile.window.bgr);
-      const std::vector<vision::GlobalDescriptor> described = descriptor->describeBatch(images);
-      for (std::size_t i = 0; i < cache.tiles.size(); ++i) cache.tiles[i].learned = described[i];
+    if (describe && cache.tiles.size() > std::size_t(options.global_candidates)) {
+      constexpr std::size_t kDescriptorBatch = 16;  // the monitor's granularity here
+      done = total - int(cache.tiles.size());
+      for (std::size_t first = 0; first < cache.tiles.size(); first += kDescriptorBatch) {
+        if (search_monitor) search_monitor(done, total);
+        const std::size_t end = std::min(cache.tiles.size(), first + kDescriptorBatch);
+        std::vector<cv::Mat> images;
+        for (std::size_t i = first; i < end; ++i) images.push_back(cache.tiles[i].window.bgr);
+        const std::vector<vision::GlobalDescriptor> described = descriptor->describeBatch(images);
+        for (std::size_t i = first; i < end; ++i) cache.tiles[i].learned = described[i - first];
+        done += int(end - first);
+      }
     }
+    if (search_monitor) search_monitor(total, total);
     SKYTRACE_LOG(Info, "nav.registration")
         << "global search: " << cache.tiles.size() << " tiles at " << gsd_m << " m/px";
     return tile_caches.emplace(key, std::move(cache)).first->second;
@@ -690,6 +705,8 @@ RegistrationFix BasemapRegistrar::registerFrame(const RegistrationRequest& reque
   return s.registerGlobally(request);
 }
 
+void BasemapRegistrar::setSearchMonitor(SearchMonitor monitor) { state_->search_monitor = std::move(monitor); }
+
 std::string BasemapRegistrar::featuresModelName() const {
   return state_->frame_extractor ? state_->frame_extractor->name() : std::string();
 }
@@ -698,6 +715,11 @@ cv::Rect2d BasemapRegistrar::coverageEnu() const {
   cv::Rect2d out = state_->basemaps.front().coverage_enu;
   for (const auto& b : state_->basemaps) out |= b.coverage_enu;
   return out;
+}
+
+std::string globalSearchStage(int units_done, int units_total) {
+  const int percent = units_total > 0 ? int(100.0 * units_done / units_total) : 0;
+  return "preparing the global search: " + std::to_string(percent) + "%";
 }
 
 void checkRegistrationWeights(const RegistrationOptions& options) {

@@ -29,6 +29,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -151,6 +152,16 @@ class BasemapRegistrar {
   // Throws skytrace::Error for failures other than "not found" (those are rejected fixes).
   RegistrationFix registerFrame(const RegistrationRequest& request);
 
+  // Observer of the global search's preparation: the long part of global mode, done once
+  // per ground resolution (reading up to max_global_search_tiles map tiles, extracting
+  // and describing them; minutes on a large map and a CPU). Called on the thread of
+  // registerFrame before each unit of that work with the units done and the total, and
+  // once with done == total. It may throw (skytrace::Cancelled, to abandon the search):
+  // registerFrame then rethrows it, nothing is cached, and the next global request
+  // starts over. Empty (the default): no observer.
+  using SearchMonitor = std::function<void(int units_done, int units_total)>;
+  void setSearchMonitor(SearchMonitor monitor);
+
   // Extent of all basemaps in the ENU frame (for global mode and for choosing an ENU
   // origin), metres.
   cv::Rect2d coverageEnu() const;
@@ -164,6 +175,10 @@ class BasemapRegistrar {
   struct State;
   std::unique_ptr<State> state_;
 };
+
+// The progress stage a driver reports while a global search is being prepared
+// ("preparing the global search: 37%"): the same words from every driver.
+std::string globalSearchStage(int units_done, int units_total);
 
 // Throws the ModelError that creating the stage's learned models would throw for a
 // missing weights file (naming the file expected and where its authors publish it),

@@ -83,7 +83,8 @@ geo::TrackPose trackPoseFromCameraPose(const CameraPose& pose, const geo::LocalE
   out.lat_deg = g.lat_deg;
   out.lon_deg = g.lon_deg;
   out.alt_m = g.alt_m;
-  out.yaw_deg = wrapAngleDeg(pose.yaw_deg);
+  // ENU yaw is measured from the origin's north; the track's from true north at the pose.
+  out.yaw_deg = wrapAngleDeg(pose.yaw_deg - frame.northAzimuthDeg(g));
   out.pitch_deg = pose.pitch_deg;
   out.roll_deg = pose.roll_deg;
   out.source = geo::PoseSource::Truth;
@@ -97,7 +98,9 @@ CameraPose cameraPoseFromTrackPose(const geo::TrackPose& pose, const geo::LocalE
   CameraPose out;
   out.t_s = pose.t_s;
   out.position_enu = {p.east_m, p.north_m, p.up_m};
-  out.yaw_deg = std::isnan(pose.yaw_deg) ? 0.0 : pose.yaw_deg;
+  out.yaw_deg = std::isnan(pose.yaw_deg)
+                    ? 0.0
+                    : wrapAngleDeg(pose.yaw_deg + frame.northAzimuthDeg({pose.lat_deg, pose.lon_deg, 0.0}));
   out.pitch_deg = std::isnan(pose.pitch_deg) ? -90.0 : pose.pitch_deg;
   out.roll_deg = std::isnan(pose.roll_deg) ? 0.0 : pose.roll_deg;
   return out;

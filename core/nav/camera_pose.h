@@ -51,7 +51,11 @@ bool groundFromPixel(const CameraModel& camera, const CameraPose& pose,
                      const cv::Point2d& pixel, double ground_up_m, cv::Vec3d* p_in_enu);
 
 // Conversion of a pose to/from a georeferenced TrackPose through a local ENU frame
-// (alt_m in the track = ellipsoidal altitude of the camera = origin alt + up_m).
+// (alt_m in the track = ellipsoidal altitude of the camera = origin alt + up_m). The
+// track's yaw is a true heading at the pose (from its own meridian), the pose's is
+// measured from the frame's north: they differ by LocalEnuFrame::northAzimuthDeg (the
+// meridian convergence; large near a pole). Pitch and roll are kept (the tilt of the
+// local vertical, 0.009 deg per km, is neglected).
 geo::TrackPose trackPoseFromCameraPose(const CameraPose& pose, const geo::LocalEnuFrame& frame,
                                        std::int64_t frame_index);
 CameraPose cameraPoseFromTrackPose(const geo::TrackPose& pose, const geo::LocalEnuFrame& frame);

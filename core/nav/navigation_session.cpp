@@ -154,7 +154,9 @@ FrameResult NavigationSession::processFrame(std::int64_t frame, double t_s,
       CameraPose prior;
       prior.t_s = t_s;
       prior.position_enu = {p.east_m, p.north_m, p.up_m};
-      if (std::isfinite(sample->gimbal_yaw_deg)) prior.yaw_deg = sample->gimbal_yaw_deg;
+      // Logged headings are true headings; the frame's north differs away from its origin.
+      if (std::isfinite(sample->gimbal_yaw_deg))
+        prior.yaw_deg = sample->gimbal_yaw_deg + s.inputs.enu.northAzimuthDeg({sample->lat_deg, sample->lon_deg, 0.0});
       if (std::isfinite(sample->gimbal_pitch_deg)) prior.pitch_deg = sample->gimbal_pitch_deg;
       s.fusion->addPosePrior(frame, prior, 3.0);
     }
@@ -204,9 +206,10 @@ FrameResult NavigationSession::processFrame(std::int64_t frame, double t_s,
           CameraPose prior;
           prior.t_s = t_s;
           prior.position_enu = {p.east_m, p.north_m, s.inputs.ground_up_m + h};
-          prior.yaw_deg = std::isfinite(sample->gimbal_yaw_deg) ? sample->gimbal_yaw_deg
-                          : std::isfinite(sample->yaw_deg)      ? sample->yaw_deg
-                                                                : 0.0;
+          const double true_yaw_deg = std::isfinite(sample->gimbal_yaw_deg) ? sample->gimbal_yaw_deg
+                                      : std::isfinite(sample->yaw_deg)      ? sample->yaw_deg
+                                                                            : 0.0;
+          prior.yaw_deg = true_yaw_deg + s.inputs.enu.northAzimuthDeg({sample->lat_deg, sample->lon_deg, 0.0});
           prior.pitch_deg = std::isfinite(sample->gimbal_pitch_deg) ? sample->gimbal_pitch_deg : -90.0;
           prior.roll_deg = std::isfinite(sample->gimbal_roll_deg) ? sample->gimbal_roll_deg : 0.0;
           r.prior = prior;
@@ -352,6 +355,12 @@ NavigationResult runNavigationSequential(const std::string& video_path, Navigati
   };
   bool completed = true;
   io::VideoFrame frame;
+  double fraction_done = 0.0;  // of the frames, for progress reported during a global search
+  if (registrar) {
+    registrar->setSearchMonitor([&](int units_done, int units_total) {
+      if (!reportProgress(progress, fraction_done, globalSearchStage(units_done, units_total))) throw Cancelled();
+    });
+  }
   while (true) {
     auto start = Clock::now();
     if (!video->read(&frame)) break;
@@ -361,8 +370,15 @@ NavigationResult runNavigationSequential(const std::string& video_path, Navigati
     record(frame.index, "match", r.odometry.match_ms);
     record(frame.index, "pose", r.odometry.pose_ms);
     record(frame.index, "fusion", r.fusion_ms);
+    fraction_done = total > 0 ? double(frame.index) / total : 0.0;
     if (auto request = session.takeRegistrationRequest(); request && registrar) {
-      const RegistrationFix fix = registrar->registerFrame(*request);
+      RegistrationFix fix;
+      try {
+        fix = registrar->registerFrame(*request);
+      } catch (const Cancelled&) {  // cancelled inside a global search
+        completed = false;
+        break;
+      }
       if (fix.global_mode) record(fix.frame, "retrieval", fix.retrieval_ms);
       record(fix.frame, "fine_match", fix.fine_match_ms);
       session.addFix(fix);

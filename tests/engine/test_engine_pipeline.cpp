@@ -172,7 +172,8 @@ class FakeSatellite final : public SatellitePayload {
   }
   ~FakeSatellite() override { --trace_->satellite_payloads_alive; }
   std::string name() const override { return "fake satellite"; }
-  std::shared_ptr<SatelliteFix> process(const KeyframeRequest& request, StageClock& clock) override {
+  std::shared_ptr<SatelliteFix> process(const KeyframeRequest& request, StageClock& clock,
+                                        const RunControl&) override {
     StageClock::Scope scope(clock, Stage::FineMatch);
     ++trace_->satellite_steps_started;
     if (b_.satellite_throws) throw GeoreferenceError("fake satellite: basemap has no georeference");

@@ -279,6 +279,21 @@ class TestBasemap : public QObject {
     QCOMPARE(coarse.rgb.rows, int(std::lround(200 * expected_y / 2.0)));
   }
 
+  // A polar stereographic raster (EPSG:3413) centred on the north pole: its footprint's
+  // box reaches latitude 90 and spans every longitude (the corners alone are at ~89.1).
+  void footprintAroundThePoleContainsIt() {
+    QTemporaryDir dir;
+    const std::string path = (dir.path() + "/arctic.tif").toStdString();
+    const cv::Mat rgb(100, 100, CV_8UC3, cv::Scalar(200, 200, 200));
+    writeGeoTiff(path, rgb, {}, GeoTransform::northUp(-100000.0, 100000.0, 2000.0, 2000.0), "EPSG:3413");
+    const Footprint& fp = Basemap::open(path).footprint();
+    QVERIFY2(fp.corners[0].lat_deg < 89.0, qPrintable(QString::number(fp.corners[0].lat_deg)));
+    QCOMPARE(fp.bbox.max_lat_deg, 90.0);
+    QVERIFY(fp.bbox.min_lat_deg < 89.0 && fp.bbox.min_lat_deg > 88.0);
+    QCOMPARE(fp.bbox.min_lon_deg, -180.0);
+    QCOMPARE(fp.bbox.max_lon_deg, 180.0);
+  }
+
   // Other GDAL formats: VRT, PNG/JPEG + world file + .prj, GeoPackage raster.
   void otherFormats() {
     QTemporaryDir dir;

@@ -1,5 +1,7 @@
 // LocalEnuFrame and horizontalDistanceM against closed-form WGS84 values and published
-// geodetic benchmarks.
+// geodetic benchmarks; the meridian convergence (northAzimuthDeg) against the bearing of
+// a motion computed from latitudes and longitudes alone; boundingBox across the
+// antimeridian and around the poles.
 #include <QtTest>
 
 #include <cmath>
@@ -7,13 +9,29 @@
 
 #include "core/geo/geodesy.h"
 
+using skytrace::geo::boundingBox;
 using skytrace::geo::EnuPoint;
+using skytrace::geo::GeoBBox;
+using skytrace::geo::PointSet;
 using skytrace::geo::GeoPoint;
 using skytrace::geo::LocalEnuFrame;
 
 namespace {
 constexpr double kSemiMajorAxisM = 6378137.0;
 constexpr double kSemiMinorAxisM = 6356752.314245179;  // a (1 - f), WGS84
+
+// Initial bearing from a to b on the sphere, degrees clockwise from true north: for
+// steps of a few metres the sphere's and the ellipsoid's bearings agree to ~0.2 deg
+// near the poles, independent of the ENU code.
+double bearingDeg(const GeoPoint& a, const GeoPoint& b) {
+  const double p1 = a.lat_deg * M_PI / 180.0, p2 = b.lat_deg * M_PI / 180.0;
+  const double dl = (b.lon_deg - a.lon_deg) * M_PI / 180.0;
+  return std::atan2(std::sin(dl) * std::cos(p2),
+                    std::cos(p1) * std::sin(p2) - std::sin(p1) * std::cos(p2) * std::cos(dl)) *
+         180.0 / M_PI;
+}
+
+double wrap180(double deg) { return std::remainder(deg, 360.0); }
 
 double dmsToDeg(double d, double m, double s) {
   const double sign = d < 0 ? -1.0 : 1.0;
@@ -100,6 +118,77 @@ class TestGeodesy : public QObject {
     const GeoPoint b = frame.toGeo({300.0, 400.0, 0.0});
     QVERIFY(std::abs(skytrace::geo::horizontalDistanceM(a, b) - 500.0) < 1e-3);
     QCOMPARE(skytrace::geo::horizontalDistanceM(a, a), 0.0);
+  }
+
+  // A motion along ENU yaw psi at a point P has the true heading psi - northAzimuthDeg(P):
+  // checked near the north pole (where the frame's north and true north differ by tens
+  // of degrees 2 km from the origin), at mid latitude and near the south pole.
+  void northAzimuthIsTheMeridianConvergence() {
+    const struct {
+      GeoPoint origin;
+      EnuPoint at;
+      double min_convergence_deg;  // |northAzimuthDeg(P)| at least this much
+    } cases[] = {
+        {{89.95, 20.0, 0.0}, {2000.0, 500.0, 0.0}, 20.0},
+        {{48.1, 11.5, 500.0}, {3000.0, -1000.0, 0.0}, 0.02},
+        {{-89.9, -60.0, 0.0}, {-1500.0, 3000.0, 0.0}, 5.0},
+    };
+    for (const auto& c : cases) {
+      const LocalEnuFrame frame(c.origin);
+      QVERIFY(std::abs(frame.northAzimuthDeg(c.origin)) < 1e-9);
+      const GeoPoint p = frame.toGeo(c.at);
+      const double convergence = frame.northAzimuthDeg(p);
+      QVERIFY2(std::abs(convergence) >= c.min_convergence_deg, qPrintable(QString::number(convergence)));
+      for (double yaw : {0.0, 45.0, 90.0, 200.0}) {
+        const double step = 2.0;  // metres
+        const GeoPoint q = frame.toGeo({c.at.east_m + step * std::sin(yaw * M_PI / 180.0),
+                                        c.at.north_m + step * std::cos(yaw * M_PI / 180.0), c.at.up_m});
+        const double error = wrap180(bearingDeg(p, q) - (yaw - convergence));
+        QVERIFY2(std::abs(error) < 0.3, qPrintable(QString("yaw %1: error %2 deg").arg(yaw).arg(error)));
+      }
+    }
+  }
+
+  void boundingBoxOfPoints() {
+    const GeoBBox plain = boundingBox({{47.0, 8.0, 0}, {47.5, 8.4, 0}, {46.9, 8.2, 0}}, PointSet::kPoints);
+    QCOMPARE(plain.min_lat_deg, 46.9);
+    QCOMPARE(plain.max_lat_deg, 47.5);
+    QCOMPARE(plain.min_lon_deg, 8.0);
+    QCOMPARE(plain.max_lon_deg, 8.4);
+    QVERIFY(!plain.crossesAntimeridian());
+    // A flight over the antimeridian (Fiji): 0.3 deg wide, not 359.7.
+    const GeoBBox fiji = boundingBox({{-16.8, 179.9, 0}, {-16.7, -179.8, 0}, {-16.9, 179.95, 0}}, PointSet::kPoints);
+    QVERIFY(fiji.crossesAntimeridian());
+    QCOMPARE(fiji.min_lon_deg, 179.9);
+    QCOMPARE(fiji.max_lon_deg, -179.8);
+    QCOMPARE(fiji.min_lat_deg, -16.9);
+    // Longitudes given beyond +-180 are wrapped.
+    const GeoBBox wrapped = boundingBox({{0.0, 181.0, 0}, {0.0, 182.0, 0}}, PointSet::kPoints);
+    QVERIFY(std::abs(wrapped.min_lon_deg + 179.0) < 1e-12 && std::abs(wrapped.max_lon_deg + 178.0) < 1e-12);
+    QCOMPARE(boundingBox({}, PointSet::kPoints).max_lat_deg, 0.0);
+  }
+
+  // A ring around a pole contains it: its box reaches the pole and spans every longitude;
+  // the same points as a line (a track circling the pole) do not reach it.
+  void boundingBoxOfRingAroundPole() {
+    std::vector<GeoPoint> ring;
+    for (int i = 0; i < 36; ++i) ring.push_back({88.5 + 0.2 * std::sin(i * 0.7), -180.0 + 10.0 * i, 0.0});
+    const GeoBBox north = boundingBox(ring, PointSet::kClosedRing);
+    QCOMPARE(north.max_lat_deg, 90.0);
+    QVERIFY(north.min_lat_deg > 88.2 && north.min_lat_deg < 88.4);
+    QCOMPARE(north.min_lon_deg, -180.0);
+    QCOMPARE(north.max_lon_deg, 180.0);
+    const GeoBBox line = boundingBox(ring, PointSet::kPoints);
+    QVERIFY(line.max_lat_deg < 89.0);
+    for (GeoPoint& p : ring) p.lat_deg = -p.lat_deg;
+    const GeoBBox south = boundingBox(ring, PointSet::kClosedRing);
+    QCOMPARE(south.min_lat_deg, -90.0);
+    QVERIFY(south.max_lat_deg < -88.2);
+    // A ring beside the pole (not around it) keeps its own box.
+    const GeoBBox beside = boundingBox({{80, 10, 0}, {80, 20, 0}, {81, 20, 0}, {81, 10, 0}}, PointSet::kClosedRing);
+    QCOMPARE(beside.max_lat_deg, 81.0);
+    QCOMPARE(beside.min_lon_deg, 10.0);
+    QCOMPARE(beside.max_lon_deg, 20.0);
   }
 };
 

@@ -111,6 +111,25 @@ class TestGroundProjection : public QObject {
     QVERIFY(std::abs(wrapAngleDeg(heading - 31.5)) < 0.2);
   }
 
+  // A track's yaw is a true heading at the pose: 2 km from an origin near the north pole
+  // the frame's north is tens of degrees away from it (without the correction every
+  // exported heading there was off by that much); the round trip restores the ENU yaw.
+  void trackPoseHeadingIsTrueNorthAtThePose() {
+    const skytrace::geo::LocalEnuFrame frame({89.97, 0.0, 0.0});
+    const CameraPose pose = makePose(2000, 0, 100, 10, -90, 0);
+    const skytrace::geo::TrackPose track = trackPoseFromCameraPose(pose, frame, 0);
+    const double convergence = frame.northAzimuthDeg({track.lat_deg, track.lon_deg, 0});
+    QVERIFY2(std::abs(convergence) > 20.0, qPrintable(QString::number(convergence)));
+    QVERIFY(std::abs(wrapAngleDeg(track.yaw_deg - (10.0 - convergence))) < 1e-9);
+    const CameraPose back = cameraPoseFromTrackPose(track, frame);
+    QVERIFY(std::abs(wrapAngleDeg(back.yaw_deg - 10.0)) < 1e-9);
+    QVERIFY(cv::norm(back.position_enu - pose.position_enu) < 1e-6);
+    // 300 m from a mid-latitude origin the two norths agree to 0.003 deg.
+    const skytrace::geo::LocalEnuFrame munich({48.1, 11.5, 500.0});
+    const skytrace::geo::TrackPose near = trackPoseFromCameraPose(makePose(300, 0, 100, 10, -90, 0), munich, 0);
+    QVERIFY(std::abs(near.yaw_deg - 10.0) < 0.003);
+  }
+
   void footprintAndGsd() {
     const CameraPose nadir = makePose(0, 0, 100, 0, -90, 0);
     const double gsd = groundSampleDistanceM(kCamera, nadir, 0.0);

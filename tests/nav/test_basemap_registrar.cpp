@@ -1,0 +1,127 @@
+// BasemapRegistrar's global search over a map larger than one window (a 210 m procedural
+// orthophoto at 0.1 m, a 32 m camera footprint: 64 tiles), ORB + VLAD:
+// - the search monitor sees the whole preparation, from (0, total) to (total, total),
+//   in order, once per unit of work;
+// - a monitor that throws Cancelled abandons the search: registerFrame rethrows it, and
+//   the next request prepares the tiles again from the start (nothing half-built is
+//   cached) and gives a global-mode fix;
+// - a prepared resolution is not prepared again.
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <opencv2/imgproc.hpp>
+
+#include <vector>
+
+#include "core/geo/geodesy.h"
+#include "core/geo/procedural_basemap.h"
+#include "core/nav/basemap_registration.h"
+#include "core/nav/camera_model.h"
+#include "core/util/error.h"
+
+using namespace skytrace;
+
+namespace {
+
+struct MonitorCall {
+  int done;
+  int total;
+};
+
+}  // namespace
+
+class TestBasemapRegistrar : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir dir_;
+  std::string basemap_;
+  cv::Mat map_rgb_;
+
+  // A nadir frame cut from the map's centre: 320x240 px over 32x24 m (0.1 m/px).
+  nav::RegistrationRequest centreRequest() const {
+    const int side_x = 320, side_y = 240;  // map pixels
+    const cv::Rect crop((map_rgb_.cols - side_x) / 2, (map_rgb_.rows - side_y) / 2, side_x, side_y);
+    cv::Mat bgr;
+    cv::cvtColor(map_rgb_(crop), bgr, cv::COLOR_RGB2BGR);
+    nav::RegistrationRequest request;
+    request.frame = 0;
+    cv::resize(bgr, request.image_bgr, cv::Size(320, 240), 0, 0, cv::INTER_AREA);
+    request.height_hint_m = 32.0 / 2.0 / std::tan(60.0 * M_PI / 360.0);  // hfov 60 deg
+    return request;
+  }
+
+  nav::BasemapRegistrar makeRegistrar() const {
+    const nav::CameraModel camera = nav::CameraModel::fromHorizontalFov(320, 240, 60.0);
+    nav::RegistrationOptions options;
+    options.features.model = "orb";
+    options.features.max_keypoints = 256;
+    const geo::LocalEnuFrame enu(nav::defaultEnuOrigin(basemap_, 0.0));
+    return nav::BasemapRegistrar({basemap_}, enu, 0.0, camera, options);
+  }
+
+ private Q_SLOTS:
+  void initTestCase() {
+    QVERIFY(dir_.isValid());
+    geo::ProceduralBasemapOptions o;
+    o.size_px = 2100;  // more than 2048 px at the frame's resolution: tiled
+    o.gsd_m = 0.1;
+    o.seed = 11;
+    basemap_ = dir_.filePath("map.tif").toStdString();
+    geo::writeProceduralBasemap(basemap_, o);
+    map_rgb_ = geo::generateProceduralAerialImage(o);
+  }
+
+  void monitorSeesTheWholePreparationInOrder() {
+    nav::BasemapRegistrar registrar = makeRegistrar();
+    std::vector<MonitorCall> calls;
+    registrar.setSearchMonitor([&](int done, int total) { calls.push_back({done, total}); });
+    const nav::RegistrationFix fix = registrar.registerFrame(centreRequest());
+    QVERIFY(fix.global_mode);
+    QVERIFY(calls.size() >= 2);
+    const int total = calls.front().total;
+    QVERIFY2(total >= 50, qPrintable(QString::number(total)));  // a tiled search, not one window
+    QCOMPARE(calls.front().done, 0);
+    QCOMPARE(calls.back().done, total);
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      QCOMPARE(calls[i].total, total);
+      if (i > 0) QVERIFY(calls[i].done >= calls[i - 1].done);
+    }
+    // One call per tile and a last one: no unit of work goes unannounced.
+    QCOMPARE(int(calls.size()), total + 1);
+
+    // The same resolution again: the prepared tiles are reused, nothing to announce.
+    calls.clear();
+    const nav::RegistrationFix again = registrar.registerFrame(centreRequest());
+    QVERIFY(again.global_mode);
+    QVERIFY(calls.empty());
+  }
+
+  void cancelInsideTheSearchAbandonsItCleanly() {
+    nav::BasemapRegistrar registrar = makeRegistrar();
+    int seen = 0;
+    registrar.setSearchMonitor([&](int done, int) {
+      if (++seen == 5) throw Cancelled();
+      QVERIFY(done < 4);  // (QVERIFY in a lambda only returns; the count below checks)
+    });
+    bool cancelled = false;
+    try {
+      registrar.registerFrame(centreRequest());
+    } catch (const Cancelled&) {
+      cancelled = true;
+    }
+    QVERIFY(cancelled);
+    QCOMPARE(seen, 5);  // stopped at once, not at the end of the preparation
+
+    std::vector<MonitorCall> calls;
+    registrar.setSearchMonitor([&](int done, int total) { calls.push_back({done, total}); });
+    const nav::RegistrationFix fix = registrar.registerFrame(centreRequest());
+    QVERIFY(fix.global_mode);
+    QVERIFY(!calls.empty());
+    QCOMPARE(calls.front().done, 0);  // started over: nothing half-built was kept
+    QCOMPARE(calls.back().done, calls.back().total);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestBasemapRegistrar)
+#include "test_basemap_registrar.moc"
