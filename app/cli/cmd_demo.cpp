@@ -6,25 +6,20 @@
 #include <QCommandLineParser>
 #include <QTextStream>
 
-#include <chrono>
 #include <cmath>
 #include <filesystem>
 
 #include "app/cli/cli_command.h"
 #include "app/cli/cli_support.h"
-#include "core/engine/navigation_payloads.h"
+#include "core/app/flight_processing.h"
 #include "core/geo/procedural_basemap.h"
 #include "core/geo/track_io.h"
 #include "core/io/telemetry/srt_reader.h"
 #include "core/io/telemetry/telemetry_track.h"
 #include "core/nav/flight_simulation.h"
-#include "core/nav/model_choice.h"
-#include "core/nav/navigation_report.h"
-#include "core/nav/navigation_session.h"
 #include "core/nav/trajectory_eval.h"
 #include "core/nav/truth_csv.h"
 #include "core/util/atomic_file.h"
-#include "core/util/atomic_folder.h"
 #include "core/util/check.h"
 #include "core/util/progress.h"
 
@@ -33,6 +28,17 @@
 namespace skytrace::cli {
 
 namespace {
+
+// Progress of the demo's processing on stderr (the same lines as its rendering).
+class DemoObserver final : public app::FlightObserver {
+ public:
+  void onProgress(std::int64_t frames_done, std::int64_t frames_total, const std::string& stage) override {
+    progress_(frames_total > 0 ? double(frames_done) / double(frames_total) : 0.0, stage);
+  }
+
+ private:
+  ProgressCallback progress_ = stderrProgress();
+};
 
 int runDemo(const QStringList& args) {
   QCommandLineParser parser;
@@ -121,33 +127,21 @@ int runDemo(const QStringList& args) {
 
     // The full chain: video + degraded map + SRT -> visual track, fixes, GNSS check.
     QTextStream(stderr) << "processing the flight (visual odometry + registration + fusion)...\n";
-    const auto started = std::chrono::steady_clock::now();
     const std::filesystem::path flight_dir = r.video_path.parent_path();
-    const nav::CameraModel camera = nav::readCameraFile(flight_dir / "camera.json");
-    io::TelemetrySeries telemetry = io::readDjiSrt(r.srt_path.string());
-    const std::string degraded = (flight_dir / "basemap_degraded.tif").string();
-    nav::NavigationInputs inputs = nav::makeNavigationInputs(camera, {degraded}, telemetry);
-    const geo::LocalEnuFrame enu = inputs.enu;
-    nav::NavigationOptions options;
-    options.vo_features.model = "orb";
-    options.registration.features.model = "orb";
-    options.registration.features.max_keypoints = 2048;
-    std::vector<nav::StageTiming> timings;
-    const nav::NavigationResult result = nav::runNavigationSequential(
-        r.video_path.string(), std::move(inputs), options, stderrProgress(), &timings);
-    nav::RunDescription run;
-    run.skytrace_version = SKYTRACE_VERSION;
-    run.video_path = r.video_path.string();
-    run.basemap_paths = {degraded};
-    run.telemetry_path = r.srt_path.string();
-    run.camera_source = (flight_dir / "camera.json").string();
-    run.feature_model = nav::visualOdometryModelName(options);
-    run.registration_model = nav::satelliteModelName(options.registration);
-    run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    run.stages = engine::stageSummaries(engine::latencySamplesFromTimings(timings, {}));
-    AtomicFolder results(dir / "process", "report.json");
-    nav::writeNavigationResults(results.stagingPath().string(), result, camera, enu, run);
-    results.commit();
+    app::FlightRequest request;
+    request.video_path = r.video_path.string();
+    request.basemap_paths = {(flight_dir / "basemap_degraded.tif").string()};
+    request.telemetry_path = r.srt_path.string();
+    request.camera.source = app::CameraChoice::Source::kFile;
+    request.camera.file = (flight_dir / "camera.json").string();
+    request.feature_model = "orb";
+    request.device = "cpu";  // the same figures on every machine
+    request.mode = "sequential";
+    request.results_dir = (dir / "process").string();
+    request.skytrace_version = SKYTRACE_VERSION;
+    DemoObserver observer;
+    const app::FlightOutcome outcome = app::processFlight(request, observer);
+    const nav::NavigationResult& result = outcome.result;
     const nav::EvalReport visual = nav::evaluateTrack(truth, result.track, {});
     writeFileAtomically(dir / "report_visual.json", nav::evalReportJson(visual, false));
     cv::imwrite((dir / "report_visual.png").string(), nav::renderEvalPlot(visual));

@@ -322,26 +322,6 @@ NavigationEngineRun runNavigationEngine(const std::string& video_path, nav::Navi
   return run;
 }
 
-std::vector<LatencySample> latencySamplesFromTimings(const std::vector<nav::StageTiming>& timings,
-                                                     const vision::DeviceSpec& device) {
-  std::vector<LatencySample> out;
-  out.reserve(timings.size());
-  for (const auto& t : timings) {
-    for (int i = 0; i < kStageCount; ++i) {
-      const Stage stage = static_cast<Stage>(i);
-      if (t.stage != stageName(stage)) continue;
-      LatencySample sample;
-      sample.frame = t.frame;
-      sample.stage = stage;
-      sample.duration_ms = t.duration_ms;
-      sample.device = device.cuda ? static_cast<std::int8_t>(device.index) : std::int8_t(-1);
-      out.push_back(sample);
-      break;
-    }
-  }
-  return out;
-}
-
 std::vector<nav::StageSummary> stageSummaries(const std::vector<LatencySample>& samples) {
   std::vector<nav::StageSummary> summaries;
   for (const StageStatistics& s : computeStageStatistics(samples)) {

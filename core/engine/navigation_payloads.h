@@ -131,12 +131,6 @@ NavigationEngineRun runNavigationEngine(const std::string& video_path, nav::Navi
                                         KeyframePolicy keyframe_policy = KeyframePolicy::LatestWins,
                                         int satellite_sm_limit = 0);
 
-// The sequential driver's per-frame timings (nav::runNavigationSequential) as latency
-// samples on `device` (host clock; no start times): the same CSV and summaries as an
-// engine run. Timings of stages the engine does not name are left out.
-std::vector<LatencySample> latencySamplesFromTimings(const std::vector<nav::StageTiming>& timings,
-                                                     const vision::DeviceSpec& device);
-
 // Per-stage summaries for report.json (nav::RunDescription::stages).
 std::vector<nav::StageSummary> stageSummaries(const std::vector<LatencySample>& samples);
 

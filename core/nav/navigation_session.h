@@ -1,8 +1,8 @@
 // One navigation run over a flight: visual odometry every frame, keyframes handed to
 // basemap registration, fusion of both, and at the end smoothing and GNSS discrepancy
 // analysis. The session is the VO-side state; registration runs wherever the caller
-// puts it (the same thread in runNavigationSequential, a background QThread in
-// core/engine), and its fixes come back through addFix in any order.
+// puts it (the same thread in core/app's sequential layout, a background QThread
+// in core/engine), and its fixes come back through addFix in any order.
 //
 // Thread: a NavigationSession is created and used by ONE thread (the VO worker):
 // processFrame, addFix, takeRegistrationRequest and finish are all called there.
@@ -137,21 +137,5 @@ void checkVideoFrameSize(const std::string& video_path, int width_px, int height
 // `reason` non-empty): the run did not see the whole flight, so `result` becomes
 // incomplete and says why. Nothing happens for an empty `reason`.
 void markVideoEndedEarly(const std::string& video_path, const std::string& reason, NavigationResult* result);
-
-// Single-threaded reference driver: decode, processFrame, registerFrame, addFix, per
-// frame, on the calling thread. `progress` may cancel (then completed = false and the
-// result holds what was computed). `stage_times_ms` (optional) receives per-frame
-// timings by stage name ("decode", "extract", "match", "pose", "retrieval",
-// "fine_match", "fusion").
-struct StageTiming {
-  std::int64_t frame;
-  std::string stage;
-  double duration_ms;
-};
-NavigationResult runNavigationSequential(const std::string& video_path,
-                                         NavigationInputs inputs,
-                                         const NavigationOptions& options,
-                                         const ProgressCallback& progress,
-                                         std::vector<StageTiming>* stage_times_ms = nullptr);
 
 }  // namespace skytrace::nav

@@ -1,10 +1,11 @@
 // The navigation through the overlapped engine (runNavigationEngine: NavigationSession on
 // the VO thread, BasemapRegistrar on the satellite QThread) against the single-threaded
-// reference driver on the same real sequence (KITTI 00, 20 frames, ORB) and basemap:
-// every frame processed, every registration attempt that was not dropped comes back as
+// reference layout (app::runNavigation, sequential) on the same real sequence (KITTI 00,
+// 20 frames, ORB) and basemap: every frame processed, every registration attempt that was not dropped comes back as
 // a fix in the result, stage samples for every frame.
 #include <QtTest>
 
+#include "core/app/flight_processing.h"
 #include "core/engine/navigation_payloads.h"
 #include "core/nav/camera_model.h"
 #include "core/nav/navigation_session.h"
@@ -27,8 +28,14 @@ class TestNavigationEngine : public QObject {
     options.registration.features.model = "orb";
     options.registration.features.max_keypoints = 1024;
 
-    const nav::NavigationResult reference = nav::runNavigationSequential(folder, inputs, options, {});
     const engine::DevicePlacement cpu = engine::resolveDevicePlacement("cpu", "", "", 0);
+    app::ProcessingChoice sequential;
+    sequential.options = options;
+    sequential.placement = cpu;
+    sequential.overlapped = false;
+    app::FlightObserver no_observer;
+    const nav::NavigationResult reference =
+        app::runNavigation(folder, inputs, sequential, 20, no_observer).result;
     const engine::NavigationEngineRun run = engine::runNavigationEngine(folder, inputs, options, cpu, {});
 
     QVERIFY(reference.completed);

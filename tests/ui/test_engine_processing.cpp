@@ -171,6 +171,44 @@ class TestEngineProcessing : public QObject {
   // mode and keyframe policy, within the same bounds.
   void cliProcessOfTheSameProjectAgrees() { runToTheEnd("overlapped", true, true); }
 
+  // One application layer: the same project through the GUI's in-process runner and
+  // through `skytrace-cli process` (both app::processFlight) gives report.json with the
+  // same keys and the same descriptions of the run, and the same track (sequential
+  // mode: the same computation in the same order).
+  void cliAndInProcessRunsGiveTheSameResults() {
+    QTemporaryDir gui_dir, cli_dir;
+    const io::Project gui_project = projectIn(gui_dir, "sequential");
+    const io::Project cli_project = projectIn(cli_dir, "sequential");
+    const QString gui_results = runToCompletion(gui_project, false);
+    const QString cli_results = runToCompletion(cli_project, true);
+    QVERIFY(!gui_results.isEmpty() && !cli_results.isEmpty());
+    const QJsonObject gui = readJson(gui_results + "/report.json");
+    const QJsonObject cli = readJson(cli_results + "/report.json");
+    QCOMPARE(gui.keys(), cli.keys());
+    for (const char* object : {"frames", "fixes", "odometry", "timings", "satellite_models", "inputs"})
+      QCOMPARE(gui.value(object).toObject().keys(), cli.value(object).toObject().keys());
+    for (const char* key : {"feature_model", "registration_model", "mode", "keyframe_policy", "device",
+                               "device_placement", "fallback_reason"})
+      QCOMPARE(gui.value(key).toString(), cli.value(key).toString());
+    QCOMPARE(gui.value("satellite_models").toObject(), cli.value("satellite_models").toObject());
+    QCOMPARE(gui.value("inputs").toObject(), cli.value("inputs").toObject());
+    QCOMPARE(gui.value("ground_alt_m").toDouble(), cli.value("ground_alt_m").toDouble());
+    QCOMPARE(gui.value("frames").toObject(), cli.value("frames").toObject());
+    const geo::Track gui_track = geo::readTrack((gui_results + "/track.csv").toStdString());
+    const geo::Track cli_track = geo::readTrack((cli_results + "/track.csv").toStdString());
+    QVERIFY(gui_track.poses.size() >= std::size_t(flight_.frames * 9 / 10));
+    QCOMPARE(gui_track.poses.size(), cli_track.poses.size());
+    double max_m = 0.0;
+    for (std::size_t i = 0; i < gui_track.poses.size(); ++i) {
+      const geo::TrackPose& a = gui_track.poses[i];
+      const geo::TrackPose& b = cli_track.poses[i];
+      QCOMPARE(a.frame, b.frame);
+      max_m = std::max(max_m, geo::horizontalDistanceM({a.lat_deg, a.lon_deg, 0}, {b.lat_deg, b.lon_deg, 0}));
+    }
+    qInfo("in-process vs skytrace-cli: %zu poses, largest difference %.3g m", gui_track.poses.size(), max_m);
+    QVERIFY2(max_m < 0.01, qPrintable(QString::number(max_m)));
+  }
+
   void pauseStopsFramesAndCancelKeepsPartialResults() {
     QTemporaryDir run_dir;
     io::Project project = projectIn(run_dir, "overlapped");
@@ -439,6 +477,21 @@ class TestEngineProcessing : public QObject {
           attempted, accepted, elapsed_ms, median_m, max_m);
     QVERIFY2(median_m < 3.0, qPrintable(QString::number(median_m)));
     QVERIFY2(max_m < 8.0, qPrintable(QString::number(max_m)));
+  }
+
+  // Runs `project` to the end in a window (in process, or through `skytrace-cli
+  // process`); empty when it did not finish.
+  QString runToCompletion(const io::Project& project, bool through_cli) {
+    ui::MainWindow window(batchOptions());
+    if (!window.applyProject(project)) return {};
+    QSignalSpy finished(window.processing(), &ui::ProcessingController::finished);
+    QSignalSpy failed(window.processing(), &ui::ProcessingController::failed);
+    const bool started =
+        through_cli ? window.startProcessing(std::make_unique<ui::CliProcessRunner>(QStringLiteral(SKYTRACE_CLI_EXECUTABLE)))
+                    : window.startProcessing();
+    if (!started || !(finished.wait(kRunTimeoutMs) || !failed.isEmpty())) return {};
+    if (!failed.isEmpty()) qWarning("%s", qPrintable(failed.first().first().toString()));
+    return failed.isEmpty() ? QString::fromStdString(project.results_dir) : QString();
   }
 
   QTemporaryDir dir_;

@@ -1,0 +1,459 @@
+#include "core/app/flight_processing.h"
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "core/engine/navigation_payloads.h"
+#include "core/io/telemetry/telemetry_reader.h"
+#include "core/io/video_source.h"
+#include "core/nav/basemap_registration.h"
+#include "core/nav/model_choice.h"
+#include "core/nav/navigation_report.h"
+#include "core/util/atomic_folder.h"
+#include "core/util/check.h"
+#include "core/util/error.h"
+#include "core/vision/aliked_config.h"
+#include "core/vision/dinov2_config.h"
+#include "core/vision/lightglue_matcher.h"
+#include "core/vision/litesam_matcher.h"
+#include "core/vision/model_paths.h"
+#include "core/vision/superpoint_extractor.h"
+#include "core/vision/torch_runtime.h"
+
+namespace skytrace::app {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+bool isAliked(const std::string& model) { return model.rfind("aliked", 0) == 0; }
+
+// Resolves the weights file of a learned local-feature model as its extractor would
+// (classical models need none). Throws ModelError when it is missing.
+void resolveFeatureWeights(const vision::ExtractorOptions& features) {
+  if (isAliked(features.model))
+    vision::resolveWeightsPath(features.model, features.weights_path,
+                               vision::alikedConfig(features.model).published_file, vision::kAlikedWeightsUrl);
+  else if (features.model == "superpoint")
+    vision::superPointWeightsPath(features);
+}
+
+void checkWeights(const char* stage, bool falls_back, const std::function<void()>& resolve,
+                  std::vector<MissingWeights>* out) {
+  try {
+    resolve();
+  } catch (const ModelError& e) {
+    out->push_back({stage, e.what(), falls_back});
+  }
+}
+
+// A project's device field as resolveDevicePlacement takes it ("auto" means automatic).
+std::string placementDeviceName(const std::string& device) { return device == "auto" ? std::string() : device; }
+
+// The camera the request asks for; `source` is what report.json names: the file, "hfov"
+// (a field of view given) or "default" (70 deg, nothing given or found).
+nav::CameraModel resolveCamera(const FlightRequest& request, const io::VideoInfo& video, std::string* source) {
+  namespace fs = std::filesystem;
+  switch (request.camera.source) {
+    case CameraChoice::Source::kFile:
+      *source = request.camera.file;
+      return nav::readCameraFile(request.camera.file);
+    case CameraChoice::Source::kHorizontalFov:
+      *source = "hfov";
+      return nav::CameraModel::fromHorizontalFov(video.width_px, video.height_px, request.camera.hfov_deg);
+    case CameraChoice::Source::kAutomatic:
+      break;
+  }
+  const fs::path beside = fs::path(request.video_path).parent_path() / "camera.json";
+  std::error_code ec;
+  if (fs::is_regular_file(beside, ec)) {
+    *source = beside.string();
+    return nav::readCameraFile(beside.string());
+  }
+  *source = "default";
+  return nav::CameraModel::fromHorizontalFov(video.width_px, video.height_px, 70.0);
+}
+
+// The device a stage's sample is recorded on (-1: CPU), as the engine records them.
+std::int8_t deviceOf(engine::Stage stage, const engine::DevicePlacement& placement) {
+  if (stage == engine::Stage::Decode) return -1;
+  const bool satellite = stage == engine::Stage::Retrieval || stage == engine::Stage::FineMatch;
+  const vision::DeviceSpec& device = satellite ? placement.satellite : placement.vo;
+  return device.cuda ? static_cast<std::int8_t>(device.index) : std::int8_t(-1);
+}
+
+// The observer's live sink when it wants live results, else none.
+engine::NavigationLiveSink* liveSinkOf(FlightObserver& observer) {
+  return observer.wantsLiveResults() ? &observer : nullptr;
+}
+
+// Sequential layout: every step on the calling thread, every keyframe registered before
+// the next frame.
+NavigationRun runSequential(const std::string& video_path, nav::NavigationInputs inputs, const ProcessingChoice& choice,
+                         std::int64_t frames_total, FlightObserver& observer) {
+  auto video = io::openVideoSource(video_path);
+  nav::BasemapRegistrar registrar(inputs.basemap_paths, inputs.enu, inputs.ground_up_m, inputs.camera,
+                                  choice.options.registration);
+  nav::NavigationSession session(std::move(inputs), choice.options);
+  engine::NavigationLiveSink* live = liveSinkOf(observer);
+  if (live) live->onSessionStarted(session.voModelName(), session.fallbackReason());
+  else if (!session.fallbackReason().empty()) observer.onWarning(session.fallbackReason());
+  const engine::RunControl* control = observer.control();
+
+  NavigationRun outcome;
+  outcome.keyframe_policy = engine::keyframePolicyName(engine::KeyframePolicy::EveryKeyframe);
+  engine::LatencyRecorder clock(2);  // the time base of the samples
+  engine::LatencyRecorder* forward = observer.latencyForward();
+  const engine::LatencyRecorder& time_base = forward ? *forward : clock;
+  auto record = [&](std::int64_t frame, engine::Stage stage, double start_ms, double duration_ms) {
+    engine::LatencySample s;
+    s.frame = frame;
+    s.stage = stage;
+    s.start_ms = start_ms;
+    s.duration_ms = duration_ms;
+    s.device = deviceOf(stage, choice.placement);
+    outcome.samples.push_back(s);
+    if (forward) forward->push(s);
+  };
+
+  io::VideoFrame frame;
+  std::int64_t frames_read = 0;
+  // A global search's preparation can take minutes: progress and cancel reach it too.
+  registrar.setSearchMonitor([&](int done, int total) {
+    observer.onProgress(frames_read, frames_total, nav::globalSearchStage(done, total));
+    if (control) control->checkpoint();
+  });
+  auto last_progress = Clock::now();
+  while (true) {
+    try {
+      if (control) control->checkpoint();
+    } catch (const Cancelled&) {
+      outcome.cancelled = true;
+      break;
+    }
+    const double frame_start_ms = time_base.nowMs();
+    const auto decode_start = Clock::now();
+    if (!video->read(&frame)) break;
+    frames_read = frame.index + 1;
+    record(frame.index, engine::Stage::Decode, frame_start_ms, msSince(decode_start));
+    const nav::FrameResult r = session.processFrame(frame.index, frame.t_s, frame.bgr);
+    double at_ms = frame_start_ms;
+    for (const auto& [stage, ms] : {std::pair{engine::Stage::Extract, r.odometry.extract_ms},
+                                    std::pair{engine::Stage::Match, r.odometry.match_ms},
+                                    std::pair{engine::Stage::Pose, r.odometry.pose_ms},
+                                    std::pair{engine::Stage::Fusion, r.fusion_ms}}) {
+      record(frame.index, stage, at_ms, ms);
+      at_ms += ms;
+    }
+    if (live) live->onFrame(r);
+
+    if (auto request = session.takeRegistrationRequest()) {
+      const double registration_start_ms = time_base.nowMs();
+      nav::RegistrationFix fix;
+      try {
+        fix = registrar.registerFrame(*request);
+      } catch (const Cancelled&) {  // cancelled inside a global search
+        outcome.cancelled = true;
+        break;
+      }
+      if (fix.global_mode) record(fix.frame, engine::Stage::Retrieval, registration_start_ms, fix.retrieval_ms);
+      record(fix.frame, engine::Stage::FineMatch, registration_start_ms + (fix.global_mode ? fix.retrieval_ms : 0.0),
+             fix.fine_match_ms);
+      session.addFix(fix);
+      if (live) live->onFix(fix);
+    }
+    if (Clock::now() - last_progress >= std::chrono::milliseconds(100)) {
+      last_progress = Clock::now();
+      observer.onProgress(frames_read, frames_total, "navigating");
+    }
+  }
+  observer.onProgress(frames_read, frames_total, "smoothing");
+  outcome.vo_features_model = session.voModelName();
+  outcome.result = session.finish(!outcome.cancelled, std::max(frames_total, frames_read));
+  outcome.result.registration_features_model = registrar.featuresModelName();
+  nav::markVideoEndedEarly(video_path, video->earlyEnd(), &outcome.result);
+  return outcome;
+}
+
+// Overlapped layout: the engine (decode thread, VO worker, registration on the
+// satellite QThread), samples forwarded to the observer while it runs.
+NavigationRun runOverlapped(const std::string& video_path, nav::NavigationInputs inputs, const ProcessingChoice& choice,
+                         std::int64_t frames_total, FlightObserver& observer) {
+  engine::NavigationEngineHooks hooks;
+  hooks.live = liveSinkOf(observer);
+  hooks.control = observer.control();
+  hooks.latency_forward = observer.latencyForward();
+  const ProgressCallback progress = [&](double fraction, const std::string& stage) {
+    observer.onProgress(std::int64_t(std::llround(fraction * double(frames_total))), frames_total, stage);
+    return true;  // cancel comes through hooks.control
+  };
+  engine::NavigationEngineRun run =
+      engine::runNavigationEngine(video_path, std::move(inputs), choice.options, choice.placement, progress, hooks,
+                                  choice.keyframe_policy, choice.satellite_sm_limit);
+  if (!hooks.live && !run.fallback_reason.empty()) observer.onWarning(run.fallback_reason);
+  NavigationRun outcome;
+  outcome.keyframe_policy = !run.report.keyframe_policy.empty() ? run.report.keyframe_policy
+                                                                : engine::keyframePolicyName(choice.keyframe_policy);
+  outcome.result = std::move(run.result);
+  outcome.samples = std::move(run.samples);
+  outcome.vo_features_model = run.vo_model;
+  outcome.cancelled = run.report.cancelled;
+  return outcome;
+}
+
+// report.json's description of the satellite stage's models and their weights.
+nlohmann::json satelliteModelsJson(const nav::RegistrationOptions& sat) {
+  auto weightsOrModelDirectory = [](const std::string& path) {
+    return path.empty() ? nlohmann::json("model directory") : nlohmann::json(path);
+  };
+  const bool dense = sat.fine_matching == nav::FineMatching::kDenseMatcher;
+  const bool learned_retrieval = sat.retrieval == nav::RetrievalMethod::kGlobalDescriptor;
+  return {{"retrieval", learned_retrieval ? sat.retrieval_descriptor.model : "vlad"},
+          {"retrieval_weights", learned_retrieval ? weightsOrModelDirectory(sat.retrieval_descriptor.weights_path)
+                                                  : nlohmann::json(nullptr)},
+          {"fine_matching", dense ? sat.dense_matcher.model : sat.features.model},
+          {"fine_weights", dense ? weightsOrModelDirectory(sat.dense_matcher.weights_path) : nlohmann::json(nullptr)}};
+}
+
+}  // namespace
+
+NavigationRun runNavigation(const std::string& video_path, nav::NavigationInputs inputs,
+                            const ProcessingChoice& choice, std::int64_t frames_total, FlightObserver& observer) {
+  return choice.overlapped ? runOverlapped(video_path, std::move(inputs), choice, frames_total, observer)
+                           : runSequential(video_path, std::move(inputs), choice, frames_total, observer);
+}
+
+FlightRequest flightRequestFromProject(const io::Project& project, std::vector<std::string>* warnings) {
+  FlightRequest request;
+  request.video_path = project.video_path;
+  request.basemap_paths = project.basemap_paths;
+  request.telemetry_path = project.telemetry_path;
+  switch (project.camera.source) {
+    case io::CameraSource::File:
+      request.camera.source = CameraChoice::Source::kFile;
+      request.camera.file = project.camera.file_path;
+      break;
+    case io::CameraSource::HorizontalFov:
+      request.camera.source = CameraChoice::Source::kHorizontalFov;
+      request.camera.hfov_deg = project.camera.hfov_deg;
+      break;
+    case io::CameraSource::Telemetry:
+      if (warnings)
+        warnings->push_back("the flight log names no camera model this version reads: using the default camera");
+      [[fallthrough]];
+    case io::CameraSource::Default:
+      request.camera.source = CameraChoice::Source::kAutomatic;
+      break;
+  }
+  request.feature_model = project.feature_model;
+  request.vo_model = project.vo_model;
+  request.satellite_model = project.satellite_model;
+  request.vo_device = placementDeviceName(project.effectiveVoDevice());
+  request.satellite_device = placementDeviceName(project.effectiveSatelliteDevice());
+  request.mode = project.processing_mode == "sequential" ? "sequential" : "overlapped";
+  request.register_every_keyframe = project.register_every_keyframe;
+  request.results_dir = project.results_dir;
+  return request;
+}
+
+ProcessingChoice processingChoiceFor(const FlightRequest& request, int cuda_device_count) {
+  ProcessingChoice choice;
+  choice.placement = engine::resolveDevicePlacement(request.device, request.vo_device, request.satellite_device,
+                                                    cuda_device_count);
+  const std::string mode = !request.mode.empty()       ? request.mode
+                           : choice.placement.vo.cuda ? std::string("overlapped")
+                                                      : std::string("sequential");
+  checkArgument(mode == "sequential" || mode == "overlapped",
+                "--mode must be sequential or overlapped, got '" + mode + "'");
+  choice.overlapped = mode == "overlapped";
+  // Sequential mode registers every keyframe by construction.
+  choice.keyframe_policy = !choice.overlapped || request.register_every_keyframe
+                               ? engine::KeyframePolicy::EveryKeyframe
+                               : engine::KeyframePolicy::LatestWins;
+  // Messages name the options of `process` (FlightRequest mirrors them).
+  checkArgument(request.satellite_sm_limit >= 0, "--sat-sm-limit must be >= 0 (0: no limit)");
+  checkArgument(request.satellite_sm_limit == 0 || choice.overlapped,
+                "--sat-sm-limit needs --mode overlapped (the registration stage of the engine)");
+  choice.satellite_sm_limit = request.satellite_sm_limit;
+
+  // The feature model: both stages' local features; the per-stage specs refine it.
+  nav::NavigationOptions& options = choice.options;
+  nav::applyVisualOdometryModel(request.feature_model, options);
+  options.vo_features.weights_path = request.weights_path;
+  options.registration.features = options.vo_features;
+  options.registration.features.max_keypoints = 2048;
+  if (!request.vo_model.empty()) {
+    const std::string base_model = options.vo_features.model;
+    nav::applyVisualOdometryModel(request.vo_model, options);
+    if (options.vo_features.model != base_model) options.vo_features.weights_path = request.vo_weights_path;
+  }
+  options.vo_match.weights_path = request.matcher_weights_path;
+  if (!request.satellite_model.empty()) {
+    const std::string base_model = options.registration.features.model;
+    nav::applySatelliteModel(request.satellite_model, options.registration);
+    if (options.registration.features.model != base_model) options.registration.features.weights_path.clear();
+  }
+  nav::setSatelliteWeights(request.satellite_weights_path, request.retrieval_weights_path, options.registration);
+  if (request.satellite_size_px > 0) options.registration.dense_matcher.resize_long_side_px = request.satellite_size_px;
+  options.vo_features.device = choice.placement.vo;
+  options.vo.device = choice.placement.vo;
+  options.vo_match.device = choice.placement.vo;
+  options.registration.features.device = choice.placement.satellite;  // the whole stage's device
+  options.use_gnss_prior = request.use_gnss_prior;
+  options.registration_enabled = request.registration_enabled;
+  options.check();
+  return choice;
+}
+
+std::vector<MissingWeights> missingWeights(const nav::NavigationOptions& options) {
+  std::vector<MissingWeights> missing;
+  const char* vo = "visual odometry";
+  const char* satellite = "satellite";
+  checkWeights(vo, true, [&] { resolveFeatureWeights(options.vo_features); }, &missing);
+  if (options.vo_matcher == "lightglue")
+    checkWeights(vo, false, [&] { vision::lightGlueWeightsPath(options.vo_match); }, &missing);
+  if (!options.registration_enabled) return missing;
+  const nav::RegistrationOptions& registration = options.registration;
+  const bool uses_features = registration.fine_matching == nav::FineMatching::kLocalFeatures ||
+                             registration.retrieval == nav::RetrievalMethod::kVlad;
+  if (uses_features)
+    checkWeights(satellite, registration.features_fallback, [&] { resolveFeatureWeights(registration.features); },
+                 &missing);
+  if (registration.fine_matching == nav::FineMatching::kDenseMatcher && registration.dense_matcher.model == "litesam") {
+    const vision::DenseMatcherOptions& dense = registration.dense_matcher;
+    checkWeights(satellite, false, [&] {
+      vision::resolveWeightsPath("litesam", dense.weights_path, vision::kLiteSamPublishedFile,
+                                 vision::kLiteSamWeightsUrl);
+    }, &missing);
+  }
+  if (registration.retrieval == nav::RetrievalMethod::kGlobalDescriptor) {
+    const vision::GlobalDescriptorOptions& descriptor = registration.retrieval_descriptor;
+    checkWeights(satellite, false, [&] {
+      vision::resolveWeightsPath(descriptor.model, descriptor.weights_path,
+                                 vision::dinov2Config(descriptor.model).published_file, vision::kDinov2WeightsUrl);
+    }, &missing);
+  }
+  return missing;
+}
+
+FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observer) {
+  const auto started = Clock::now();
+  checkArgument(!request.video_path.empty(), "no video to process");
+  checkArgument(!request.basemap_paths.empty(), "no basemap: registration needs at least one");
+  const ProcessingChoice choice = processingChoiceFor(request, vision::cudaDeviceCount());
+  // Weights a chosen model cannot do without: fail before any work (the message names
+  // the file and where its authors publish it). Fallbacks are reported when the session
+  // starts.
+  for (const MissingWeights& missing : missingWeights(choice.options)) {
+    if (missing.falls_back) continue;
+    throw ModelError(missing.stage + ": " + missing.message +
+                     (missing.stage == "satellite"
+                          ? ". For the satellite stage: --sat-weights FILE (LiteSAM or the features), "
+                            "--retrieval-weights FILE (DINOv2)"
+                          : std::string()));
+  }
+  vision::configureTorchRuntime(0);
+  // Checked (and staged beside its place) before any work; replaced as a whole at the end.
+  AtomicFolder results(request.results_dir, "report.json");
+
+  io::VideoInfo info;
+  {
+    auto video = io::openVideoSource(request.video_path);  // fails early on an unreadable video
+    info = video->info();
+  }
+  nav::checkVideoFrameSize(request.video_path, info.width_px, info.height_px);
+  std::string camera_source;
+  const nav::CameraModel camera = resolveCamera(request, info, &camera_source);
+  checkArgument(info.width_px == camera.width_px && info.height_px == camera.height_px,
+                request.video_path + ": frames are " + std::to_string(info.width_px) + "x" +
+                    std::to_string(info.height_px) + " but the camera model is " + std::to_string(camera.width_px) +
+                    "x" + std::to_string(camera.height_px));
+
+  std::optional<io::TelemetrySeries> telemetry;
+  std::vector<std::string> warnings;
+  if (!request.telemetry_path.empty()) {
+    telemetry = io::readTelemetry(request.telemetry_path);
+    // A log without positions has nothing to compare the track with.
+    if (telemetry->positionCount() == 0) {
+      throw FormatError(request.telemetry_path + ": the log holds no GNSS positions (" +
+                        std::to_string(telemetry->samples.size()) +
+                        " samples); it cannot be compared with the visual track: omit --telemetry");
+    }
+    for (const std::string& line : io::warningLines(*telemetry)) warnings.push_back(line);
+    if (telemetry->format != "dji-srt") {
+      warnings.push_back("the log's clock is assumed to start with the video (offset 0 s): only "
+                         "DJI SRT logs carry the video clock");
+    }
+  }
+  nav::NavigationInputs inputs =
+      nav::makeNavigationInputs(camera, request.basemap_paths, telemetry, request.ground_alt_m);
+  const geo::LocalEnuFrame enu = inputs.enu;
+
+  FlightSetup setup;
+  setup.enu = enu;
+  // The ground plane VO and registration use, in the track's altitudes (origin altitude
+  // + ENU up): what camera footprints are drawn against.
+  setup.ground_alt_m = enu.origin().alt_m + inputs.ground_up_m;
+  setup.frames_total = info.frame_count;
+  setup.camera = camera;
+  setup.choice = choice;
+  observer.onSetup(setup);
+  observer.onProgress(0, info.frame_count, "loading models");
+
+  NavigationRun outcome = runNavigation(request.video_path, std::move(inputs), choice, info.frame_count, observer);
+  observer.onProgress(outcome.result.frames_processed, info.frame_count, "writing results");
+
+  nav::NavigationResult& result = outcome.result;
+  result.warnings.insert(result.warnings.end(), warnings.begin(), warnings.end());
+  // The models that ran: a learned one without its weights falls back to a classical one.
+  nav::NavigationOptions used = choice.options;
+  if (!outcome.vo_features_model.empty()) used.vo_features.model = outcome.vo_features_model;
+  if (!result.vo_features_model.empty()) used.vo_features.model = result.vo_features_model;
+  if (!result.registration_features_model.empty())
+    used.registration.features.model = result.registration_features_model;
+
+  nav::RunDescription run;
+  run.skytrace_version = request.skytrace_version;
+  run.video_path = request.video_path;
+  run.basemap_paths = request.basemap_paths;
+  run.telemetry_path = request.telemetry_path;
+  run.camera_source = camera_source;
+  const engine::DevicePlacement& placement = choice.placement;
+  run.device = placement.splitAcrossDevices()
+                   ? "vo " + placement.vo.toString() + ", registration " + placement.satellite.toString()
+                   : placement.vo.toString();
+  run.feature_model = nav::visualOdometryModelName(used);
+  run.registration_model = nav::satelliteModelName(used.registration);
+  for (const std::string& w : result.warnings)
+    if (w.find("weights") != std::string::npos) run.fallback_reason = w;
+  run.stages = engine::stageSummaries(outcome.samples);
+  nlohmann::json extra = {
+      {"mode", choice.overlapped ? "overlapped" : "sequential"},
+      {"keyframe_policy", outcome.keyframe_policy},
+      {"device_placement", placement.reason},
+      // The ground plane of the run in the track's altitudes (camera footprints).
+      {"ground_alt_m", setup.ground_alt_m},
+      {"satellite_models", satelliteModelsJson(used.registration)}};
+  run.extra = &extra;
+  run.wall_s = std::chrono::duration<double>(Clock::now() - started).count();
+  nav::writeNavigationResults(results.stagingPath().string(), result, camera, enu, run);
+  engine::writeLatencyCsv((results.stagingPath() / "latency.csv").string(), outcome.samples);
+  results.commit();
+
+  FlightOutcome out;
+  out.result = std::move(outcome.result);
+  out.cancelled = outcome.cancelled;
+  out.wall_s = std::chrono::duration<double>(Clock::now() - started).count();
+  out.results_dir = request.results_dir;
+  return out;
+}
+
+}  // namespace skytrace::app

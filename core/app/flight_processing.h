@@ -1,0 +1,160 @@
+// "Process a flight": from what the user asked for (a FlightRequest: the options of
+// `skytrace-cli process`, or a GUI project turned into them) to a finished results folder
+// (docs/process_output.md). The one place that resolves the camera, reads the flight
+// log, chooses models, weights, devices and the engine layout, runs the navigation,
+// writes report.json / latency.csv / the tracks, and handles cancel. `skytrace-cli
+// process`, `skytrace-cli demo` and the GUI's in-process runner are thin callers.
+//
+// Threads: processFlight runs on the calling thread (the CLI's main thread, the GUI's
+// processing thread); the overlapped layout adds the engine's decode, VO and satellite
+// threads for the duration of the call. FlightObserver says which thread calls what.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/engine/device_placement.h"
+#include "core/engine/latency_recorder.h"
+#include "core/engine/navigation_payloads.h"
+#include "core/engine/pipeline.h"
+#include "core/engine/run_control.h"
+#include "core/geo/geodesy.h"
+#include "core/io/project_file.h"
+#include "core/nav/camera_model.h"
+#include "core/nav/navigation_session.h"
+
+namespace skytrace::app {
+
+// Where the camera model comes from.
+struct CameraChoice {
+  enum class Source {
+    kAutomatic,      // camera.json beside the video, else a 70 deg horizontal field of view
+    kFile,           // `file`
+    kHorizontalFov,  // `hfov_deg` over the video's frame size
+  };
+  Source source = Source::kAutomatic;
+  std::string file;
+  double hfov_deg = 70.0;
+};
+
+// What to process and how: the options of `skytrace-cli process` (README, `process
+// --help`); empty strings mean "the default" there.
+struct FlightRequest {
+  std::string video_path;
+  std::vector<std::string> basemap_paths;  // at least one
+  std::string telemetry_path;              // empty: none
+  CameraChoice camera;
+  double ground_alt_m = std::numeric_limits<double>::quiet_NaN();  // NaN: from the log, else unknown
+
+  // Models (core/nav/model_choice.h specs) and weights (empty: the model directory).
+  std::string feature_model = "aliked-n16rot";  // both stages' local features (--model)
+  std::string weights_path;                     // of feature_model (--weights)
+  std::string vo_model;                         // FEATURES[+MATCHER] (--vo-model)
+  std::string vo_weights_path;                  // of vo_model's features (--vo-weights)
+  std::string matcher_weights_path;             // LightGlue (--matcher-weights)
+  std::string satellite_model;                  // RETRIEVAL+FINE (--sat-model)
+  std::string satellite_weights_path;           // --sat-weights
+  std::string retrieval_weights_path;           // --retrieval-weights
+  int satellite_size_px = 0;                    // dense matcher input, 0: its default (--sat-size)
+
+  // Devices and layout. Device names as resolveDevicePlacement takes them ("" = auto).
+  std::string device, vo_device, satellite_device;
+  std::string mode;  // "sequential", "overlapped"; "": overlapped when VO runs on a GPU
+  bool register_every_keyframe = false;  // overlapped: VO waits for registration
+  int satellite_sm_limit = 0;            // overlapped on CUDA: SMs of the satellite stage, 0 = all
+
+  bool use_gnss_prior = false;
+  bool registration_enabled = true;
+
+  std::string results_dir = "out/process";
+  std::string skytrace_version;  // for report.json
+};
+
+// The request of a GUI project (its models, devices, mode and keyframe policy; the
+// weights from the model directory). The project's "telemetry" camera source, which no
+// log this version reads can fill, becomes the automatic choice with a warning.
+FlightRequest flightRequestFromProject(const io::Project& project, std::vector<std::string>* warnings);
+
+// The navigation options, device placement, layout and keyframe policy of a request, by
+// the rules `process --help` states. Throws InvalidArgument naming the bad part.
+// `cuda_device_count`: vision::cudaDeviceCount() in production.
+struct ProcessingChoice {
+  nav::NavigationOptions options;
+  engine::DevicePlacement placement;
+  bool overlapped = true;  // the engine's threads; false: everything on the calling thread
+  engine::KeyframePolicy keyframe_policy = engine::KeyframePolicy::LatestWins;
+  int satellite_sm_limit = 0;
+};
+ProcessingChoice processingChoiceFor(const FlightRequest& request, int cuda_device_count);
+
+// One weights file a choice needs and does not find.
+struct MissingWeights {
+  std::string stage;        // "visual odometry" or "satellite"
+  std::string message;      // ModelError text: the file expected, the folders searched, where published
+  bool falls_back = false;  // true: that stage runs ORB instead (a warning); false: the run fails
+};
+// Every learned component of `options` checked without loading anything.
+std::vector<MissingWeights> missingWeights(const nav::NavigationOptions& options);
+
+// What a run is set up with, told to the observer before the first frame.
+struct FlightSetup {
+  geo::LocalEnuFrame enu{geo::GeoPoint{}};  // the run's local frame
+  double ground_alt_m = 0.0;  // ellipsoidal ground height the track's altitudes refer to
+  std::int64_t frames_total = 0;  // the video's frame count (an estimate for some containers)
+  nav::CameraModel camera;
+  ProcessingChoice choice;
+};
+
+// What a caller watches and controls. Every method has a default that does nothing.
+class FlightObserver : public engine::NavigationLiveSink {
+ public:
+  // Processing thread, once, before the models load.
+  virtual void onSetup(const FlightSetup& setup) {}
+  // Processing thread, at least every 100 ms of progress and at every stage change
+  // ("loading models", "navigating", "preparing the global search: 37%", "writing results").
+  virtual void onProgress(std::int64_t frames_done, std::int64_t frames_total, const std::string& stage) {}
+  // Processing thread: something the user should know that does not stop the run.
+  virtual void onWarning(const std::string& text) {}
+  // NavigationLiveSink (onSessionStarted, onFrame, onFix): the VO thread, one call at a
+  // time, only when wantsLiveResults(); keep them short.
+  void onFrame(const nav::FrameResult&) override {}
+  void onFix(const nav::RegistrationFix&) override {}
+  virtual bool wantsLiveResults() const { return false; }
+  // Every latency sample of the run is also pushed here while it runs (null: none).
+  virtual engine::LatencyRecorder* latencyForward() { return nullptr; }
+  // Pause and cancel of the run (null: neither). Any thread may set it.
+  virtual const engine::RunControl* control() const { return nullptr; }
+};
+
+// The navigation of prepared inputs in the chosen layout: what processFlight runs
+// between reading the inputs and writing the results (for tests and tools that bring
+// their own inputs). Sequential: every step on the calling thread, every keyframe
+// registered before the next frame; overlapped: engine::runNavigationEngine. Latency
+// samples on the stage clock either way.
+struct NavigationRun {
+  nav::NavigationResult result;
+  std::vector<engine::LatencySample> samples;  // every stage of every frame (latency.csv)
+  std::string vo_features_model;               // the extractor that ran (after a fallback)
+  std::string keyframe_policy;                 // as the run applied it ("latest", "every")
+  bool cancelled = false;
+};
+NavigationRun runNavigation(const std::string& video_path, nav::NavigationInputs inputs,
+                            const ProcessingChoice& choice, std::int64_t frames_total, FlightObserver& observer);
+
+// What processFlight did. The results folder is written in every case but a failure.
+struct FlightOutcome {
+  nav::NavigationResult result;  // completed = false when cancelled or the video ended early
+  bool cancelled = false;        // by the observer's control
+  double wall_s = 0.0;
+  std::string results_dir;
+};
+
+// Processes the flight and writes the results folder (checked before any work, replaced
+// as a whole at the end: never two runs' files in one folder). Throws skytrace::Error
+// subclasses for bad input (InvalidArgument, IoError, FormatError, ModelError naming the
+// missing weights file) before the first frame, and for a run's failure.
+FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observer);
+
+}  // namespace skytrace::app
