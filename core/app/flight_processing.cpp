@@ -17,6 +17,7 @@
 #include "core/util/atomic_folder.h"
 #include "core/util/check.h"
 #include "core/util/error.h"
+#include "core/util/heap_trim.h"
 #include "core/vision/aliked_config.h"
 #include "core/vision/dinov2_config.h"
 #include "core/vision/lightglue_matcher.h"
@@ -132,6 +133,7 @@ NavigationRun runSequential(const std::string& video_path, nav::NavigationInputs
     if (control) control->checkpoint();
   });
   auto last_progress = Clock::now();
+  PeriodicHeapTrim heap_trim;  // bounded resident memory over long videos (core/util/heap_trim.h)
   while (true) {
     try {
       if (control) control->checkpoint();
@@ -173,6 +175,7 @@ NavigationRun runSequential(const std::string& video_path, nav::NavigationInputs
     if (Clock::now() - last_progress >= std::chrono::milliseconds(100)) {
       last_progress = Clock::now();
       observer.onProgress(frames_read, frames_total, "navigating");
+      heap_trim.poll();
     }
   }
   observer.onProgress(frames_read, frames_total, "smoothing");
@@ -191,8 +194,10 @@ NavigationRun runOverlapped(const std::string& video_path, nav::NavigationInputs
   hooks.live = liveSinkOf(observer);
   hooks.control = observer.control();
   hooks.latency_forward = observer.latencyForward();
+  PeriodicHeapTrim heap_trim;  // bounded resident memory over long videos (core/util/heap_trim.h)
   const ProgressCallback progress = [&](double fraction, const std::string& stage) {
     observer.onProgress(std::int64_t(std::llround(fraction * double(frames_total))), frames_total, stage);
+    heap_trim.poll();
     return true;  // cancel comes through hooks.control
   };
   engine::NavigationEngineRun run =

@@ -153,6 +153,7 @@ struct Tile {
 
 struct TileCache {
   double gsd_m = 0.0;
+  std::uint64_t last_used = 0;  // State::calls when last searched
   bool too_large = false;  // the maps need more than max_global_search_tiles tiles
   std::vector<Tile> tiles;
   vision::VladVocabulary vocabulary;
@@ -221,7 +222,12 @@ struct BasemapRegistrar::State {
   std::unique_ptr<FineMatcher> fine_matcher;
   std::unique_ptr<vision::GlobalDescriptorExtractor> descriptor;  // kGlobalDescriptor only
   cv::Mat undistort_map_x, undistort_map_y;  // undistorted pixel -> distorted pixel
-  std::map<long, TileCache> tile_caches;     // by quantised GSD
+  // Prepared global searches by quantised GSD, at most kMaxTileCaches (least recently
+  // used first out): each holds every tile's window and features (about 6 MB per tile
+  // with ORB), and a flight whose height estimate wanders would otherwise add one per
+  // 10 % of height for the whole run.
+  static constexpr std::size_t kMaxTileCaches = 2;
+  std::map<long, TileCache> tile_caches;
   SearchMonitor search_monitor;              // may be empty
   std::uint64_t calls = 0;
 
@@ -462,9 +468,19 @@ struct BasemapRegistrar::State {
   TileCache& tilesFor(double gsd_m, const cv::Size2d& footprint_m) {
     const long key = std::lround(std::log(gsd_m) * 10.0);  // ~10% buckets
     auto it = tile_caches.find(key);
-    if (it != tile_caches.end()) return it->second;
+    if (it != tile_caches.end()) {
+      it->second.last_used = calls;
+      return it->second;
+    }
+    while (tile_caches.size() >= kMaxTileCaches) {
+      auto oldest = tile_caches.begin();
+      for (auto c = tile_caches.begin(); c != tile_caches.end(); ++c)
+        if (c->second.last_used < oldest->second.last_used) oldest = c;
+      tile_caches.erase(oldest);
+    }
     TileCache cache;
     cache.gsd_m = gsd_m;
+    cache.last_used = calls;
     const double tile_m = options.tile_footprint_factor * std::max(footprint_m.width, footprint_m.height);
     // Bounded work: count the tiles before reading any.
     double tile_count = 0.0;
@@ -537,6 +553,14 @@ struct BasemapRegistrar::State {
       }
     }
     if (search_monitor) search_monitor(total, total);
+    // Local features match on the features alone: the tiles' pixels (the larger part of a
+    // prepared search) are not kept. The dense matcher needs them.
+    if (options.fine_matching == FineMatching::kLocalFeatures) {
+      for (Tile& tile : cache.tiles) {
+        tile.window.bgr.release();
+        tile.image.bgr.release();
+      }
+    }
     SKYTRACE_LOG(Info, "nav.registration")
         << "global search: " << cache.tiles.size() << " tiles at " << gsd_m << " m/px";
     return tile_caches.emplace(key, std::move(cache)).first->second;
@@ -706,6 +730,8 @@ RegistrationFix BasemapRegistrar::registerFrame(const RegistrationRequest& reque
 }
 
 void BasemapRegistrar::setSearchMonitor(SearchMonitor monitor) { state_->search_monitor = std::move(monitor); }
+
+std::size_t BasemapRegistrar::preparedSearchCount() const { return state_->tile_caches.size(); }
 
 std::string BasemapRegistrar::featuresModelName() const {
   return state_->frame_extractor ? state_->frame_extractor->name() : std::string();

@@ -162,6 +162,10 @@ class BasemapRegistrar {
   using SearchMonitor = std::function<void(int units_done, int units_total)>;
   void setSearchMonitor(SearchMonitor monitor);
 
+  // Global searches prepared and kept (one per ground resolution, about 10 % apart; at
+  // most 2, the least recently used is dropped): memory stays bounded over any flight.
+  std::size_t preparedSearchCount() const;
+
   // Extent of all basemaps in the ENU frame (for global mode and for choosing an ENU
   // origin), metres.
   cv::Rect2d coverageEnu() const;

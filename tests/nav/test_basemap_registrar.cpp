@@ -5,7 +5,8 @@
 // - a monitor that throws Cancelled abandons the search: registerFrame rethrows it, and
 //   the next request prepares the tiles again from the start (nothing half-built is
 //   cached) and gives a global-mode fix;
-// - a prepared resolution is not prepared again.
+// - a prepared resolution is not prepared again, and at most two are kept: a flight whose
+//   height estimate wanders does not add one per height for the whole run.
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -95,6 +96,32 @@ class TestBasemapRegistrar : public QObject {
     const nav::RegistrationFix again = registrar.registerFrame(centreRequest());
     QVERIFY(again.global_mode);
     QVERIFY(calls.empty());
+  }
+
+  void preparedSearchesAreBounded() {
+    nav::BasemapRegistrar registrar = makeRegistrar();
+    int preparations = 0;
+    registrar.setSearchMonitor([&](int done, int) { preparations += done == 0; });
+    // Heights 30, 38 and 48 m: ground resolutions 0.108, 0.137 and 0.173 m/px (coarser
+    // than the map's 0.1 m), each its own prepared search.
+    const double heights[] = {30.0, 38.0, 48.0};
+    for (double h : heights) {
+      nav::RegistrationRequest request = centreRequest();
+      request.height_hint_m = h;
+      QVERIFY(registrar.registerFrame(request).global_mode);
+      QVERIFY(registrar.preparedSearchCount() <= 2);
+    }
+    QCOMPARE(preparations, 3);
+    QCOMPARE(registrar.preparedSearchCount(), std::size_t(2));
+    // The most recent one is kept; the least recently used (30 m) was dropped.
+    nav::RegistrationRequest again = centreRequest();
+    again.height_hint_m = 48.0;
+    registrar.registerFrame(again);
+    QCOMPARE(preparations, 3);
+    again.height_hint_m = 30.0;
+    registrar.registerFrame(again);
+    QCOMPARE(preparations, 4);
+    QCOMPARE(registrar.preparedSearchCount(), std::size_t(2));
   }
 
   void cancelInsideTheSearchAbandonsItCleanly() {
