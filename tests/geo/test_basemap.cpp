@@ -286,7 +286,8 @@ class TestBasemap : public QObject {
     const std::string path = (dir.path() + "/arctic.tif").toStdString();
     const cv::Mat rgb(100, 100, CV_8UC3, cv::Scalar(200, 200, 200));
     writeGeoTiff(path, rgb, {}, GeoTransform::northUp(-100000.0, 100000.0, 2000.0, 2000.0), "EPSG:3413");
-    const Footprint& fp = Basemap::open(path).footprint();
+    const Basemap map = Basemap::open(path);
+    const Footprint& fp = map.footprint();
     QVERIFY2(fp.corners[0].lat_deg < 89.0, qPrintable(QString::number(fp.corners[0].lat_deg)));
     QCOMPARE(fp.bbox.max_lat_deg, 90.0);
     QVERIFY(fp.bbox.min_lat_deg < 89.0 && fp.bbox.min_lat_deg > 88.0);
