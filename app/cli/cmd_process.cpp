@@ -32,6 +32,11 @@ extern "C" void onInterrupt(int) { g_control.requestCancel(); }
 class ProgressBar {
  public:
   void update(double fraction, std::int64_t total_frames, const std::string& stage) {
+    // 100 % once: the engine reports it until its last stage has drained.
+    if (fraction >= 1.0) {
+      if (complete_shown_) return;
+      complete_shown_ = true;
+    }
     const auto now = std::chrono::steady_clock::now();
     // A terminal gets a redrawn bar 4x per second; a log file a line per 5 % and at
     // least one every 10 s (a long global search does not advance the frames).
@@ -74,6 +79,7 @@ class ProgressBar {
   std::chrono::steady_clock::time_point last_{};
   double last_fraction_ = -1.0;
   int printed_width_ = 0;
+  bool complete_shown_ = false;
   bool interactive_ = isatty(fileno(stderr)) != 0;
 };
 
