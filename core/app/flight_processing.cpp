@@ -179,7 +179,6 @@ NavigationRun runSequential(const std::string& video_path, nav::NavigationInputs
     }
   }
   observer.onProgress(frames_read, frames_total, "smoothing");
-  outcome.vo_features_model = session.voModelName();
   outcome.result = session.finish(!outcome.cancelled, std::max(frames_total, frames_read));
   outcome.result.registration_features_model = registrar.featuresModelName();
   nav::markVideoEndedEarly(video_path, video->earlyEnd(), &outcome.result);
@@ -209,7 +208,6 @@ NavigationRun runOverlapped(const std::string& video_path, nav::NavigationInputs
                                                                 : engine::keyframePolicyName(choice.keyframe_policy);
   outcome.result = std::move(run.result);
   outcome.samples = std::move(run.samples);
-  outcome.vo_features_model = run.vo_model;
   outcome.cancelled = run.report.cancelled;
   return outcome;
 }
@@ -420,7 +418,6 @@ FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observ
   result.warnings.insert(result.warnings.end(), warnings.begin(), warnings.end());
   // The models that ran: a learned one without its weights falls back to a classical one.
   nav::NavigationOptions used = choice.options;
-  if (!outcome.vo_features_model.empty()) used.vo_features.model = outcome.vo_features_model;
   if (!result.vo_features_model.empty()) used.vo_features.model = result.vo_features_model;
   if (!result.registration_features_model.empty())
     used.registration.features.model = result.registration_features_model;

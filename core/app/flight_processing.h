@@ -136,7 +136,6 @@ class FlightObserver : public engine::NavigationLiveSink {
 struct NavigationRun {
   nav::NavigationResult result;
   std::vector<engine::LatencySample> samples;  // every stage of every frame (latency.csv)
-  std::string vo_features_model;               // the extractor that ran (after a fallback)
   std::string keyframe_policy;                 // as the run applied it ("latest", "every")
   bool cancelled = false;
 };
