@@ -133,8 +133,9 @@ int runLocate(const QStringList& args) {
       nav::BasemapRegistrar registrar(basemap_paths, enu, 0.0, camera, options);
       nav::RegistrationRequest request;
       request.frame = 0;
-      request.image_bgr = cv::imread(image.toStdString(), cv::IMREAD_COLOR);
-      if (request.image_bgr.empty()) throw FormatError(image.toStdString() + ": cannot decode the image");
+      const cv::Mat pixels = cv::imread(image.toStdString(), cv::IMREAD_COLOR);
+      request.image = vision::Image::fromHost(pixels);
+      if (pixels.empty()) throw FormatError(image.toStdString() + ": cannot decode the image");
       request.height_hint_m = height;
       registrar.setSearchMonitor(SearchProgress(image));
       nav::RegistrationFix fix;

@@ -31,10 +31,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double msSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
 bool isAliked(const std::string& model) { return model.rfind("aliked", 0) == 0; }
 
 // Resolves the weights file of a learned local-feature model as its extractor would
@@ -83,134 +79,44 @@ nav::CameraModel resolveCamera(const FlightRequest& request, const io::VideoInfo
   return nav::CameraModel::fromHorizontalFov(video.width_px, video.height_px, 70.0);
 }
 
-// The device a stage's sample is recorded on (-1: CPU), as the engine records them.
-std::int8_t deviceOf(engine::Stage stage, const engine::DevicePlacement& placement) {
-  if (stage == engine::Stage::Decode) return -1;
-  const bool satellite = stage == engine::Stage::Retrieval || stage == engine::Stage::FineMatch;
-  const vision::DeviceSpec& device = satellite ? placement.satellite : placement.vo;
-  return device.cuda ? static_cast<std::int8_t>(device.index) : std::int8_t(-1);
-}
-
 // The observer's live sink when it wants live results, else none.
 engine::NavigationLiveSink* liveSinkOf(FlightObserver& observer) {
   return observer.wantsLiveResults() ? &observer : nullptr;
 }
 
-// Sequential layout: every step on the calling thread, every keyframe registered before
-// the next frame.
-NavigationRun runSequential(const std::string& video_path, nav::NavigationInputs inputs, const ProcessingChoice& choice,
-                         std::int64_t frames_total, FlightObserver& observer) {
-  auto video = io::openVideoSource(video_path);
-  nav::BasemapRegistrar registrar(inputs.basemap_paths, inputs.enu, inputs.ground_up_m, inputs.camera,
-                                  choice.options.registration);
-  nav::NavigationSession session(std::move(inputs), choice.options);
-  engine::NavigationLiveSink* live = liveSinkOf(observer);
-  if (live) live->onSessionStarted(session.voModelName(), session.fallbackReason());
-  else if (!session.fallbackReason().empty()) observer.onWarning(session.fallbackReason());
-  const engine::RunControl* control = observer.control();
+}  // namespace
 
-  NavigationRun outcome;
-  outcome.keyframe_policy = engine::keyframePolicyName(engine::KeyframePolicy::EveryKeyframe);
-  engine::LatencyRecorder clock(2);  // the time base of the samples
-  engine::LatencyRecorder* forward = observer.latencyForward();
-  const engine::LatencyRecorder& time_base = forward ? *forward : clock;
-  auto record = [&](std::int64_t frame, engine::Stage stage, double start_ms, double duration_ms) {
-    engine::LatencySample s;
-    s.frame = frame;
-    s.stage = stage;
-    s.start_ms = start_ms;
-    s.duration_ms = duration_ms;
-    s.device = deviceOf(stage, choice.placement);
-    outcome.samples.push_back(s);
-    if (forward) forward->push(s);
-  };
-
-  io::VideoFrame frame;
-  std::int64_t frames_read = 0;
-  // A global search's preparation can take minutes: progress and cancel reach it too.
-  registrar.setSearchMonitor([&](int done, int total) {
-    observer.onProgress(frames_read, frames_total, nav::globalSearchStage(done, total));
-    if (control) control->checkpoint();
-  });
-  auto last_progress = Clock::now();
-  PeriodicHeapTrim heap_trim;  // bounded resident memory over long videos (core/util/heap_trim.h)
-  while (true) {
-    try {
-      if (control) control->checkpoint();
-    } catch (const Cancelled&) {
-      outcome.cancelled = true;
-      break;
-    }
-    const double frame_start_ms = time_base.nowMs();
-    const auto decode_start = Clock::now();
-    if (!video->read(&frame)) break;
-    frames_read = frame.index + 1;
-    record(frame.index, engine::Stage::Decode, frame_start_ms, msSince(decode_start));
-    const nav::FrameResult r = session.processFrame(frame.index, frame.t_s, frame.bgr);
-    double at_ms = frame_start_ms;
-    for (const auto& [stage, ms] : {std::pair{engine::Stage::Extract, r.odometry.extract_ms},
-                                    std::pair{engine::Stage::Match, r.odometry.match_ms},
-                                    std::pair{engine::Stage::Pose, r.odometry.pose_ms},
-                                    std::pair{engine::Stage::Fusion, r.fusion_ms}}) {
-      record(frame.index, stage, at_ms, ms);
-      at_ms += ms;
-    }
-    if (live) live->onFrame(r);
-
-    if (auto request = session.takeRegistrationRequest()) {
-      const double registration_start_ms = time_base.nowMs();
-      nav::RegistrationFix fix;
-      try {
-        fix = registrar.registerFrame(*request);
-      } catch (const Cancelled&) {  // cancelled inside a global search
-        outcome.cancelled = true;
-        break;
-      }
-      if (fix.global_mode) record(fix.frame, engine::Stage::Retrieval, registration_start_ms, fix.retrieval_ms);
-      record(fix.frame, engine::Stage::FineMatch, registration_start_ms + (fix.global_mode ? fix.retrieval_ms : 0.0),
-             fix.fine_match_ms);
-      session.addFix(fix);
-      if (live) live->onFix(fix);
-    }
-    if (Clock::now() - last_progress >= std::chrono::milliseconds(100)) {
-      last_progress = Clock::now();
-      observer.onProgress(frames_read, frames_total, "navigating");
-      heap_trim.poll();
-    }
-  }
-  observer.onProgress(frames_read, frames_total, "smoothing");
-  outcome.result = session.finish(!outcome.cancelled, std::max(frames_total, frames_read));
-  outcome.result.registration_features_model = registrar.featuresModelName();
-  nav::markVideoEndedEarly(video_path, video->earlyEnd(), &outcome.result);
-  return outcome;
-}
-
-// Overlapped layout: the engine (decode thread, VO worker, registration on the
-// satellite QThread), samples forwarded to the observer while it runs.
-NavigationRun runOverlapped(const std::string& video_path, nav::NavigationInputs inputs, const ProcessingChoice& choice,
-                         std::int64_t frames_total, FlightObserver& observer) {
+NavigationRun runNavigation(const std::string& video_path, nav::NavigationInputs inputs,
+                            const ProcessingChoice& choice, std::int64_t frames_total, FlightObserver& observer) {
+  engine::NavigationEngineOptions layout;
+  layout.layout = choice.overlapped ? engine::NavigationLayout::Overlapped : engine::NavigationLayout::Sequential;
+  layout.placement = choice.placement;
+  layout.keyframe_policy = choice.keyframe_policy;
+  layout.satellite_sm_limit = choice.satellite_sm_limit;
   engine::NavigationEngineHooks hooks;
   hooks.live = liveSinkOf(observer);
   hooks.control = observer.control();
   hooks.latency_forward = observer.latencyForward();
+  // Called by the engine's threads one at a time (NavigationEngineHooks::progress).
   PeriodicHeapTrim heap_trim;  // bounded resident memory over long videos (core/util/heap_trim.h)
-  const ProgressCallback progress = [&](double fraction, const std::string& stage) {
-    observer.onProgress(std::int64_t(std::llround(fraction * double(frames_total))), frames_total, stage);
+  hooks.progress = [&](std::int64_t frames_done, std::int64_t total, const std::string& stage) {
+    observer.onProgress(frames_done, total > 0 ? total : frames_total, stage);
     heap_trim.poll();
-    return true;  // cancel comes through hooks.control
   };
   engine::NavigationEngineRun run =
-      engine::runNavigationEngine(video_path, std::move(inputs), choice.options, choice.placement, progress, hooks,
-                                  choice.keyframe_policy, choice.satellite_sm_limit);
+      engine::runNavigationEngine(video_path, std::move(inputs), choice.options, layout, hooks);
   if (!hooks.live && !run.fallback_reason.empty()) observer.onWarning(run.fallback_reason);
   NavigationRun outcome;
   outcome.keyframe_policy = !run.report.keyframe_policy.empty() ? run.report.keyframe_policy
                                                                 : engine::keyframePolicyName(choice.keyframe_policy);
+  if (!choice.overlapped) outcome.keyframe_policy = engine::keyframePolicyName(engine::KeyframePolicy::EveryKeyframe);
   outcome.result = std::move(run.result);
   outcome.samples = std::move(run.samples);
   outcome.cancelled = run.report.cancelled;
   return outcome;
 }
+
+namespace {
 
 // report.json's description of the satellite stage's models and their weights.
 nlohmann::json satelliteModelsJson(const nav::RegistrationOptions& sat) {
@@ -227,12 +133,6 @@ nlohmann::json satelliteModelsJson(const nav::RegistrationOptions& sat) {
 }
 
 }  // namespace
-
-NavigationRun runNavigation(const std::string& video_path, nav::NavigationInputs inputs,
-                            const ProcessingChoice& choice, std::int64_t frames_total, FlightObserver& observer) {
-  return choice.overlapped ? runOverlapped(video_path, std::move(inputs), choice, frames_total, observer)
-                           : runSequential(video_path, std::move(inputs), choice, frames_total, observer);
-}
 
 FlightRequest flightRequestFromProject(const io::Project& project, std::vector<std::string>* warnings) {
   FlightRequest request;

@@ -112,8 +112,10 @@ class FlightObserver : public engine::NavigationLiveSink {
  public:
   // Processing thread, once, before the models load.
   virtual void onSetup(const FlightSetup& setup) {}
-  // Processing thread, at least every 100 ms of progress and at every stage change
-  // ("loading models", "navigating", "preparing the global search: 37%", "writing results").
+  // At least every 100 ms of progress and at every stage change ("loading models",
+  // "navigating", "preparing the global search: 37%", "writing results"): the processing
+  // thread before and after the run, an engine thread (VO or satellite worker) during
+  // it; never two calls at once.
   virtual void onProgress(std::int64_t frames_done, std::int64_t frames_total, const std::string& stage) {}
   // Processing thread: something the user should know that does not stop the run.
   virtual void onWarning(const std::string& text) {}
@@ -130,9 +132,9 @@ class FlightObserver : public engine::NavigationLiveSink {
 
 // The navigation of prepared inputs in the chosen layout: what processFlight runs
 // between reading the inputs and writing the results (for tests and tools that bring
-// their own inputs). Sequential: every step on the calling thread, every keyframe
-// registered before the next frame; overlapped: engine::runNavigationEngine. Latency
-// samples on the stage clock either way.
+// their own inputs): engine::runNavigationEngine in the choice's layout (sequential:
+// every step on the calling thread, every keyframe registered before the next frame;
+// overlapped: the engine's threads). Latency samples on the stage clock either way.
 struct NavigationRun {
   nav::NavigationResult result;
   std::vector<engine::LatencySample> samples;  // every stage of every frame (latency.csv)

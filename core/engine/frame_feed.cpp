@@ -39,7 +39,7 @@ struct Slot {
 struct FrameFeed::State {
   std::unique_ptr<FrameSource> source;
   FrameFeedOptions options;
-  LatencyRecorder* recorder;
+  LatencySink* recorder;
   const RunControl* control;
   LatencyRecorder local_clock{2};
   std::vector<Slot> slots;
@@ -69,7 +69,7 @@ struct FrameFeed::State {
 };
 
 FrameFeed::FrameFeed(std::unique_ptr<FrameSource> source, FrameFeedOptions options,
-                     LatencyRecorder* recorder, const RunControl* control)
+                     LatencySink* recorder, const RunControl* control)
     : state_(std::make_unique<State>()) {
   options.check();
   if (!source) throw InvalidArgument("FrameFeed: no frame source");

@@ -49,7 +49,7 @@ class FrameFeed {
   // `recorder` receives decode samples (may be null); `control` (may be null) pauses and
   // cancels the decode thread.
   FrameFeed(std::unique_ptr<FrameSource> source, FrameFeedOptions options,
-            LatencyRecorder* recorder, const RunControl* control);
+            LatencySink* recorder, const RunControl* control);
   ~FrameFeed();  // stop()
   FrameFeed(const FrameFeed&) = delete;
   FrameFeed& operator=(const FrameFeed&) = delete;

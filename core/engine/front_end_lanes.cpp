@@ -23,7 +23,7 @@ constexpr std::chrono::milliseconds kWaitCheckInterval(50);
 struct FrontEndLanes::State {
   std::vector<vision::DeviceSpec> devices;
   Factory factory;
-  LatencyRecorder* recorder = nullptr;
+  LatencySink* recorder = nullptr;
   RunControl* control = nullptr;
   ErrorLatch* errors = nullptr;
 
@@ -46,7 +46,7 @@ struct FrontEndLanes::State {
 };
 
 FrontEndLanes::FrontEndLanes(std::vector<vision::DeviceSpec> devices, Factory factory,
-                             LatencyRecorder* recorder, RunControl* control, ErrorLatch* errors)
+                             LatencySink* recorder, RunControl* control, ErrorLatch* errors)
     : state_(std::make_unique<State>()) {
   if (devices.empty()) throw InvalidArgument("frame-parallel VO needs at least one front-end device");
   if (!factory) throw InvalidArgument("frame-parallel VO needs a payload with a front end");

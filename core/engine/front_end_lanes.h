@@ -41,7 +41,7 @@ class FrontEndLanes {
 
   // Starts one thread per device (>= 1 device; a device may appear twice). `recorder`
   // (may be null) receives the lanes' stage samples.
-  FrontEndLanes(std::vector<vision::DeviceSpec> devices, Factory factory, LatencyRecorder* recorder,
+  FrontEndLanes(std::vector<vision::DeviceSpec> devices, Factory factory, LatencySink* recorder,
                 RunControl* control, ErrorLatch* errors);
   ~FrontEndLanes();
   FrontEndLanes(const FrontEndLanes&) = delete;

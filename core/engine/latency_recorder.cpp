@@ -31,20 +31,6 @@ double nearestRank(const std::vector<double>& sorted, double fraction) {
 }
 }  // namespace
 
-const char* stageName(Stage stage) {
-  switch (stage) {
-    case Stage::Decode: return "decode";
-    case Stage::Upload: return "upload";
-    case Stage::Extract: return "extract";
-    case Stage::Match: return "match";
-    case Stage::Pose: return "pose";
-    case Stage::Retrieval: return "retrieval";
-    case Stage::FineMatch: return "fine_match";
-    case Stage::Fusion: return "fusion";
-  }
-  return "?";
-}
-
 struct LatencyRecorder::Slot {
   std::atomic<std::uint64_t> sequence{0};
   LatencySample sample;
@@ -94,7 +80,25 @@ std::size_t LatencyRecorder::drain(std::vector<LatencySample>* out) {
   }
 }
 
-ScopedStageTimer::ScopedStageTimer(LatencyRecorder* recorder, std::int64_t frame, Stage stage)
+LatencyLog::LatencyLog(LatencyRecorder* live) : live_(live) {}
+
+double LatencyLog::nowMs() const { return live_ ? live_->nowMs() : own_clock_.nowMs(); }
+
+bool LatencyLog::push(const LatencySample& sample) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    samples_.push_back(sample);
+  }
+  if (live_) live_->push(sample);  // a full live ring drops it there (counted there)
+  return true;
+}
+
+std::vector<LatencySample> LatencyLog::samples() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return samples_;
+}
+
+ScopedStageTimer::ScopedStageTimer(LatencySink* recorder, std::int64_t frame, Stage stage)
     : recorder_(recorder) {
   sample_.frame = frame;
   sample_.stage = stage;

@@ -9,10 +9,12 @@
 
 #include "core/engine/engine_frame_impl.h"
 #include "core/engine/pipeline.h"
+#include "core/engine/sequential_run.h"
 #include "core/engine/video_frame_source.h"
 #include "core/nav/basemap_registration.h"
 #include "core/util/error.h"
 #include "core/util/log.h"
+#include "core/vision/image_impl.h"
 #include "core/vision/robust_estimation.h"
 
 namespace skytrace::engine {
@@ -64,14 +66,38 @@ std::string NavigationRunOutput::registrationModel() const {
   return registration_model_;
 }
 
-void NavigationRunOutput::setSearchProgress(int done, int total) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  search_progress_ = {done, total};
+void NavigationRunOutput::setProgressCallback(
+    std::function<void(std::int64_t, std::int64_t, const std::string&)> callback, std::int64_t frames_total) {
+  std::lock_guard<std::mutex> lock(progress_mutex_);
+  progress_ = std::move(callback);
+  frames_total_ = frames_total;
 }
 
-std::pair<int, int> NavigationRunOutput::searchProgress() const {
+void NavigationRunOutput::frameDone(std::int64_t frames_done) {
+  constexpr auto kInterval = std::chrono::milliseconds(100);
+  std::lock_guard<std::mutex> lock(progress_mutex_);
+  frames_done_ = frames_done;
+  const auto now = std::chrono::steady_clock::now();
+  if (!progress_ || now - last_progress_ < kInterval) return;
+  last_progress_ = now;
+  progress_(frames_done_, frames_total_, "navigating");
+}
+
+void NavigationRunOutput::setSearchProgress(int done, int total) {
+  std::lock_guard<std::mutex> lock(progress_mutex_);
+  if (!progress_) return;
+  progress_(frames_done_, frames_total_,
+            done < total ? nav::globalSearchStage(done, total) : std::string("navigating"));
+}
+
+void NavigationRunOutput::setKeyframeTransfers(const vision::ImageTransfers& transfers) {
   std::lock_guard<std::mutex> lock(mutex_);
-  return search_progress_;
+  keyframe_transfers_ = transfers;
+}
+
+vision::ImageTransfers NavigationRunOutput::keyframeTransfers() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return keyframe_transfers_;
 }
 
 namespace {
@@ -99,22 +125,14 @@ class NavigationVoPayload final : public VoPayload {
   std::string name() const override { return "navigation (" + session_.voModelName() + ")"; }
 
   std::shared_ptr<KeyframeRequest> processFrame(const EngineFrame& frame, StageClock& clock) override {
-    // The session works on host images: a view of the CPU ring slot, or a download.
-    const at::Tensor host = frame.pixels->bgr.device().is_cpu() ? frame.pixels->bgr
-                                                                : frame.pixels->bgr.to(at::kCPU);
-    const cv::Mat image(frame.height_px, frame.width_px, CV_8UC3, host.data_ptr<std::uint8_t>());
-    const double start_ms = clock.nowMs();
-    const nav::FrameResult result = session_.processFrame(frame.index, frame.t_s, image);
-    double at_ms = start_ms;
-    for (const auto& [stage, ms] : {std::pair{Stage::Extract, result.odometry.extract_ms},
-                                    std::pair{Stage::Match, result.odometry.match_ms},
-                                    std::pair{Stage::Pose, result.odometry.pose_ms},
-                                    std::pair{Stage::Fusion, result.fusion_ms}}) {
-      clock.addMeasured(stage, at_ms, ms);
-      at_ms += ms;
-    }
+    // The ring slot as it is: on the GPU the extractor reads the device frame (no copy
+    // back to the host); on the CPU a view of the host slot.
+    const vision::Image image = vision::imageFromTensor(frame.pixels->bgr);
+    // The session marks its stages on the worker's clock (device events on the GPU).
+    const nav::FrameResult result = session_.processFrame(frame.index, frame.t_s, image, &clock);
     ++processed_;
     if (live_) live_->onFrame(result);
+    output_->frameDone(frame.index + 1);
     localised_ = result.online.has_pose;
     std::optional<nav::RegistrationRequest> request = session_.takeRegistrationRequest();
     if (!request) return nullptr;
@@ -185,7 +203,6 @@ class NavigationSatellitePayload final : public SatellitePayload {
                                         const RunControl& control) override {
     const auto* keyframe = dynamic_cast<const NavigationKeyframeRequest*>(&request);
     if (!keyframe) throw InvalidArgument("registration payload got a request of another payload");
-    const double start_ms = clock.nowMs();
     auto fix = std::make_shared<NavigationFix>();
     // A global search's preparation can take minutes: its progress goes to the run's
     // output (the driver reports it), and pause and cancel reach it between tiles.
@@ -193,11 +210,10 @@ class NavigationSatellitePayload final : public SatellitePayload {
       output_.setSearchProgress(done, total);
       control.checkpoint();
     });
-    fix->fix = registrar_.registerFrame(keyframe->request);
+    fix->fix = registrar_.registerFrame(keyframe->request, &clock);
+    output_.setKeyframeTransfers(registrar_.keyframeTransfers());
     fix->frame = fix->fix.frame;
     fix->accepted = fix->fix.accepted;
-    if (fix->fix.global_mode) clock.addMeasured(Stage::Retrieval, start_ms, fix->fix.retrieval_ms);
-    clock.addMeasured(Stage::FineMatch, start_ms + fix->fix.retrieval_ms, fix->fix.fine_match_ms);
     return fix;
   }
 
@@ -233,15 +249,22 @@ PayloadFactories makeNavigationPayloads(const nav::NavigationInputs& inputs,
   return factories;
 }
 
+const char* navigationLayoutName(NavigationLayout layout) {
+  return layout == NavigationLayout::Sequential ? "sequential" : "overlapped";
+}
+
+void NavigationEngineOptions::check() const {
+  if (satellite_sm_limit < 0)
+    throw InvalidArgument("satellite SM limit must be >= 0, got " + std::to_string(satellite_sm_limit));
+  if (layout == NavigationLayout::Sequential && !extra_satellite_devices.empty())
+    throw InvalidArgument("more registration devices need the overlapped layout");
+}
+
 NavigationEngineRun runNavigationEngine(const std::string& video_path, nav::NavigationInputs inputs,
                                         const nav::NavigationOptions& options,
-                                        const DevicePlacement& placement,
-                                        const ProgressCallback& progress,
-                                        const NavigationEngineHooks& hooks,
-                                        KeyframePolicy keyframe_policy, int satellite_sm_limit) {
-  if (hooks.poll_interval_ms < 1 || hooks.poll_interval_ms > 1000)
-    throw InvalidArgument("runNavigationEngine: poll_interval_ms must be in [1, 1000], got " +
-                          std::to_string(hooks.poll_interval_ms));
+                                        const NavigationEngineOptions& engine_options,
+                                        const NavigationEngineHooks& hooks) {
+  engine_options.check();
   std::int64_t frames_total = 0;
   {
     const VideoFrameSource probe(video_path);  // fails early on an unreadable video
@@ -255,67 +278,49 @@ NavigationEngineRun runNavigationEngine(const std::string& video_path, nav::Navi
     frames_total = info.frame_count;
   }
   auto output = std::make_shared<NavigationRunOutput>();
-  LatencyRecorder recorder(1 << 16);
-  PipelineOptions pipeline_options;
-  pipeline_options.placement = placement;
-  pipeline_options.mode_name = "overlapped";
-  pipeline_options.keyframe_policy = keyframe_policy;
-  pipeline_options.satellite_sm_limit = satellite_sm_limit;
+  output->setProgressCallback(hooks.progress, frames_total);
+  // Every sample as it is measured, forwarded at once to the live recorder (no bridge).
+  LatencyLog samples(hooks.latency_forward);
+  const PayloadFactories payloads = makeNavigationPayloads(inputs, options, frames_total, output, hooks.live);
   auto video_end = std::make_shared<VideoEndNote>();
-  Pipeline pipeline(pipeline_options,
-                    [video_path, video_end] { return std::make_unique<VideoFrameSource>(video_path, video_end); },
-                    makeNavigationPayloads(inputs, options, frames_total, output, hooks.live), &recorder);
   NavigationEngineRun run;
-  std::int64_t frames_done = 0;
-  // Takes the new samples, forwards them, and counts frames (from any stage's frame).
-  auto drain = [&] {
-    const std::size_t before = run.samples.size();
-    recorder.drain(&run.samples);
-    for (std::size_t i = before; i < run.samples.size(); ++i) {
-      frames_done = std::max(frames_done, run.samples[i].frame + 1);
-      if (hooks.latency_forward) hooks.latency_forward->push(run.samples[i]);
+  if (engine_options.layout == NavigationLayout::Sequential) {
+    SequentialOptions sequential;
+    sequential.device = engine_options.placement.vo;
+    sequential.satellite_device = engine_options.placement.satellite;
+    VideoFrameSource source(video_path, video_end);
+    try {
+      run.report = runSequential(sequential, source, payloads, &samples, hooks.control);
+    } catch (const Cancelled&) {  // the VO payload finished with what it had
+      run.report.mode = sequential.mode_name;
+      run.report.cancelled = true;
     }
-  };
-  using Clock = std::chrono::steady_clock;
-  constexpr auto kProgressInterval = std::chrono::milliseconds(100);
-  auto last_progress = Clock::now() - kProgressInterval;
-  bool cancel_requested = false;
-  bool paused = false;
-  pipeline.start();
-  while (!pipeline.wait(hooks.poll_interval_ms)) {
-    drain();
-    if (cancel_requested) continue;
-    if (hooks.control && hooks.control->isCancelled()) {
-      cancel_requested = true;
-      pipeline.cancel();
-      continue;
+  } else {
+    PipelineOptions pipeline_options;
+    pipeline_options.placement = engine_options.placement;
+    pipeline_options.mode_name = navigationLayoutName(NavigationLayout::Overlapped);
+    pipeline_options.keyframe_policy = engine_options.keyframe_policy;
+    pipeline_options.satellite_sm_limit = engine_options.satellite_sm_limit;
+    pipeline_options.extra_satellite_devices = engine_options.extra_satellite_devices;
+    pipeline_options.control = hooks.control;
+    Pipeline pipeline(pipeline_options,
+                      [video_path, video_end] { return std::make_unique<VideoFrameSource>(video_path, video_end); },
+                      payloads, &samples);
+    pipeline.start();
+    // The workers end on their own (end of video, error) or on hooks.control; this
+    // thread only waits (bounded waits, so that a stuck run stays visible in a debugger).
+    while (!pipeline.wait(60'000)) {
     }
-    if (hooks.control && hooks.control->isPaused() != paused) {
-      paused = !paused;
-      pipeline.setPaused(paused);
-    }
-    if (Clock::now() - last_progress >= kProgressInterval) {
-      last_progress = Clock::now();
-      const double fraction =
-          frames_total > 0 ? std::min(1.0, double(frames_done) / double(frames_total)) : 0.0;
-      const auto [search_done, search_total] = output->searchProgress();
-      const std::string stage = search_done < search_total
-                                    ? nav::globalSearchStage(search_done, search_total)
-                                    : std::string("navigating");
-      if (!reportProgress(progress, fraction, stage)) {
-        cancel_requested = true;
-        pipeline.cancel();
-      }
-    }
+    run.report = pipeline.report();
   }
-  drain();
-  run.report = pipeline.report();
+  run.samples = samples.samples();
   if (!run.report.error.empty()) throw Error(run.report.error);
   std::optional<nav::NavigationResult> result = output->result();
   if (!result && run.report.cancelled) throw Cancelled();  // cancelled before the first frame
   if (!result) throw Error("navigation run ended without a result");
   run.result = std::move(*result);
   run.result.registration_features_model = output->registrationModel();
+  run.result.keyframe_transfers = output->keyframeTransfers();
   nav::markVideoEndedEarly(video_path, video_end->reason(), &run.result);
   run.vo_model = output->voModel();
   run.fallback_reason = output->fallbackReason();

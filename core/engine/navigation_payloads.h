@@ -6,19 +6,23 @@
 // While the session has no position (before the first accepted fix, or lost), one
 // registration attempt at a time, as in the sequential driver: requests the session makes
 // while the newest one sent is unanswered are held back (counted in the log).
-// Stage timings come from the session's own per-step measurements (extract, match,
-// pose, fusion; retrieval and fine_match from the fix), host clock.
-// Usage (what `skytrace-cli process` does through the engine):
+// Frames reach the session as the engine's device frames (no copy back to the host);
+// the session and the registrar mark their stages (extract, match, pose, fusion;
+// retrieval, fine_match) on the worker's StageClock: device events on a GPU.
+// Usage: runNavigationEngine (what core/app's processFlight runs for `process`, `demo`
+// and the GUI) in either layout; or by hand:
 //   auto output = std::make_shared<NavigationRunOutput>();
 //   Pipeline pipeline(options, source, makeNavigationPayloads(inputs, nav_options,
-//                     frames_total, output), &recorder);
+//                     frames_total, output), &sink);
 //   pipeline.start(); pipeline.wait(...); output->result() -> writeNavigationResults.
 // Live observers (the GUI) get every frame's result and every fix through a
-// NavigationLiveSink, and pause/cancel/latency through NavigationEngineHooks.
+// NavigationLiveSink, and pause/cancel/latency/progress through NavigationEngineHooks.
 // Thread: factories run on the worker threads; NavigationRunOutput is thread-safe.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -31,7 +35,6 @@
 #include "core/engine/run_report.h"
 #include "core/nav/navigation_report.h"
 #include "core/nav/navigation_session.h"
-#include "core/util/progress.h"
 
 namespace skytrace::engine {
 
@@ -47,10 +50,19 @@ class NavigationRunOutput {
   // The registration's local feature model actually used (set when its payload starts).
   void setRegistrationModel(std::string model);
   std::string registrationModel() const;
-  // Progress of a global search's preparation on the satellite thread (units of work
-  // done and total; done == total when none is under way).
+  // Where progress goes (NavigationEngineHooks::progress; empty: nowhere) and the
+  // video's frame count; set before the run starts.
+  void setProgressCallback(
+      std::function<void(std::int64_t frames_done, std::int64_t frames_total, const std::string& stage)> callback,
+      std::int64_t frames_total);
+  // VO thread, after each frame: reports "navigating" at most every 100 ms.
+  void frameDone(std::int64_t frames_done);
+  // Satellite thread: progress of a global search's preparation (units of work done and
+  // total; done == total when it is complete).
   void setSearchProgress(int done, int total);
-  std::pair<int, int> searchProgress() const;
+  // Keyframes the registration downloaded from the device so far (satellite thread).
+  void setKeyframeTransfers(const vision::ImageTransfers& transfers);
+  vision::ImageTransfers keyframeTransfers() const;
 
  private:
   mutable std::mutex mutex_;
@@ -58,7 +70,13 @@ class NavigationRunOutput {
   std::string vo_model_;
   std::string fallback_reason_;
   std::string registration_model_;
-  std::pair<int, int> search_progress_{0, 0};
+  // Progress reporting (its own lock: the callback runs under it, never under mutex_).
+  std::mutex progress_mutex_;
+  std::function<void(std::int64_t, std::int64_t, const std::string&)> progress_;
+  std::int64_t frames_total_ = 0;
+  std::int64_t frames_done_ = 0;
+  std::chrono::steady_clock::time_point last_progress_{};
+  vision::ImageTransfers keyframe_transfers_;
 };
 
 // What a live view learns while the engine navigates: the same per-frame results and
@@ -89,33 +107,59 @@ PayloadFactories makeNavigationPayloads(const nav::NavigationInputs& inputs,
                                         std::shared_ptr<NavigationRunOutput> output,
                                         NavigationLiveSink* live = nullptr);
 
-// Optional attachments of runNavigationEngine for a live front end (all may be null;
-// each must outlive the call).
+// How a navigation run is laid out on the engine (`process --mode`).
+enum class NavigationLayout {
+  // One thread and one stream of the VO device: frames decoded into a pageable buffer and
+  // uploaded synchronously, every keyframe registered before the next frame
+  // (runSequential). The baseline; the CPU default.
+  Sequential,
+  // Decode thread and pinned ring, VO worker on a high-priority stream, registration on
+  // the satellite QThread (Pipeline). The GPU default.
+  Overlapped,
+};
+// "sequential" / "overlapped" (the names of the CLI option and of report.json).
+const char* navigationLayoutName(NavigationLayout layout);
+
+struct NavigationEngineOptions {
+  NavigationLayout layout = NavigationLayout::Overlapped;
+  DevicePlacement placement;
+  // Overlapped only: LatestWins (live use: VO never waits for registration, requests
+  // made while it is busy are dropped) or EveryKeyframe (offline: VO waits, every
+  // registration request is attempted, as in the sequential layout).
+  KeyframePolicy keyframe_policy = KeyframePolicy::LatestWins;
+  // Overlapped on CUDA, > 0: registration runs on at most that many of its GPU's SMs
+  // (PipelineOptions::satellite_sm_limit), so that VO on the same GPU keeps its latency.
+  int satellite_sm_limit = 0;
+  // Overlapped: more registration workers (one per device) sharing the keyframe queue.
+  std::vector<vision::DeviceSpec> extra_satellite_devices;
+
+  void check() const;  // throws InvalidArgument
+};
+
+// Optional attachments of runNavigationEngine for a front end (all may be null or empty;
+// each must outlive the call). Nothing polls: every hook is called by the thread where
+// the thing happens.
 struct NavigationEngineHooks {
   // Per-frame results and fixes, on the VO worker thread (see NavigationLiveSink).
   NavigationLiveSink* live = nullptr;
-  // Pause and cancel requested by the front end (its own RunControl, set from any
-  // thread), mirrored onto the pipeline by the calling thread every poll interval.
-  // A cancel ends the run like a progress callback returning false.
+  // Pause and cancel, set by the front end from any thread; the run's workers obey it
+  // directly (RunControl::setParent). A cancel ends the run with the frames done so far.
   const RunControl* control = nullptr;
-  // Every latency sample of the run is also pushed here, by the calling thread at every
-  // poll (at most `poll_interval_ms` late): e.g. the recorder a LatencyPublisher drains.
+  // Every latency sample is also pushed here, by the thread that measured it, when it is
+  // measured (e.g. the recorder a LatencyPublisher drains for the live plot).
   LatencyRecorder* latency_forward = nullptr;
-  int poll_interval_ms = 40;  // in [1, 1000]
+  // Progress: frames done of the video's frames_total and what is happening
+  // ("navigating", "preparing the global search: 37%"). Called on an engine thread (the
+  // VO worker after a frame, at most every 100 ms; the satellite worker while a global
+  // search is prepared), never by two threads at once. Keep it short.
+  std::function<void(std::int64_t frames_done, std::int64_t frames_total, const std::string& stage)> progress;
 };
 
-// A whole navigation run through the overlapped engine: decode thread, VO worker,
-// registration on the satellite QThread. `progress` is called on the calling thread
-// about every 100 ms (fraction of frames done); returning false cancels (the result
-// then holds what was computed, completed = false, report.cancelled = true). Throws
-// skytrace::Error for setup failures (unreadable video, missing weights) and for the
-// run's error. `hooks` attach a live front end (see NavigationEngineHooks).
-// `keyframe_policy`: LatestWins (live use: VO never waits for registration, requests
-// made while it is busy are dropped) or EveryKeyframe (offline: VO waits, every
-// registration request is attempted, as in the sequential driver).
-// `satellite_sm_limit` > 0 (CUDA): registration runs on at most that many of its GPU's
-// SMs (PipelineOptions::satellite_sm_limit), so that VO on the same GPU keeps its latency.
-// Thread: any thread; needs no Qt event loop (the calling thread polls the pipeline).
+// A whole navigation run on the engine in the chosen layout. Throws skytrace::Error for
+// setup failures (unreadable video, missing weights) and for the run's error; a cancel
+// (hooks.control) returns what was computed (result.completed = false,
+// report.cancelled = true), or throws Cancelled when it came before the first frame.
+// Thread: any thread; needs no Qt event loop (the calling thread waits for the workers).
 struct NavigationEngineRun {
   nav::NavigationResult result;
   RunReport report;
@@ -125,11 +169,8 @@ struct NavigationEngineRun {
 };
 NavigationEngineRun runNavigationEngine(const std::string& video_path, nav::NavigationInputs inputs,
                                         const nav::NavigationOptions& options,
-                                        const DevicePlacement& placement,
-                                        const ProgressCallback& progress,
-                                        const NavigationEngineHooks& hooks = {},
-                                        KeyframePolicy keyframe_policy = KeyframePolicy::LatestWins,
-                                        int satellite_sm_limit = 0);
+                                        const NavigationEngineOptions& engine_options,
+                                        const NavigationEngineHooks& hooks = {});
 
 // Per-stage summaries for report.json (nav::RunDescription::stages).
 std::vector<nav::StageSummary> stageSummaries(const std::vector<LatencySample>& samples);

@@ -103,7 +103,7 @@ struct Pipeline::Run {
 };
 
 Pipeline::Pipeline(PipelineOptions options, SourceFactory source, PayloadFactories payloads,
-                   LatencyRecorder* recorder, QObject* parent)
+                   LatencySink* recorder, QObject* parent)
     : QObject(parent),
       options_(std::move(options)),
       source_(std::move(source)),
@@ -134,6 +134,7 @@ void Pipeline::start() {
   releaseFinishedRun();
   run_ = std::make_unique<Run>(options_.keyframe_queue_capacity);
   Run* run = run_.get();
+  run->control.setParent(options_.control);
   run->report.mode = options_.mode_name;
   run->report.vo_device = options_.placement.vo.toString();
   const bool satellite = static_cast<bool>(payloads_.satellite);

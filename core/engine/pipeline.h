@@ -33,6 +33,7 @@
 #include "core/engine/frame_source.h"
 #include "core/engine/latency_recorder.h"
 #include "core/engine/payload.h"
+#include "core/engine/run_control.h"
 #include "core/engine/run_report.h"
 
 namespace skytrace::engine {
@@ -80,6 +81,9 @@ struct PipelineOptions {
   // SMs only and keeps the others to itself; the satellite stage gets slower. 0 (the
   // default): no limit. No effect on the CPU.
   int satellite_sm_limit = 0;
+  // A front end's pause and cancel (may be null; must outlive the run): the run's
+  // workers obey it as they obey setPaused() and cancel(), with no thread in between.
+  const RunControl* control = nullptr;
 
   void check() const;  // throws InvalidArgument
 };
@@ -92,7 +96,7 @@ class Pipeline : public QObject {
 
   // `recorder` (may be null) receives every stage sample; it must outlive the Pipeline.
   Pipeline(PipelineOptions options, SourceFactory source, PayloadFactories payloads,
-           LatencyRecorder* recorder, QObject* parent = nullptr);
+           LatencySink* recorder, QObject* parent = nullptr);
   ~Pipeline() override;
 
   // Starts a run. Throws InvalidArgument if one is still running.
@@ -119,7 +123,7 @@ class Pipeline : public QObject {
   PipelineOptions options_;
   SourceFactory source_;
   PayloadFactories payloads_;
-  LatencyRecorder* recorder_;
+  LatencySink* recorder_;
   std::unique_ptr<Run> run_;
 };
 

@@ -17,7 +17,19 @@ class RunControl {
     cancelled_.store(true, std::memory_order_release);
     // Signal-handler safe: no lock here; waiters poll with a bounded wait.
   }
-  bool isCancelled() const noexcept { return cancelled_.load(std::memory_order_acquire); }
+  // Cancelled here or in the parent.
+  bool isCancelled() const noexcept {
+    if (cancelled_.load(std::memory_order_acquire)) return true;
+    const RunControl* parent = parent_.load(std::memory_order_acquire);
+    return parent && parent->isCancelled();
+  }
+
+  // Makes this control also obey `parent` (null: none), e.g. a run's own control that
+  // follows the front end's: checkpoint() then blocks while either is paused and throws
+  // once either is cancelled. The parent is only read (an error that cancels this run
+  // does not cancel the front end's control); it must outlive the workers' use of this
+  // control. Set it before the workers start.
+  void setParent(const RunControl* parent) noexcept { parent_.store(parent, std::memory_order_release); }
 
   void setPaused(bool paused) {
     {
@@ -26,9 +38,14 @@ class RunControl {
     }
     changed_.notify_all();
   }
+  // Paused here or in the parent.
   bool isPaused() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return paused_;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (paused_) return true;
+    }
+    const RunControl* parent = parent_.load(std::memory_order_acquire);
+    return parent && parent->isPaused();
   }
 
   // Clears cancel and pause for a new run.
@@ -37,12 +54,14 @@ class RunControl {
     setPaused(false);
   }
 
-  // Blocks while paused (waking at least every 50 ms to notice a cancel); throws
+  // Blocks while paused (waking at least every 50 ms to notice a cancel or a parent's
+  // resume); throws
   // skytrace::Cancelled when the run was cancelled. Call from worker threads.
   void checkpoint() const;
 
  private:
   std::atomic<bool> cancelled_{false};
+  std::atomic<const RunControl*> parent_{nullptr};
   mutable std::mutex mutex_;
   mutable std::condition_variable changed_;
   bool paused_ = false;

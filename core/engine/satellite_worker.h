@@ -29,7 +29,7 @@ struct SatelliteChannel {
   FixInbox* fixes = nullptr;
   RunControl* control = nullptr;
   ErrorLatch* errors = nullptr;
-  LatencyRecorder* recorder = nullptr;  // may be null
+  LatencySink* recorder = nullptr;  // may be null
   vision::DeviceSpec device;
   int sm_limit = 0;  // > 0 (CUDA): the worker's kernels run on at most this many SMs
   std::function<std::unique_ptr<SatellitePayload>(const vision::DeviceSpec&)> factory;

@@ -15,7 +15,7 @@
 namespace skytrace::engine {
 
 RunReport runSequential(const SequentialOptions& options, FrameSource& source,
-                        const PayloadFactories& payloads, LatencyRecorder* recorder,
+                        const PayloadFactories& payloads, LatencySink* recorder,
                         const RunControl* control) {
   if (!payloads.vo) throw InvalidArgument("runSequential: no VO payload factory");
   const auto started = std::chrono::steady_clock::now();
@@ -23,23 +23,30 @@ RunReport runSequential(const SequentialOptions& options, FrameSource& source,
   RunReport report;
   report.mode = options.mode_name;
   report.vo_device = options.device.toString();
-  report.satellite_device = payloads.satellite ? options.device.toString() : "";
+  const vision::DeviceSpec satellite_device = options.satellite_device.value_or(options.device);
+  report.satellite_device = payloads.satellite ? satellite_device.toString() : "";
   resetPeakDeviceBytes(options.device);
+  if (satellite_device != options.device) resetPeakDeviceBytes(satellite_device);
 
   const DeviceStream stream = DeviceStream::create(options.device, StreamPriority::Normal);
   StreamGuard stream_guard(stream);
   StageClock clock(recorder, stream);
-  StageClock satellite_clock(recorder, stream);
+  const bool own_satellite_stream = satellite_device != options.device;
+  const DeviceStream satellite_stream =
+      own_satellite_stream ? DeviceStream::create(satellite_device, StreamPriority::Normal) : stream;
+  std::optional<StreamGuard> satellite_stream_guard;
+  if (own_satellite_stream) satellite_stream_guard.emplace(satellite_stream);
+  StageClock satellite_clock(recorder, satellite_stream);
   const RunControl uncontrolled;  // handed to the satellite payload when the caller has none
   std::unique_ptr<VoPayload> vo = payloads.vo(options.device);
   std::unique_ptr<SatellitePayload> satellite =
-      payloads.satellite ? payloads.satellite(options.device) : nullptr;
+      payloads.satellite ? payloads.satellite(satellite_device) : nullptr;
 
   const FrameSourceInfo& info = source.info();
   const at::Tensor host = allocateHostBuffer({info.height_px, info.width_px, 3}, at::kByte,
                                              options.device, /*pinned=*/false);
   LatencyRecorder local_clock(2);
-  LatencyRecorder* host_clock = recorder ? recorder : &local_clock;
+  LatencySink* host_clock = recorder ? recorder : &local_clock;
   const std::size_t stride = static_cast<std::size_t>(info.width_px) * 3;
   bool completed = false;
   try {
@@ -92,7 +99,8 @@ RunReport runSequential(const SequentialOptions& options, FrameSource& source,
   report.completed = completed;
   report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   report.peak_vo_device_bytes = peakDeviceBytes(options.device);
-  report.peak_satellite_device_bytes = report.peak_vo_device_bytes;
+  report.peak_satellite_device_bytes =
+      own_satellite_stream ? peakDeviceBytes(satellite_device) : report.peak_vo_device_bytes;
   return report;
 }
 

@@ -2,10 +2,12 @@
 // thread and one stream of the VO device, frames decoded into a plain (pageable) host
 // buffer and copied to the device synchronously, every keyframe registered at once and
 // its fix applied before the next frame. Same payloads, same stages, same report.
-// Thread: the calling thread; `control` (may be null) pauses/cancels between frames.
+// Thread: the calling thread; `control` (may be null) pauses/cancels between frames and
+// inside the satellite payload's long steps.
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "core/engine/frame_source.h"
 #include "core/engine/latency_recorder.h"
@@ -16,14 +18,16 @@
 namespace skytrace::engine {
 
 struct SequentialOptions {
-  vision::DeviceSpec device;
+  vision::DeviceSpec device;            // VO (and the frame upload)
+  // The satellite payload's device; unset (the default): `device`.
+  std::optional<vision::DeviceSpec> satellite_device;
   std::int64_t max_frames = -1;  // -1: the whole source
   std::string mode_name = "sequential";
 };
 
 // Throws Cancelled when `control` cancels; other errors propagate (skytrace::Error).
 RunReport runSequential(const SequentialOptions& options, FrameSource& source,
-                        const PayloadFactories& payloads, LatencyRecorder* recorder,
+                        const PayloadFactories& payloads, LatencySink* recorder,
                         const RunControl* control = nullptr);
 
 }  // namespace skytrace::engine

@@ -4,7 +4,7 @@
 
 namespace skytrace::engine {
 
-StageClock::StageClock(LatencyRecorder* recorder, DeviceStream stream)
+StageClock::StageClock(LatencySink* recorder, DeviceStream stream)
     : recorder_(recorder), stream_(std::move(stream)) {}
 
 void StageClock::beginFrame(std::int64_t frame) {

@@ -15,18 +15,18 @@
 
 namespace skytrace::engine {
 
-class StageClock {
+class StageClock final : public StageMarker {
  public:
   // `recorder` may be null (nothing is pushed; frameLatencyMs still works).
-  StageClock(LatencyRecorder* recorder, DeviceStream stream);
+  StageClock(LatencySink* recorder, DeviceStream stream);
 
   const DeviceStream& stream() const { return stream_; }
   const vision::DeviceSpec& device() const { return stream_.device(); }
 
   // Starts a frame (or keyframe): marks its beginning.
   void beginFrame(std::int64_t frame);
-  void begin(Stage stage);
-  void end(Stage stage);  // the innermost open stage must be `stage`
+  void begin(Stage stage) override;
+  void end(Stage stage) override;  // the innermost open stage must be `stage`
 
   // A stage measured elsewhere (e.g. the upload on the copy stream), host milliseconds.
   void addMeasured(Stage stage, double start_ms, double duration_ms);
@@ -64,7 +64,7 @@ class StageClock {
     double duration_ms;
   };
 
-  LatencyRecorder* recorder_;
+  LatencySink* recorder_;
   LatencyRecorder fallback_clock_{2};
   DeviceStream stream_;
   std::int64_t frame_ = -1;

@@ -73,7 +73,7 @@ class ErrorLatch {
 // Applies one fix on the VO thread, timing it as the "fusion" stage and updating the
 // report's fix counters. `current_frame` is the last frame VO has processed.
 inline void applyFix(VoPayload& vo, const SatelliteFix& fix, std::int64_t current_frame,
-                     LatencyRecorder* recorder, RunReport* report) {
+                     LatencySink* recorder, RunReport* report) {
   {
     ScopedStageTimer timer(recorder, fix.frame, Stage::Fusion);
     vo.applyFix(fix);

@@ -230,6 +230,8 @@ struct BasemapRegistrar::State {
   std::map<long, TileCache> tile_caches;
   SearchMonitor search_monitor;              // may be empty
   std::uint64_t calls = 0;
+  vision::ImageTransfers keyframe_transfers;  // device frames downloaded for registration
+  StageMarker* stages = nullptr;              // of the registerFrame call under way (may be null)
 
   // Affine ENU -> window pixel, exact at three points of the window.
   MapWindow readWindow(int basemap_index, const cv::Rect2d& rect_enu, double gsd_m) const {
@@ -416,6 +418,7 @@ struct BasemapRegistrar::State {
     rect.height += 2 * margin;
 
     auto start = Clock::now();
+    const StageScope fine_match_stage(stages, Stage::FineMatch);
     // The basemap covering the predicted footprint centre best.
     int best_map = -1;
     double best_overlap = 0.0;
@@ -444,7 +447,7 @@ struct BasemapRegistrar::State {
     const cv::Matx33d window_from_image_prior =
         window.pixel_from_enu * groundFromImage(camera, prior, ground_up_m);
     cv::Mat rectified;
-    const cv::Mat undistorted = undistortedFrame(request.image_bgr);
+    const cv::Mat undistorted = undistortedFrame(request.image.hostPixels(&keyframe_transfers));
     cv::warpPerspective(undistorted, rectified, cv::Mat(window_from_image_prior), window.bgr.size(),
                         cv::INTER_LINEAR, cv::BORDER_CONSTANT);
     cv::Mat frame_valid(camera.height_px, camera.width_px, CV_8UC1, cv::Scalar(255));
@@ -613,6 +616,7 @@ struct BasemapRegistrar::State {
     const cv::Size2d footprint_m(camera.width_px * frame_gsd, camera.height_px * frame_gsd);
 
     auto start = Clock::now();
+    std::optional<StageScope> stage(std::in_place, stages, Stage::Retrieval);
     TileCache& cache = tilesFor(gsd, footprint_m);
     if (cache.too_large) {
       fix.reason = "map_too_large_for_global_search";
@@ -625,14 +629,16 @@ struct BasemapRegistrar::State {
     // Frame scaled to the tile resolution.
     const double scale = frame_gsd / cache.gsd_m;
     cv::Mat scaled;
-    const cv::Mat undistorted = undistortedFrame(request.image_bgr);
+    const cv::Mat undistorted = undistortedFrame(request.image.hostPixels(&keyframe_transfers));
     cv::resize(undistorted, scaled, cv::Size(), scale, scale, scale < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
     const cv::Matx33d scaled_from_image(scale, 0, 0.5 * scale - 0.5, 0, scale, 0.5 * scale - 0.5, 0, 0, 1);
     const MatchImage frame = matchImage(scaled, frame_extractor.get());
     const std::vector<std::size_t> candidates = rankTiles(cache, frame);
     fix.retrieval_ms = elapsedMs(start);
+    stage.reset();
 
     start = Clock::now();
+    stage.emplace(stages, Stage::FineMatch);
     const int orientations = fine_matcher->rotationInvariant() ? 1 : options.dense_rotations;
     std::vector<RotatedImage> turned;
     for (int k = 0; k < orientations; ++k) turned.push_back(rotateImage(scaled, 360.0 * k / orientations));
@@ -715,9 +721,10 @@ BasemapRegistrar::BasemapRegistrar(const std::vector<std::string>& basemap_paths
 
 BasemapRegistrar::~BasemapRegistrar() = default;
 
-RegistrationFix BasemapRegistrar::registerFrame(const RegistrationRequest& request) {
+RegistrationFix BasemapRegistrar::registerFrame(const RegistrationRequest& request, StageMarker* stages) {
   State& s = *state_;
-  checkArgument(!request.image_bgr.empty(), "registration got an empty frame");
+  s.stages = stages;
+  checkArgument(!request.image.empty(), "registration got an empty frame");
   ++s.calls;
   const bool use_prior = request.prior && request.prior_sigma_m <= s.options.max_prior_sigma_m &&
                          request.prior->position_enu[2] > s.ground_up_m + 1.0;
@@ -732,6 +739,8 @@ RegistrationFix BasemapRegistrar::registerFrame(const RegistrationRequest& reque
 void BasemapRegistrar::setSearchMonitor(SearchMonitor monitor) { state_->search_monitor = std::move(monitor); }
 
 std::size_t BasemapRegistrar::preparedSearchCount() const { return state_->tile_caches.size(); }
+
+const vision::ImageTransfers& BasemapRegistrar::keyframeTransfers() const { return state_->keyframe_transfers; }
 
 std::string BasemapRegistrar::featuresModelName() const {
   return state_->frame_extractor ? state_->frame_extractor->name() : std::string();

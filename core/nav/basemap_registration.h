@@ -41,6 +41,7 @@
 #include "core/geo/geodesy.h"
 #include "core/nav/camera_model.h"
 #include "core/nav/camera_pose.h"
+#include "core/util/stage.h"
 #include "core/vision/dense_matcher.h"
 #include "core/vision/features.h"
 #include "core/vision/global_descriptor.h"
@@ -105,7 +106,9 @@ struct RegistrationOptions {
 struct RegistrationRequest {
   std::int64_t frame = -1;
   double t_s = 0.0;
-  cv::Mat image_bgr;                  // CV_8UC3, the camera's size
+  // The frame (BGR, the camera's size), owned by the request: on the host, or on the VO
+  // worker's device (the registrar downloads it once, on its own thread).
+  vision::Image image;
   std::optional<CameraPose> prior;    // predicted pose in the session's ENU frame
   double prior_sigma_m = 0.0;         // 1-sigma horizontal uncertainty of the prior
   double height_hint_m = 0.0;         // height above ground for global mode (0: unknown)
@@ -150,7 +153,8 @@ class BasemapRegistrar {
   BasemapRegistrar& operator=(const BasemapRegistrar&) = delete;
 
   // Throws skytrace::Error for failures other than "not found" (those are rejected fixes).
-  RegistrationFix registerFrame(const RegistrationRequest& request);
+  // `stages` (may be null) gets the retrieval (global mode) and fine_match marks.
+  RegistrationFix registerFrame(const RegistrationRequest& request, StageMarker* stages = nullptr);
 
   // Observer of the global search's preparation: the long part of global mode, done once
   // per ground resolution (reading up to max_global_search_tiles map tiles, extracting
@@ -165,6 +169,9 @@ class BasemapRegistrar {
   // Global searches prepared and kept (one per ground resolution, about 10 % apart; at
   // most 2, the least recently used is dropped): memory stays bounded over any flight.
   std::size_t preparedSearchCount() const;
+
+  // Frames downloaded from a device so far (one per registered device keyframe).
+  const vision::ImageTransfers& keyframeTransfers() const;
 
   // Extent of all basemaps in the ENU frame (for global mode and for choosing an ENU
   // origin), metres.

@@ -103,6 +103,9 @@ nlohmann::json navigationReportJson(const NavigationResult& result, const RunDes
   report["odometry"] = {{"lost_frames", result.lost_frames},
                         {"keyframes", result.keyframes},
                         {"drift_estimate_percent", nullable(result.drift_estimate_percent)}};
+  report["frame_transfers"] = {{"vo_uploads", result.vo_frame_transfers.uploads},
+                               {"vo_downloads", result.vo_frame_transfers.downloads},
+                               {"keyframe_downloads", result.keyframe_transfers.downloads}};
   json segments = json::array();
   for (const auto& s : result.discrepancy.segments) {
     segments.push_back({{"start_frame", s.start_frame},

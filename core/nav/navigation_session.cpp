@@ -133,15 +133,16 @@ const NavigationInputs& NavigationSession::inputs() const { return state_->input
 const NavigationOptions& NavigationSession::options() const { return state_->options; }
 std::string NavigationSession::voModelName() const { return state_->vo->extractorName(); }
 std::string NavigationSession::fallbackReason() const { return state_->fallback_reason; }
+vision::ImageTransfers NavigationSession::voImageTransfers() const { return state_->vo->imageTransfers(); }
 
 FrameResult NavigationSession::processFrame(std::int64_t frame, double t_s,
-                                            const cv::Mat& image_bgr) {
+                                            const vision::Image& image, StageMarker* stages) {
   State& s = *state_;
   checkArgument(!s.finished, "navigation session already finished");
   FrameResult out;
   out.frame = frame;
   out.t_s = t_s;
-  out.odometry = s.vo->track(frame, t_s, image_bgr);
+  out.odometry = s.vo->track(frame, t_s, image, stages);
   if (out.odometry.is_keyframe) ++s.keyframes;
   if (!out.odometry.tracked && out.odometry.reference_frame < 0 && s.frames_processed > 0) ++s.lost_frames;
   const double height = s.heightAt(t_s);
@@ -170,7 +171,10 @@ FrameResult NavigationSession::processFrame(std::int64_t frame, double t_s,
       roll_hint = sample->gimbal_roll_deg;
     }
   }
-  out.online = s.fusion->addOdometry(out.odometry, height, pitch_hint, roll_hint);
+  {
+    const StageScope stage(stages, Stage::Fusion);
+    out.online = s.fusion->addOdometry(out.odometry, height, pitch_hint, roll_hint);
+  }
   out.fusion_ms = elapsedMs(start);
   if (out.online.has_pose) s.last_height_m = out.online.pose.position_enu[2] - s.inputs.ground_up_m;
   ++s.frames_processed;
@@ -190,7 +194,7 @@ FrameResult NavigationSession::processFrame(std::int64_t frame, double t_s,
       RegistrationRequest r;
       r.frame = frame;
       r.t_s = t_s;
-      r.image_bgr = image_bgr.clone();
+      r.image = image.clone();
       const bool relocalising = s.consecutive_rejections >= kRelocaliseAfterRejections;
       if (localised && !relocalising) {
         r.prior = out.online.pose;
@@ -283,6 +287,7 @@ NavigationResult NavigationSession::finish(bool completed, std::int64_t frames_t
   result.keyframes = s.keyframes;
   result.lost_frames = s.lost_frames;
   result.vo_features_model = s.vo->extractorName();
+  result.vo_frame_transfers = s.vo->imageTransfers();
   const std::string alt_reference =
       std::isfinite(s.inputs.ground_alt_m)
           ? (s.inputs.telemetry ? s.inputs.telemetry->abs_alt_reference : std::string("ellipsoid"))

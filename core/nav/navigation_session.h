@@ -93,6 +93,12 @@ struct NavigationResult {
   // The registration's local features actually used (after any fallback); empty when
   // registration used none or did not run.
   std::string registration_features_model;
+  // Frame copies between the host and a device: by VO's extractor (none when frames come
+  // on its device, as in the engine's GPU layouts; one upload per frame when host frames
+  // feed a GPU extractor) and by registration (one download per registered keyframe that
+  // lives on a device). report.json "frame_transfers".
+  vision::ImageTransfers vo_frame_transfers;
+  vision::ImageTransfers keyframe_transfers;
 };
 
 class NavigationSession {
@@ -110,11 +116,18 @@ class NavigationSession {
   // Why the requested VO model was replaced by the classical fallback ("" when not).
   std::string fallbackReason() const;
 
-  // Processes one frame (CV_8UC3 BGR, camera size), frames in increasing order.
-  FrameResult processFrame(std::int64_t frame, double t_s, const cv::Mat& image_bgr);
+  // Processes one frame (BGR, camera size; on the host, or on the VO device where the
+  // extractor uses it without a copy), frames in increasing order. The image is read
+  // during the call only: a registration request gets its own copy (on the same device).
+  // `stages` (may be null) gets the extract, match, pose and fusion marks.
+  FrameResult processFrame(std::int64_t frame, double t_s, const vision::Image& image,
+                           StageMarker* stages = nullptr);
+  // The image copies VO's extractor made so far (none when frames arrive on its device).
+  vision::ImageTransfers voImageTransfers() const;
 
   // The registration request made by the last processFrame, if any (moved out; the
-  // image is a deep copy the caller may hand to another thread).
+  // image is a deep copy, on the frame's device, that the caller may hand to another
+  // thread once this thread's current stream has finished the copy).
   std::optional<RegistrationRequest> takeRegistrationRequest();
 
   // A fix for any earlier frame, in any order.

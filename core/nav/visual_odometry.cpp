@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <optional>
 
 #include "core/nav/ground_projection.h"
 #include "core/util/check.h"
@@ -99,17 +100,24 @@ const vision::FeatureSet& VisualOdometry::lastFeatures() const { return state_->
 
 std::string VisualOdometry::extractorName() const { return state_->extractor->name(); }
 
+vision::ImageTransfers VisualOdometry::imageTransfers() const { return state_->extractor->transfers(); }
+
 OdometryMeasurement VisualOdometry::track(std::int64_t frame, double t_s,
-                                          const cv::Mat& image_bgr) {
+                                          const vision::Image& image, StageMarker* stages) {
   State& s = *state_;
-  checkArgument(!image_bgr.empty(), "VO got an empty frame");
+  checkArgument(!image.empty(), "VO got an empty frame");
   OdometryMeasurement out;
   out.frame = frame;
   out.t_s = t_s;
 
   auto start = std::chrono::steady_clock::now();
-  vision::FeatureSet features = s.extractor->extract(image_bgr);
-  std::vector<cv::Point2d> points = s.undistortedKeypoints(features);
+  vision::FeatureSet features;
+  std::vector<cv::Point2d> points;
+  {
+    const StageScope stage(stages, Stage::Extract);
+    features = s.extractor->extract(image);
+    points = s.undistortedKeypoints(features);
+  }
   out.extract_ms = elapsedMs(start);
   s.last_features = features;
 
@@ -120,13 +128,18 @@ OdometryMeasurement VisualOdometry::track(std::int64_t frame, double t_s,
   }
 
   start = std::chrono::steady_clock::now();
-  const vision::Matches matches = s.matcher->match(features, s.keyframe_features);
+  vision::Matches matches;
+  {
+    const StageScope stage(stages, Stage::Match);
+    matches = s.matcher->match(features, s.keyframe_features);
+  }
   out.match_ms = elapsedMs(start);
   out.matches = matches.size();
   out.reference_frame = s.keyframe_index;
 
   start = std::chrono::steady_clock::now();
   bool tracked = false;
+  std::optional<StageScope> pose_stage(std::in_place, stages, Stage::Pose);
   if (matches.size() >= s.options.min_inliers) {
     std::vector<vision::Point2d> in_frame, in_keyframe;
     in_frame.reserve(matches.size());
@@ -161,6 +174,7 @@ OdometryMeasurement VisualOdometry::track(std::int64_t frame, double t_s,
       }
     }
   }
+  pose_stage.reset();
   out.pose_ms = elapsedMs(start);
   out.tracked = tracked;
 

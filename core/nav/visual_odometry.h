@@ -14,6 +14,7 @@
 
 #include "core/nav/camera_model.h"
 #include "core/nav/camera_pose.h"
+#include "core/util/stage.h"
 #include "core/vision/features.h"
 #include "core/vision/matcher.h"
 #include "core/vision/robust_estimation.h"
@@ -68,13 +69,19 @@ class VisualOdometry {
   VisualOdometry(const VisualOdometry&) = delete;
   VisualOdometry& operator=(const VisualOdometry&) = delete;
 
-  // Tracks one frame (CV_8UC3 BGR, the camera's size). The first frame, and the first
-  // after a loss, becomes a keyframe with tracked = false. Throws skytrace::Error.
-  OdometryMeasurement track(std::int64_t frame, double t_s, const cv::Mat& image_bgr);
+  // Tracks one frame (BGR, the camera's size; on the host or on the extractor's device,
+  // where it is used without a copy). The first frame, and the first after a loss,
+  // becomes a keyframe with tracked = false. Throws skytrace::Error.
+  // `stages` (may be null) gets the extract, match and pose marks (the *_ms fields are
+  // host wall times either way).
+  OdometryMeasurement track(std::int64_t frame, double t_s, const vision::Image& image,
+                            StageMarker* stages = nullptr);
 
   // Features of the last tracked frame (for overlays); empty before the first frame.
   const vision::FeatureSet& lastFeatures() const;
   std::string extractorName() const;
+  // The image copies the extractor made so far (none for frames on its device).
+  vision::ImageTransfers imageTransfers() const;
 
  private:
   struct State;

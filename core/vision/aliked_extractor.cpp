@@ -11,12 +11,11 @@
 #include <ATen/ATen.h>
 #include <c10/core/InferenceMode.h>
 
-#include <opencv2/imgproc.hpp>
-
 #include "core/util/error.h"
 #include "core/vision/aliked_config.h"
 #include "core/vision/aliked_model_impl.h"
 #include "core/vision/feature_set_impl.h"
+#include "core/vision/image_impl.h"
 #include "core/vision/model_paths.h"
 
 namespace skytrace::vision {
@@ -44,25 +43,21 @@ class AlikedExtractor final : public FeatureExtractor {
 
   std::string name() const override { return options_.model; }
 
-  FeatureSet extract(const cv::Mat& image) override {
+  using FeatureExtractor::extract;
+  FeatureSet extract(const Image& image) override {
     if (image.empty()) throw InvalidArgument(options_.model + ": empty image");
-    if (image.depth() != CV_8U || (image.channels() != 3 && image.channels() != 1))
-      throw InvalidArgument(options_.model + ": expected an 8-bit BGR or grayscale image");
-    if (image.cols < 8 || image.rows < 8)
-      throw InvalidArgument(options_.model + ": image of " + std::to_string(image.cols) + "x" +
-                            std::to_string(image.rows) + " is too small (at least 8x8)");
-    cv::Mat rgb;
-    cv::cvtColor(image, rgb, image.channels() == 3 ? cv::COLOR_BGR2RGB : cv::COLOR_GRAY2RGB);
+    if (image.width() < 8 || image.height() < 8)
+      throw InvalidArgument(options_.model + ": image of " + std::to_string(image.width()) + "x" +
+                            std::to_string(image.height()) + " is too small (at least 8x8)");
 
     c10::InferenceMode inference;
-    // ToTensor: HWC uint8 -> CHW float32 / 255.
-    const at::Tensor host =
-        at::from_blob(rgb.data, {rgb.rows, rgb.cols, 3}, {static_cast<int64_t>(rgb.step), 3, 1},
-                      at::kByte);
-    const at::Tensor input =
-        host.to(device_).permute({2, 0, 1}).unsqueeze(0).to(at::kFloat).div(255).contiguous();
+    // ToTensor of the RGB image: HWC uint8 -> CHW float32 / 255, on the model's device
+    // (a device frame is used where it is).
+    const at::Tensor pixels = imageTensorOn(image, device_, &transfers_);
+    const at::Tensor rgb = pixels.size(2) == 3 ? pixels.flip({2}) : pixels.expand({-1, -1, 3});
+    const at::Tensor input = rgb.permute({2, 0, 1}).unsqueeze(0).to(at::kFloat).div(255).contiguous();
     const aliked::AlikedOutput out = model_->forward(input, detection_);
-    return makeFeatureSet(out.keypoints_px, out.scores, out.descriptors, image.cols, image.rows,
+    return makeFeatureSet(out.keypoints_px, out.scores, out.descriptors, image.width(), image.height(),
                           options_.device);
   }
 

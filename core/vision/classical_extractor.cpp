@@ -55,8 +55,11 @@ class ClassicalExtractor final : public FeatureExtractor {
 
   std::string name() const override { return options_.model; }
 
-  FeatureSet extract(const cv::Mat& image) override {
-    if (image.empty()) throw InvalidArgument(options_.model + ": empty image");
+  using FeatureExtractor::extract;
+  // Runs on the host: a device image is downloaded (counted in transfers()).
+  FeatureSet extract(const Image& input) override {
+    if (input.empty()) throw InvalidArgument(options_.model + ": empty image");
+    const cv::Mat image = input.hostPixels(&transfers_);
     // ORB's pyramid and SIFT's octaves need room around each keypoint.
     if (image.cols < kMinImageSidePx || image.rows < kMinImageSidePx)
       throw InvalidArgument(options_.model + ": image of " + std::to_string(image.cols) + "x" +

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/vision/image.h"
 #include "core/vision/torch_runtime.h"
 
 namespace skytrace::vision {
@@ -64,8 +65,18 @@ class FeatureExtractor {
  public:
   virtual ~FeatureExtractor() = default;
   virtual std::string name() const = 0;
-  // image: CV_8UC3 (BGR) or CV_8UC1; any size. Throws skytrace::Error on failure.
-  virtual FeatureSet extract(const cv::Mat& image) = 0;
+  // image: BGR or gray, 8-bit, any size, on the host or on a device. An image on the
+  // extractor's device feeds the model without a copy; any other is copied once (learned
+  // models: uploaded; classical ones run on the host: device images are downloaded),
+  // and the copy is counted in transfers(). Throws skytrace::Error on failure.
+  virtual FeatureSet extract(const Image& image) = 0;
+  // Host pixels (CV_8UC3 BGR or CV_8UC1).
+  FeatureSet extract(const cv::Mat& image) { return extract(Image::fromHost(image)); }
+  // The image copies extract() made so far (this extractor's thread).
+  const ImageTransfers& transfers() const { return transfers_; }
+
+ protected:
+  ImageTransfers transfers_;
 };
 
 // Creates the extractor named by options.model. Learned models load their weights

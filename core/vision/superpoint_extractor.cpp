@@ -1,5 +1,6 @@
 // Input conversion as the original demo (SuperGlue frame2tensor): 8-bit grayscale
-// (BGR converted with OpenCV's BGR2GRAY), float32 / 255, [1,1,H,W].
+// (BGR converted with OpenCV's BGR2GRAY), float32 / 255, [1,1,H,W]. Device frames are
+// converted on the device with OpenCV's fixed-point formula, so both give the same bytes.
 #include "core/vision/superpoint_extractor.h"
 
 #include <ATen/ATen.h>
@@ -9,11 +10,21 @@
 
 #include "core/util/error.h"
 #include "core/vision/feature_set_impl.h"
+#include "core/vision/image_impl.h"
 #include "core/vision/model_paths.h"
 #include "core/vision/superpoint_model_impl.h"
 
 namespace skytrace::vision {
 namespace {
+
+// OpenCV's BGR2GRAY for 8-bit pixels: Y = (1868 B + 9617 G + 4899 R + 2^13) >> 14, so a
+// frame converted on the device equals one converted by cv::cvtColor on the host.
+at::Tensor bgrToGray(const at::Tensor& bgr_hwc_u8) {
+  const at::Tensor bgr = bgr_hwc_u8.to(at::kInt);
+  const at::Tensor y = (bgr.select(2, 0) * 1868 + bgr.select(2, 1) * 9617 + bgr.select(2, 2) * 4899 + 8192)
+                           .div(16384, "floor");
+  return y.to(at::kByte);
+}
 
 class SuperPointExtractor final : public FeatureExtractor {
  public:
@@ -31,25 +42,30 @@ class SuperPointExtractor final : public FeatureExtractor {
 
   std::string name() const override { return "superpoint"; }
 
-  FeatureSet extract(const cv::Mat& image) override {
+  using FeatureExtractor::extract;
+  FeatureSet extract(const Image& image) override {
     if (image.empty()) throw InvalidArgument("superpoint: empty image");
-    if (image.depth() != CV_8U || (image.channels() != 3 && image.channels() != 1))
-      throw InvalidArgument("superpoint: expected an 8-bit BGR or grayscale image");
-    if (image.cols < 8 || image.rows < 8)
-      throw InvalidArgument("superpoint: image of " + std::to_string(image.cols) + "x" +
-                            std::to_string(image.rows) + " is too small (at least 8x8)");
-    cv::Mat gray;
-    if (image.channels() == 3)
-      cv::cvtColor(image, gray, cv::COLOR_BGR2GRAY);
-    else
-      gray = image;
-
+    if (image.width() < 8 || image.height() < 8)
+      throw InvalidArgument("superpoint: image of " + std::to_string(image.width()) + "x" +
+                            std::to_string(image.height()) + " is too small (at least 8x8)");
     c10::InferenceMode inference;
-    const at::Tensor host = at::from_blob(gray.data, {gray.rows, gray.cols},
-                                          {static_cast<int64_t>(gray.step), 1}, at::kByte);
-    const at::Tensor input = host.to(device_).to(at::kFloat).div(255).reshape({1, 1, gray.rows, gray.cols});
+    at::Tensor gray;  // [H,W] uint8 on the model's device
+    if (image.onHost()) {
+      const cv::Mat pixels = image.hostPixels();
+      cv::Mat host_gray;
+      if (pixels.channels() == 3)
+        cv::cvtColor(pixels, host_gray, cv::COLOR_BGR2GRAY);
+      else
+        host_gray = pixels;
+      const Image host_image = Image::fromHost(host_gray);
+      gray = imageTensorOn(host_image, device_, &transfers_).squeeze(2);
+    } else {
+      const at::Tensor pixels = imageTensorOn(image, device_, &transfers_);
+      gray = pixels.size(2) == 3 ? bgrToGray(pixels) : pixels.squeeze(2);
+    }
+    const at::Tensor input = gray.to(at::kFloat).div(255).reshape({1, 1, image.height(), image.width()});
     const superpoint::SuperPointOutput out = model_.forward(input, config_);
-    return makeFeatureSet(out.keypoints_px, out.scores, out.descriptors, image.cols, image.rows,
+    return makeFeatureSet(out.keypoints_px, out.scores, out.descriptors, image.width(), image.height(),
                           options_.device);
   }
 

@@ -12,6 +12,8 @@ struct DeviceSpec {
   int index = 0;  // CUDA ordinal; 0 for cpu
 
   std::string toString() const;
+  bool operator==(const DeviceSpec& other) const { return cuda == other.cuda && (!cuda || index == other.index); }
+  bool operator!=(const DeviceSpec& other) const { return !(*this == other); }
 };
 
 // Parses "cpu", "cuda" (= cuda:0) or "cuda:N". Throws InvalidArgument on other text.

@@ -6,6 +6,13 @@
 //   2. The overlapped Pipeline with the vision payloads (ALIKED, when its weights are in
 //      the ALIKED model folder) runs 30 frames to completion with real VO inliers and
 //      accepted satellite fixes.
+//   3. The product's navigation (runNavigationEngine, ALIKED VO and registration) on a
+//      rendered flight ($SKYTRACE_TEST_FLIGHT_DIR: flight.mp4, camera.json, ortho.tif, as
+//      `skytrace-cli render` writes them), in both layouts: the overlapped layout feeds VO
+//      from the device ring with no frame copied back or uploaded again
+//      (vo_frame_transfers 0/0), the sequential one uploads in the engine (also 0/0 at
+//      the extractor); VO's and registration's stages are timed on the GPU; the flight
+//      is localised.
 // Exit status 0 = all passed.
 #include <QCoreApplication>
 
@@ -13,6 +20,7 @@
 #include <c10/core/InferenceMode.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -22,6 +30,8 @@
 #include "core/engine/device_placement.h"
 #include "core/engine/engine_frame_impl.h"
 #include "core/engine/frame_feed.h"
+#include "core/engine/navigation_payloads.h"
+#include "core/nav/camera_model.h"
 #include "core/engine/pipeline.h"
 #include "core/engine/synthetic_frame_source.h"
 #include "core/engine/vision_payloads.h"
@@ -104,6 +114,64 @@ void checkPipeline(const vision::DeviceSpec& device) {
 
 }  // namespace
 
+void checkNavigation(const vision::DeviceSpec& device) {
+  const char* flight = std::getenv("SKYTRACE_TEST_FLIGHT_DIR");
+  const std::string weights = test::alikedModelDir() + "/aliked-n16rot.pth";
+  if (!flight || !*flight || !std::ifstream(weights)) {
+    std::cout << "SKIP navigation check: set SKYTRACE_TEST_FLIGHT_DIR (a rendered flight) and "
+                 "SKYTRACE_MODEL_DIR (aliked-n16rot.pth)"
+              << std::endl;
+    return;
+  }
+  const std::string dir = flight;
+  const nav::CameraModel camera = nav::readCameraFile(dir + "/camera.json");
+  nav::NavigationOptions options;
+  options.vo_features.model = "aliked-n16rot";
+  options.vo_features.weights_path = weights;
+  options.registration.features.model = "aliked-n16rot";
+  options.registration.features.weights_path = weights;
+  options.registration.features.device = device;
+  for (const auto layout : {NavigationLayout::Overlapped, NavigationLayout::Sequential}) {
+    NavigationEngineOptions engine_options;
+    engine_options.layout = layout;
+    engine_options.placement = resolveDevicePlacement(device.toString(), "", "", 1);
+    const std::string name = navigationLayoutName(layout);
+    const NavigationEngineRun run = runNavigationEngine(
+        dir + "/flight.mp4", nav::makeNavigationInputs(camera, {dir + "/ortho.tif"}, std::nullopt), options,
+        engine_options);
+    const nav::NavigationResult& r = run.result;
+    checks.expect(r.completed && r.frames_processed == r.frames_total,
+                  name + ": the whole flight (" + std::to_string(r.frames_processed) + " frames)");
+    checks.expect(r.vo_frame_transfers.uploads == 0 && r.vo_frame_transfers.downloads == 0,
+                  name + ": VO read every frame on the device (uploads " +
+                      std::to_string(r.vo_frame_transfers.uploads) + ", downloads " +
+                      std::to_string(r.vo_frame_transfers.downloads) + ")");
+    int accepted = 0;
+    for (const auto& fix : r.fixes) accepted += fix.accepted;
+    checks.expect(r.keyframe_transfers.downloads <= std::int64_t(r.fixes.size()),
+                  name + ": at most one download per registration attempt (" +
+                      std::to_string(r.keyframe_transfers.downloads) + " for " + std::to_string(r.fixes.size()) +
+                      " attempts)");
+    std::int64_t with_position = 0;
+    for (const auto& pose : r.track.poses) with_position += std::isfinite(pose.lat_deg) ? 1 : 0;
+    checks.expect(accepted > 0 && with_position >= r.frames_processed * 9 / 10,
+                  name + ": " + std::to_string(accepted) + " accepted fixes, " + std::to_string(with_position) +
+                      " frames with a position");
+    bool on_gpu = true;
+    int extract = 0;
+    for (const LatencySample& s : run.samples) {
+      // Decode is host work; a fix applied between frames is timed on the host as fusion.
+      const bool device_stage = s.stage == Stage::Upload || s.stage == Stage::Extract || s.stage == Stage::Match ||
+                                s.stage == Stage::Pose || s.stage == Stage::Retrieval || s.stage == Stage::FineMatch;
+      if (device_stage) on_gpu = on_gpu && s.device == (device.cuda ? device.index : -1);
+      extract += s.stage == Stage::Extract;
+    }
+    checks.expect(on_gpu && extract == r.frames_processed,
+                  name + ": upload, VO and registration stages timed on " + device.toString() + " (" + std::to_string(extract) +
+                      " extract samples)");
+  }
+}
+
 int main(int argc, char** argv) {
   QCoreApplication app(argc, argv);
   const std::optional<std::string> which = test::deviceUnderTest();
@@ -114,6 +182,7 @@ int main(int argc, char** argv) {
     vision::requireDeviceAvailable(device);
     checkFeed(device);
     checkPipeline(device);
+    checkNavigation(device);
   } catch (const std::exception& e) {
     checks.expect(false, std::string("exception: ") + e.what());
   }

@@ -36,7 +36,9 @@ class TestNavigationEngine : public QObject {
     app::FlightObserver no_observer;
     const nav::NavigationResult reference =
         app::runNavigation(folder, inputs, sequential, 20, no_observer).result;
-    const engine::NavigationEngineRun run = engine::runNavigationEngine(folder, inputs, options, cpu, {});
+    engine::NavigationEngineOptions overlapped;
+    overlapped.placement = cpu;
+    const engine::NavigationEngineRun run = engine::runNavigationEngine(folder, inputs, options, overlapped);
 
     QVERIFY(reference.completed);
     QVERIFY2(run.result.completed, run.report.error.c_str());

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "core/engine/navigation_payloads.h"
@@ -78,7 +79,7 @@ class TestNavigationPayloads : public QObject {
     engine::NavigationEngineHooks hooks;
     hooks.live = &sink;
     hooks.latency_forward = &forward;
-    const engine::NavigationEngineRun run = engine::runNavigationEngine(folder(), inputs(), options(), cpu(), {}, hooks);
+    const engine::NavigationEngineRun run = engine::runNavigationEngine(folder(), inputs(), options(), onCpu(), hooks);
 
     QVERIFY2(run.result.completed, run.report.error.c_str());
     QCOMPARE(sink.sessions, 1);
@@ -141,7 +142,7 @@ class TestNavigationPayloads : public QObject {
     });
     engine::NavigationEngineRun run;
     try {
-      run = engine::runNavigationEngine(folder(), inputs(), options(), cpu(), {}, hooks);
+      run = engine::runNavigationEngine(folder(), inputs(), options(), onCpu(), hooks);
     } catch (...) {
       front_end.join();
       throw;
@@ -156,12 +157,53 @@ class TestNavigationPayloads : public QObject {
     QCOMPARE(run.result.frames_processed, std::int64_t(sink.frames.size()));
   }
 
-  void badPollIntervalIsRejected() {
-    engine::NavigationEngineHooks hooks;
-    hooks.poll_interval_ms = 0;
-    QVERIFY(test::errorMessageOf<InvalidArgument>([&] {
-              engine::runNavigationEngine(folder(), inputs(), options(), cpu(), {}, hooks);
-            }).contains("poll_interval_ms"));
+  // Progress comes from the engine's threads as it happens (no thread of the caller
+  // polls), one call at a time, frames in order, in both layouts.
+  void progressComesFromTheEngineThreads() {
+    for (const auto layout : {engine::NavigationLayout::Overlapped, engine::NavigationLayout::Sequential}) {
+      engine::NavigationEngineOptions engine_options = onCpu();
+      engine_options.layout = layout;
+      std::atomic<int> inside{0};
+      std::atomic<bool> overlapped_calls{false};
+      std::vector<std::int64_t> frames_done;
+      std::set<std::thread::id> threads;
+      std::set<std::int64_t> totals;
+      std::set<std::string> stages;
+      engine::NavigationEngineHooks hooks;
+      hooks.progress = [&](std::int64_t done, std::int64_t total, const std::string& stage) {
+        if (inside.fetch_add(1) != 0) overlapped_calls = true;
+        frames_done.push_back(done);
+        threads.insert(std::this_thread::get_id());
+        totals.insert(total);
+        stages.insert(stage.rfind("preparing the global search", 0) == 0 ? "preparing" : stage);
+        std::this_thread::sleep_for(std::chrono::milliseconds(120));  // the next report waits for its interval
+        inside.fetch_sub(1);
+      };
+      const engine::NavigationEngineRun run =
+          engine::runNavigationEngine(folder(), inputs(), options(), engine_options, hooks);
+      QVERIFY2(run.result.completed, run.report.error.c_str());
+      QVERIFY(!overlapped_calls);
+      QCOMPARE(totals, std::set<std::int64_t>{kFrames});
+      QVERIFY(stages.count("navigating") == 1);
+      for (const std::string& stage : stages) QVERIFY2(stage == "navigating" || stage == "preparing", stage.c_str());
+      QVERIFY2(frames_done.size() >= 2, qPrintable(QString::number(frames_done.size())));
+      QVERIFY(std::is_sorted(frames_done.begin(), frames_done.end()));
+      QVERIFY(frames_done.back() <= kFrames);
+      if (layout == engine::NavigationLayout::Overlapped)
+        QVERIFY(threads.count(std::this_thread::get_id()) == 0);
+      // Every frame's VO stages are on the stage clock in both layouts.
+      std::map<engine::Stage, int> per_stage;
+      for (const auto& s : run.samples) per_stage[s.stage]++;
+      QCOMPARE(per_stage[engine::Stage::Extract], kFrames);
+      // Fusion: each frame's, and each fix applied between frames.
+      QCOMPARE(std::int64_t(per_stage[engine::Stage::Fusion]), kFrames + run.report.fixes_applied);
+      QCOMPARE(per_stage[engine::Stage::Decode], kFrames);
+      QVERIFY(per_stage[engine::Stage::FineMatch] >= 1);
+      QVERIFY(per_stage[engine::Stage::FineMatch] <= int(run.result.fixes.size()));
+      // On the CPU nothing crosses a bus.
+      QCOMPARE(run.result.vo_frame_transfers.uploads + run.result.vo_frame_transfers.downloads, std::int64_t(0));
+      QCOMPARE(run.result.keyframe_transfers.downloads, std::int64_t(0));
+    }
   }
 
  private:
@@ -178,7 +220,11 @@ class TestNavigationPayloads : public QObject {
     options.registration.features.max_keypoints = 1024;
     return options;
   }
-  static engine::DevicePlacement cpu() { return engine::resolveDevicePlacement("cpu", "", "", 0); }
+  static engine::NavigationEngineOptions onCpu() {
+    engine::NavigationEngineOptions engine_options;
+    engine_options.placement = engine::resolveDevicePlacement("cpu", "", "", 0);
+    return engine_options;
+  }
 };
 
 QTEST_GUILESS_MAIN(TestNavigationPayloads)

@@ -47,7 +47,9 @@ class TestBasemapRegistrar : public QObject {
     cv::cvtColor(map_rgb_(crop), bgr, cv::COLOR_RGB2BGR);
     nav::RegistrationRequest request;
     request.frame = 0;
-    cv::resize(bgr, request.image_bgr, cv::Size(320, 240), 0, 0, cv::INTER_AREA);
+    cv::Mat frame;
+    cv::resize(bgr, frame, cv::Size(320, 240), 0, 0, cv::INTER_AREA);
+    request.image = vision::Image::fromHost(frame);
     request.height_hint_m = 32.0 / 2.0 / std::tan(60.0 * M_PI / 360.0);  // hfov 60 deg
     return request;
   }

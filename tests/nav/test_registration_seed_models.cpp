@@ -79,7 +79,7 @@ class TestRegistrationSeedModels : public QObject {
     RegistrationRequest request;
     request.frame = 7;
     request.t_s = 0.7;
-    request.image_bgr = frame_;
+    request.image = vision::Image::fromHost(frame_);
     request.height_hint_m = truth_.position_enu[2];
     return request;
   }

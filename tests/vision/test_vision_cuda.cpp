@@ -8,6 +8,10 @@
 //      CUDA keypoints/descriptors/score map match the CPU's, keypoints that differ only
 //      through near-tied score peaks counted apart; diagnostics under three cuDNN settings;
 //      the CUDA-graph fast path (the default) against the eager path on the device.
+//   4. Device frames (vision::Image on the device, as the engine hands them to VO): the
+//      extractors give the same features as from the same pixels on the host, ALIKED
+//      (when its weights are found) without any copy, ORB with one download per frame;
+//      host frames cost one upload each for a GPU extractor.
 // Exit code 0 when all checks pass, 1 otherwise, 77 without a device.
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
@@ -26,6 +30,9 @@
 #include "core/vision/aliked_config.h"
 #include "core/vision/aliked_model_impl.h"
 #include "core/vision/checkpoint_impl.h"
+#include "core/vision/feature_set_impl.h"
+#include "core/vision/features.h"
+#include "core/vision/image_impl.h"
 #include "core/vision/matcher_impl.h"
 #include "core/vision/robust_estimation_impl.h"
 #include "core/vision/torch_runtime.h"
@@ -352,6 +359,81 @@ void checkAliked(const at::Device& device) {
 
 }  // namespace
 
+// A textured 8-bit BGR frame (smoothed noise: corners at many scales).
+cv::Mat texturedFrame(int width, int height) {
+  at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(5);
+  const at::Tensor coarse = at::rand({1, 3, height / 8, width / 8}, gen);
+  const at::Tensor fine = at::upsample_bilinear2d(coarse, {height, width}, false) * 200 +
+                          at::rand({1, 3, height, width}, gen) * 55;
+  const at::Tensor hwc = fine.squeeze(0).permute({1, 2, 0}).clamp(0, 255).to(at::kByte).contiguous();
+  return cv::Mat(height, width, CV_8UC3, hwc.data_ptr<std::uint8_t>()).clone();
+}
+
+void checkDeviceFrames(const DeviceSpec& spec) {
+  const cv::Mat host = texturedFrame(640, 480);
+  const at::Tensor pixels =
+      at::from_blob(host.data, {480, 640, 3}, at::kByte).to(toAtDevice(spec)).contiguous();
+  const Image on_device = imageFromTensor(pixels);
+  const Image on_host = Image::fromHost(host);
+  std::vector<std::string> models = {"orb"};
+  const std::string aliked_path =
+      skytrace::test::alikedModelDir() + "/" + alikedConfig("aliked-n16rot").published_file;
+  if (std::filesystem::exists(aliked_path))
+    models.push_back("aliked-n16rot");
+  else
+    std::cout << "SKIP  ALIKED on device frames: " << aliked_path << " not found\n";
+  for (const std::string& model : models) {
+    ExtractorOptions options;
+    options.model = model;
+    options.device = spec;
+    if (model != "orb") options.weights_path = aliked_path;
+    const auto extractor = createFeatureExtractor(options);
+    (void)extractor->extract(on_host);  // the first call of a shape may capture a CUDA graph
+    const ImageTransfers before = extractor->transfers();
+    const FeatureSet from_host = extractor->extract(on_host);
+    ImageTransfers after_host = extractor->transfers();
+    after_host.uploads -= before.uploads;
+    after_host.downloads -= before.downloads;
+    const FeatureSet from_device = extractor->extract(on_device);
+    ImageTransfers after_device = extractor->transfers();
+    after_device.uploads -= before.uploads;
+    after_device.downloads -= before.downloads;
+    // The same bytes through the same model: equal up to the float rounding of a replayed
+    // graph (the pixels reach the model as the same float tensor either way).
+    const bool same_count = from_host.size() == from_device.size() && from_host.size() > 100;
+    const double keypoints =
+        same_count ? (from_host.impl().keypoints_px.cpu() - from_device.impl().keypoints_px.cpu()).abs().max().item<double>()
+                   : 1e9;
+    const double descriptors =
+        same_count ? (from_host.impl().descriptors.cpu() - from_device.impl().descriptors.cpu()).abs().max().item<double>()
+                   : 1e9;
+    const bool same = same_count && keypoints < 1e-3 && descriptors < 1e-4;
+    checks.expect(same, model + ": features of the device frame equal those of the host frame (" +
+                            std::to_string(from_device.size()) + " keypoints)");
+    const bool learned = model != "orb";
+    const std::int64_t host_uploads = learned && spec.cuda ? 1 : 0;
+    const std::int64_t device_downloads = !learned && spec.cuda ? 1 : 0;
+    checks.expect(after_host.uploads == host_uploads && after_host.downloads == 0,
+                  model + ": a host frame costs " + std::to_string(host_uploads) + " upload(s), counted " +
+                      std::to_string(after_host.uploads));
+    checks.expect(after_device.uploads == after_host.uploads &&
+                      after_device.downloads - after_host.downloads == device_downloads,
+                  model + ": a device frame costs " + std::to_string(device_downloads) +
+                      " download(s) and no upload, counted " +
+                      std::to_string(after_device.downloads - after_host.downloads) + " / " +
+                      std::to_string(after_device.uploads - after_host.uploads));
+  }
+  // A clone of a device frame (a keyframe request) stays on the device and owns its pixels.
+  const Image kept = on_device.clone();
+  checks.expect(kept.device().cuda == spec.cuda && !kept.impl().device.defined() == !spec.cuda &&
+                    (spec.cuda ? kept.impl().device.data_ptr() != pixels.data_ptr() : kept.impl().host.data != host.data),
+                "a cloned device frame stays on " + spec.toString() + " with its own pixels");
+  ImageTransfers downloads;
+  const cv::Mat back = kept.hostPixels(&downloads);
+  checks.expect(cv::norm(back, host, cv::NORM_INF) == 0 && downloads.downloads == (spec.cuda ? 1 : 0),
+                "the cloned frame's pixels come back unchanged, one counted download on a GPU");
+}
+
 int main() {
   const std::optional<std::string> which = skytrace::test::deviceUnderTest();
   if (!which) return skytrace::test::skipNoCudaDevice("test_vision_cuda");
@@ -366,6 +448,7 @@ int main() {
     checkMatching(device);
     checkRansac(device);
     checkAliked(device);
+    checkDeviceFrames(spec);
   } catch (const std::exception& e) {
     std::cout << "FAIL  " << e.what() << "\n";
     return 1;
