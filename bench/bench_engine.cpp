@@ -1,4 +1,4 @@
-// skytrace-bench-engine: the engine benchmark (core/engine/engine_bench.h) as a small
+// skytrace-bench-engine: the engine benchmark (bench/harness/engine_bench.h) as a small
 // program for the GPU-only build, which has no skytrace-cli (no OpenCV/GDAL there).
 // Same options as `skytrace-cli bench` except --video (synthetic frames only) and
 // --plot, plus --tf32 (TF32 tensor cores for cuDNN convolutions and cuBLAS matmuls in
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "core/engine/engine_bench.h"
+#include "bench/harness/engine_bench.h"
 #include "core/util/error.h"
 #include "core/vision/torch_runtime.h"
 

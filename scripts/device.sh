@@ -17,8 +17,12 @@
 #                                 builds everything.
 #   scripts/device.sh test [ARGS] ctest in build-cuda (ARGS e.g. -L gpu).
 #   scripts/device.sh bench       skytrace-cli bench (ALIKED-n16rot VO + registration,
-#                                 640x480 synthetic, every mode the GPUs allow) and
-#                                 skytrace-bench-vision, JSON into the results folder.
+#                                 640x480 synthetic, every mode the GPUs allow), the same
+#                                 on a rendered flight with the product's navigation when
+#                                 $SKYTRACE_BENCH_FLIGHT (default device-deps/flight) holds
+#                                 one, and skytrace-bench-vision; JSON into the results
+#                                 folder. $SKYTRACE_TEST_FLIGHT_DIR (that flight) also
+#                                 enables test_engine_cuda's navigation check.
 #   scripts/device.sh all         unpack, build, test, bench.
 # Results and logs: $OUT (default out/device), packed as $OUT/device-results.tar.gz after
 # every step. Weights: $SKYTRACE_MODEL_DIR, else ../shared/models/aliked; the data tests
@@ -246,10 +250,20 @@ bench() {
   ((devices >= 2)) && modes+=",multi_gpu,multi_gpu_frames"
   "$build_dir/app/cli/skytrace-cli" bench --synthetic 640x480 --frames 300 --preload --device cuda \
     --modes "$modes" --weights-dir "$model_dir" --out "$out/bench_engine.json" > "$out/bench_engine.log" 2>&1 || status=1
+  # The product's navigation on a rendered flight, when there is one: every layout scored
+  # against the flight's truth (its basemap beside it as ortho.tif when flight.json names
+  # a path of another machine).
+  local flight="${SKYTRACE_BENCH_FLIGHT:-$deps_dir/flight}" basemap=()
+  if [[ -f "$flight/flight.json" ]]; then
+    [[ -f "$flight/ortho.tif" ]] && basemap=(--basemap "$flight/ortho.tif")
+    "$build_dir/app/cli/skytrace-cli" bench --flight "$flight" "${basemap[@]}" --frames 600 --preload \
+      --device cuda --modes "${modes/,multi_gpu_frames/}" --out "$out/bench_flight.json" \
+      > "$out/bench_flight.log" 2>&1 || status=1
+  fi
   "$build_dir/bench/skytrace-bench-vision" --device cuda --models aliked-n16rot --sizes 640x480 \
     --weights-dir "$model_dir" --out "$out/bench_vision.json" \
     > "$out/bench_vision.log" 2>&1 || status=1
-  log "bench: exit $status (bench_engine.json, bench_vision.json)"
+  log "bench: exit $status (bench_engine.json, bench_flight.json, bench_vision.json)"
   pack
   return $status
 }

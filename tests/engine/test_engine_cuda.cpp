@@ -7,8 +7,8 @@
 //      the ALIKED model folder) runs 30 frames to completion with real VO inliers and
 //      accepted satellite fixes.
 //   3. The product's navigation (runNavigationEngine, ALIKED VO and registration) on a
-//      rendered flight ($SKYTRACE_TEST_FLIGHT_DIR: flight.mp4, camera.json, ortho.tif, as
-//      `skytrace-cli render` writes them), in both layouts: the overlapped layout feeds VO
+//      rendered flight ($SKYTRACE_TEST_FLIGHT_DIR: flight.mp4, flight.srt, camera.json as
+//      `skytrace-cli render` writes them, and its basemap as ortho.tif), in both layouts: the overlapped layout feeds VO
 //      from the device ring with no frame copied back or uploaded again
 //      (vo_frame_transfers 0/0), the sequential one uploads in the engine (also 0/0 at
 //      the extractor); VO's and registration's stages are timed on the GPU; the flight
@@ -31,10 +31,11 @@
 #include "core/engine/engine_frame_impl.h"
 #include "core/engine/frame_feed.h"
 #include "core/engine/navigation_payloads.h"
+#include "core/io/telemetry/telemetry_reader.h"
 #include "core/nav/camera_model.h"
 #include "core/engine/pipeline.h"
 #include "core/engine/synthetic_frame_source.h"
-#include "core/engine/vision_payloads.h"
+#include "bench/harness/vision_payloads.h"
 #include "core/vision/torch_runtime.h"
 #include "tests/cuda_test_support.h"
 
@@ -125,6 +126,9 @@ void checkNavigation(const vision::DeviceSpec& device) {
   }
   const std::string dir = flight;
   const nav::CameraModel camera = nav::readCameraFile(dir + "/camera.json");
+  // The flight log (its GNSS crops the first search, as `process --telemetry` does).
+  io::TelemetrySeries telemetry = io::readTelemetry(dir + "/flight.srt");
+  io::dropInvalidPositions(telemetry);
   nav::NavigationOptions options;
   options.vo_features.model = "aliked-n16rot";
   options.vo_features.weights_path = weights;
@@ -137,7 +141,7 @@ void checkNavigation(const vision::DeviceSpec& device) {
     engine_options.placement = resolveDevicePlacement(device.toString(), "", "", 1);
     const std::string name = navigationLayoutName(layout);
     const NavigationEngineRun run = runNavigationEngine(
-        dir + "/flight.mp4", nav::makeNavigationInputs(camera, {dir + "/ortho.tif"}, std::nullopt), options,
+        dir + "/flight.mp4", nav::makeNavigationInputs(camera, {dir + "/ortho.tif"}, telemetry), options,
         engine_options);
     const nav::NavigationResult& r = run.result;
     checks.expect(r.completed && r.frames_processed == r.frames_total,

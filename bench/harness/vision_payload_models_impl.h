@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "core/engine/vision_extractor_impl.h"
-#include "core/engine/vision_payloads.h"
+#include "bench/harness/vision_extractor_impl.h"
+#include "bench/harness/vision_payloads.h"
 #include "core/vision/matcher_impl.h"
 #include "core/vision/torch_runtime.h"
 

@@ -1,7 +1,7 @@
 #include <ATen/ATen.h>
 
 #include "core/engine/engine_frame_impl.h"
-#include "core/engine/vision_extractor_impl.h"
+#include "bench/harness/vision_extractor_impl.h"
 #include "core/util/error.h"
 #include "core/vision/aliked_config.h"
 #include "core/vision/aliked_model_impl.h"

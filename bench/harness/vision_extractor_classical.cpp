@@ -4,7 +4,7 @@
 
 #include <opencv2/core.hpp>
 
-#include "core/engine/vision_extractor_impl.h"
+#include "bench/harness/vision_extractor_impl.h"
 #include "core/util/error.h"
 #include "core/vision/feature_set_impl.h"
 #include "core/vision/features.h"

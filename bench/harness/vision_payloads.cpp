@@ -1,12 +1,12 @@
-#include "core/engine/vision_payloads.h"
+#include "bench/harness/vision_payloads.h"
 
 #include <ATen/ATen.h>
 
 #include <algorithm>
 
 #include "core/engine/engine_frame_impl.h"
-#include "core/engine/vision_extractor_impl.h"
-#include "core/engine/vision_payload_models_impl.h"
+#include "bench/harness/vision_extractor_impl.h"
+#include "bench/harness/vision_payload_models_impl.h"
 #include "core/util/error.h"
 #include "core/vision/aliked_config.h"
 #include "core/vision/dinov2_config.h"

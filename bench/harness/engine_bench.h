@@ -1,6 +1,15 @@
-// The engine benchmark behind `skytrace-cli bench` and `skytrace-bench-engine` (the
-// GPU-only build): one workload (a video, or synthetic frames of a given size) run in
-// several modes within one process, written as JSON:
+// The engine benchmark behind `skytrace-cli bench` and `skytrace-bench-engine`: one
+// workload run in several modes within one process, written as JSON. Workloads:
+//   --flight DIR  the product: a rendered flight (`skytrace-cli render` output) navigated
+//                 by the classes `skytrace-cli process` runs (core/app's processing
+//                 choice, core/engine/navigation_payloads.h: NavigationSession and
+//                 BasemapRegistrar), each mode's track scored against the flight's
+//                 truth.csv ("accuracy": ATE RMSE, within 5 m, localised fraction), so a
+//                 speed-up that breaks navigation shows;
+//   --synthetic WxH / --video PATH  the models alone: tensor-level VO and satellite stages
+//                 (vision_payloads.h) on synthetic frames and tiles, or on a video's frames
+//                 with frames of it as tiles (no map, no accuracy).
+// Modes:
 //   sequential  one thread, one stream, pageable copies, every keyframe registered
 //               before the next frame (the baseline);
 //   vo_only     the overlapped engine without the satellite stage (VO latency alone);
@@ -31,11 +40,17 @@
 
 #include "core/engine/frame_source.h"
 #include "core/engine/pipeline.h"
-#include "core/engine/vision_payloads.h"
+#include "bench/harness/vision_payloads.h"
 
 namespace skytrace::engine {
 
 struct EngineBenchOptions {
+  // The flight workload: a folder as `skytrace-cli render` writes it (flight.json,
+  // flight.mp4, camera.json, truth.csv, flight.srt). Empty: synthetic frames or video_path.
+  std::string flight_dir;
+  std::string flight_basemap;      // the map navigated on (default: the one flight.json names)
+  bool flight_telemetry = true;    // the flight's log crops the first search (as process --telemetry)
+  bool satellite_model_given = false;  // --sat-model was given (the flight workload keeps process's default otherwise)
   std::string video_path;          // empty: synthetic frames
   int width_px = 640;              // synthetic frame size
   int height_px = 480;

@@ -1,4 +1,4 @@
-#include "core/engine/vision_payload_models_impl.h"
+#include "bench/harness/vision_payload_models_impl.h"
 
 #include <ATen/ATen.h>
 

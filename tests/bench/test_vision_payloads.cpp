@@ -24,11 +24,11 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
-#include "core/engine/engine_bench.h"
+#include "bench/harness/engine_bench.h"
 #include "core/engine/engine_frame_impl.h"
 #include "core/engine/synthetic_frame_source.h"
-#include "core/engine/vision_payload_models_impl.h"
-#include "core/engine/vision_payloads.h"
+#include "bench/harness/vision_payload_models_impl.h"
+#include "bench/harness/vision_payloads.h"
 #include "core/util/error.h"
 #include "core/vision/checkpoint_impl.h"
 #include "core/vision/dense_matcher.h"

@@ -1,4 +1,4 @@
-#include "core/engine/engine_bench.h"
+#include "bench/harness/engine_bench.h"
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
@@ -13,18 +13,27 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/app/flight_processing.h"
 #include "core/engine/device_placement.h"
 #include "core/engine/engine_frame_impl.h"
 #include "core/engine/gpu_streams.h"
 #include "core/engine/gpu_streams_impl.h"
 #include "core/engine/latency_recorder.h"
+#include "core/engine/navigation_payloads.h"
 #include "core/engine/pipeline.h"
 #include "core/engine/paced_frame_source.h"
 #include "core/engine/preloaded_frame_source.h"
 #include "core/engine/sequential_run.h"
 #include "core/engine/synthetic_frame_source.h"
+#include "core/io/telemetry/telemetry_reader.h"
+#include "core/nav/camera_model.h"
+#include "core/nav/model_choice.h"
+#include "core/nav/trajectory_eval.h"
+#include "core/nav/truth_csv.h"
+#include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "core/vision/aliked_config.h"
+#include "core/vision/model_paths.h"
 #include "core/vision/torch_runtime.h"
 
 namespace skytrace::engine {
@@ -32,7 +41,9 @@ namespace skytrace::engine {
 using nlohmann::json;
 
 void EngineBenchOptions::check() const {
-  if (video_path.empty()) {
+  if (!flight_dir.empty() && !video_path.empty())
+    throw InvalidArgument("--flight and --video exclude each other (a flight folder names its video)");
+  if (video_path.empty() && flight_dir.empty()) {
     SyntheticFrameOptions synthetic;
     synthetic.width_px = width_px;
     synthetic.height_px = height_px;
@@ -96,8 +107,13 @@ double toDouble(const std::string& option, const std::string& value) {
 }  // namespace
 
 std::string engineBenchUsage() {
-  return "  --synthetic WxH       synthetic frames of this size (default 640x480)\n"
-         "  --video PATH          a rendered flight instead (main build only)\n"
+  return "  --flight DIR          the product's navigation on a rendered flight (`skytrace-cli\n"
+         "                        render --out DIR`): each mode's track scored against its truth\n"
+         "  --basemap PATH        with --flight: the map to navigate on (default: the flight's)\n"
+         "  --no-telemetry        with --flight: navigate without the flight's log (video only)\n"
+         "  --synthetic WxH       the models alone on synthetic frames of this size (default\n"
+         "                        640x480; no map, no accuracy)\n"
+         "  --video PATH          the models alone on a video's frames\n"
          "  --frames N            frames per mode (default 200)\n"
          "  --warmup N            frames left out of the statistics (default 10)\n"
          "  --modes a,b           sequential,vo_only,overlapped,multi_gpu (default: all)\n"
@@ -152,6 +168,10 @@ EngineBenchOptions parseEngineBenchArguments(const std::vector<std::string>& arg
       options.preload_frames = true;
       continue;
     }
+    if (key == "--no-telemetry") {  // a flag without a value
+      options.flight_telemetry = false;
+      continue;
+    }
     if (i + 1 >= args.size()) throw InvalidArgument("option " + key + " needs a value");
     const std::string value = args[++i];
     if (key == "--synthetic") {
@@ -161,6 +181,10 @@ EngineBenchOptions parseEngineBenchArguments(const std::vector<std::string>& arg
       options.height_px = toInt(key, value.substr(x + 1));
     } else if (key == "--video") {
       options.video_path = value;
+    } else if (key == "--flight") {
+      options.flight_dir = value;
+    } else if (key == "--basemap") {
+      options.flight_basemap = value;
     } else if (key == "--frames") {
       options.frames = toInt(key, value);
     } else if (key == "--warmup") {
@@ -179,6 +203,7 @@ EngineBenchOptions parseEngineBenchArguments(const std::vector<std::string>& arg
       options.payload.vo_keypoints = toInt(key, value);
     } else if (key == "--sat-model") {
       options.payload.satellite_model = value;
+      options.satellite_model_given = true;
     } else if (key == "--sat-keypoints") {
       options.payload.satellite_keypoints = toInt(key, value);
     } else if (key == "--retrieval-crop") {
@@ -306,8 +331,11 @@ json slowestSatelliteKeyframes(const std::vector<LatencySample>& samples, std::s
   return slowest;
 }
 
+// `stats`: the synthetic workload's counters (null for the flight workload, whose
+// accuracy entry says what its work achieved).
 json modeJson(const RunReport& report, const std::vector<LatencySample>& samples,
-              const VisionPayloadStats& stats, std::size_t warmup) {
+              const VisionPayloadStats* stats_or_null, std::size_t warmup) {
+  const VisionPayloadStats stats = stats_or_null ? *stats_or_null : VisionPayloadStats{};
   json stages = json::object();
   for (int s = 0; s < kStageCount; ++s) {
     std::vector<double> durations;
@@ -423,6 +451,97 @@ std::string satelliteDescription(const VisionPayloadOptions& options, std::size_
          " grayscale pairs (keyframe vs best tile(s), MobileOne reparameterised, float32) + RANSAC homography";
 }
 
+// The product's navigation on a rendered flight (--flight): what `process` would run on
+// it, set up once; each mode gets fresh payloads and is scored against truth.csv.
+struct FlightWorkload {
+  std::string video_path;
+  nav::NavigationInputs inputs;
+  nav::NavigationOptions options;  // core/app's processing choice for the bench's options
+  geo::Track truth;
+  json description;
+};
+
+FlightWorkload loadFlightWorkload(const EngineBenchOptions& options, int cuda_count) {
+  namespace fs = std::filesystem;
+  const fs::path dir = options.flight_dir;
+  const fs::path manifest = dir / "flight.json";
+  const json flight = json::parse(readFileBytes(manifest), nullptr, false);
+  if (flight.is_discarded() || !flight.contains("video"))
+    throw FormatError(manifest.string() + ": not a flight written by `skytrace-cli render` (no \"video\")");
+  const auto inDir = [&](const std::string& path) { return fs::path(path).is_absolute() ? fs::path(path) : dir / path; };
+  FlightWorkload workload;
+  workload.video_path = inDir(flight["video"].value("path", "flight.mp4")).string();
+  const std::string basemap = !options.flight_basemap.empty()
+                                  ? options.flight_basemap
+                                  : inDir(flight.value("basemap", json::object()).value("path", "")).string();
+  const json files = flight.value("files", json::object());
+  app::FlightRequest request;
+  request.video_path = workload.video_path;
+  request.basemap_paths = {basemap};
+  request.camera.source = app::CameraChoice::Source::kFile;
+  request.camera.file = inDir(files.value("camera", "camera.json")).string();
+  if (options.flight_telemetry && files.contains("telemetry"))
+    request.telemetry_path = inDir(files["telemetry"].get<std::string>()).string();
+  // Models as `process --vo-model` (and --sat-model when given): both stages' local
+  // features are the VO model's unless the satellite stage names its own.
+  const FeatureMatchingModel vo = parseFeatureMatchingModel(options.payload.vo_model);
+  request.feature_model = vo.features;
+  request.vo_model = options.payload.vo_model;
+  if (options.satellite_model_given) request.satellite_model = options.payload.satellite_model;
+  request.device = options.device;
+  request.vo_device = options.vo_device;
+  request.satellite_device = options.sat_device;
+  // --weights-dir is the model directory here (SKYTRACE_MODEL_DIR still wins).
+  if (!options.payload.weights_dir.empty()) vision::setDefaultModelDirectory(options.payload.weights_dir);
+  app::ProcessingChoice choice = app::processingChoiceFor(request, cuda_count);
+  choice.options.vo_features.max_keypoints = options.payload.vo_keypoints;
+  for (const app::MissingWeights& missing : app::missingWeights(choice.options))
+    if (!missing.falls_back) throw ModelError(missing.message);
+  workload.options = choice.options;
+  std::optional<io::TelemetrySeries> telemetry;
+  if (!request.telemetry_path.empty()) telemetry = io::readTelemetry(request.telemetry_path);
+  workload.inputs = nav::makeNavigationInputs(nav::readCameraFile(request.camera.file), request.basemap_paths,
+                                              std::move(telemetry));
+  workload.truth = nav::readCsvTrack(inDir(files.value("truth", "truth.csv")));
+  workload.description = json{{"flight", options.flight_dir},
+                              {"video", workload.video_path},
+                              {"basemap", basemap},
+                              {"telemetry", request.telemetry_path.empty() ? json(nullptr) : json(request.telemetry_path)},
+                              {"vo_model", nav::visualOdometryModelName(choice.options)},
+                              {"satellite_model", nav::satelliteModelName(choice.options.registration)},
+                              {"vo_keypoints", choice.options.vo_features.max_keypoints},
+                              {"satellite_keypoints", choice.options.registration.features.max_keypoints}};
+  return workload;
+}
+
+// What a flight mode's navigation achieved: its track against the truth over the frames
+// it ran, its fixes and the frame copies between host and device.
+json flightAccuracy(const NavigationRunOutput& output, const geo::Track& truth) {
+  const std::optional<nav::NavigationResult> result = output.result();
+  if (!result) return json{{"error", "the run ended without a navigation result"}};
+  int accepted = 0;
+  for (const auto& fix : result->fixes) accepted += fix.accepted;
+  json accuracy{{"frames_processed", result->frames_processed},
+                {"fixes_attempted", result->fixes.size()},
+                {"fixes_accepted", accepted},
+                {"vo_features_model", result->vo_features_model},
+                {"frame_transfers", {{"vo_uploads", result->vo_frame_transfers.uploads},
+                                     {"vo_downloads", result->vo_frame_transfers.downloads},
+                                     {"keyframe_downloads", result->keyframe_transfers.downloads}}}};
+  geo::Track truth_run = truth;
+  truth_run.poses.clear();
+  for (const geo::TrackPose& pose : truth.poses)
+    if (pose.frame >= 0 && pose.frame < result->frames_processed) truth_run.poses.push_back(pose);
+  const nav::EvalReport report = nav::evaluateTrack(truth_run, result->track, nav::EvalOptions{});
+  const nav::EvalSummary& s = report.overall;
+  accuracy["localized_fraction"] = s.fraction_with_position;
+  accuracy["ate_rmse_m"] = s.horizontal.count > 0 ? json(s.horizontal.rmse_m) : json(nullptr);
+  accuracy["ate_p90_m"] = s.horizontal.count > 0 ? json(s.horizontal.p90_m) : json(nullptr);
+  accuracy["within_5m"] = s.within_5m;
+  accuracy["heading_rmse_deg"] = s.heading_count > 0 ? json(s.heading_rmse_deg) : json(nullptr);
+  return accuracy;
+}
+
 std::string isoTimeNow() {
   const std::time_t now = std::time(nullptr);
   char buffer[32];
@@ -447,15 +566,23 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
   if (options.payload.aliked_float16 && !(placement.vo.cuda && placement.satellite.cuda))
     throw InvalidArgument("--aliked-fp16 needs CUDA devices for both stages (placement: VO " +
                           placement.vo.toString() + ", satellite " + placement.satellite.toString() + ")");
+  // The flight workload (the product's navigation), or the models alone.
+  std::optional<FlightWorkload> flight;
+  if (!options.flight_dir.empty()) flight = loadFlightWorkload(options, cuda_count);
   // Every weight file first (ModelError naming the missing one), not in a worker thread.
   json weights = json::object();
-  for (const auto& [role, path] : visionPayloadWeights(options.payload)) weights[role] = path;
+  if (!flight)
+    for (const auto& [role, path] : visionPayloadWeights(options.payload)) weights[role] = path;
 
   // The workload: a source factory and the satellite stage's tiles.
   std::function<std::unique_ptr<FrameSource>()> make_source;
   auto tiles = std::make_shared<std::vector<HostImage>>();
   std::string workload;
-  if (options.video_path.empty()) {
+  if (flight) {
+    if (!open_video) throw InvalidArgument("--flight is not supported by this build (no video reader)");
+    make_source = [&open_video, path = flight->video_path] { return open_video(path); };
+    workload = make_source()->info().description;
+  } else if (options.video_path.empty()) {
     SyntheticFrameOptions synthetic;
     synthetic.width_px = options.width_px;
     synthetic.height_px = options.height_px;
@@ -530,6 +657,21 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
                              {"satellite", placement.satellite.toString()},
                              {"reason", placement.reason}}}};
 
+  if (flight) {
+    json& described = report["workload"];
+    described["navigation"] = flight->description;
+    described["vo_model"] = flight->description["vo_model"];
+    described["satellite_model"] = flight->description["satellite_model"];
+    described["vo_keypoints"] = flight->description["vo_keypoints"];
+    described["satellite_keypoints"] = flight->description["satellite_keypoints"];
+    described["keyframe_interval"] = nullptr;  // the navigation asks for keyframes itself
+    described["vo_pipeline"] = "the product's visual odometry (core/nav NavigationSession through the engine's "
+                               "navigation payload, as `skytrace-cli process` runs it): " +
+                               flight->description["vo_model"].get<std::string>();
+    described["satellite_pipeline"] = "the product's basemap registration (core/nav BasemapRegistrar): " +
+                                      flight->description["satellite_model"].get<std::string>();
+    described.erase("retrieval_candidates");
+  }
   const std::size_t warmup = static_cast<std::size_t>(options.warmup_frames);
   // A short unreported run first, so that one-time costs (CUDA context, cuDNN algorithm
   // choice, RANSAC graph capture, allocator growth) do not land on whichever mode comes
@@ -544,7 +686,11 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
     warm_options.max_frames = warm_frames;
     warm_options.mode_name = "warm-up";
     warm_options.keyframe_policy = options.keyframe_policy;
-    Pipeline pipeline(warm_options, make_source, makeVisionPayloads(options.payload, tiles, nullptr), nullptr);
+    auto warm_output = std::make_shared<NavigationRunOutput>();
+    Pipeline pipeline(warm_options, make_source,
+                      flight ? makeNavigationPayloads(flight->inputs, flight->options, warm_frames, warm_output)
+                             : makeVisionPayloads(options.payload, tiles, nullptr),
+                      nullptr);
     pipeline.start();
     pipeline.wait(std::numeric_limits<int>::max());
     const RunReport warm_report = pipeline.report();
@@ -561,6 +707,13 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
     DevicePlacement mode_placement = placement;
     PipelineOptions pipeline_options;
     if (mode == "multi_gpu_frames") {
+      if (flight) {
+        modes.push_back(json{{"mode", mode},
+                             {"skipped", "the navigation has no separable VO front end yet (frame-parallel VO "
+                                         "runs the synthetic workload only)"}});
+        say("bench: multi_gpu_frames skipped (flight workload)");
+        continue;
+      }
       if (frame_parallel.empty()) {
         modes.push_back(json{{"mode", mode}, {"skipped", "needs two CUDA devices (or --frame-parallel-devices), found " +
                                                              std::to_string(cuda_count)}});
@@ -594,10 +747,17 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
     }
     say("bench: mode " + mode + " (" + devices + ")");
     auto stats = std::make_shared<VisionStatsSink>();
-    PayloadFactories payloads = makeVisionPayloads(options.payload, tiles, stats);
+    auto navigation = std::make_shared<NavigationRunOutput>();
+    PayloadFactories payloads;
+    if (flight) {
+      nav::NavigationOptions mode_options = flight->options;
+      if (mode == "vo_only") mode_options.registration_enabled = false;
+      payloads = makeNavigationPayloads(flight->inputs, mode_options, options.frames, navigation);
+    } else {
+      payloads = makeVisionPayloads(options.payload, tiles, stats);
+    }
     if (mode == "vo_only") payloads.satellite = nullptr;
-    LatencyRecorder recorder(1 << 18);
-    std::vector<LatencySample> samples;
+    LatencyLog recorder;  // every sample, pushed by the thread that measured it
     RunReport run;
     try {
       if (mode == "sequential") {
@@ -605,6 +765,7 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
         SequentialOptions sequential;
         sequential.device = mode_placement.vo;
         sequential.max_frames = options.frames;
+        if (flight) sequential.satellite_device = mode_placement.satellite;  // as `process --mode sequential`
         run = runSequential(sequential, *source, payloads, &recorder);
         run.keyframe_policy = "every";  // by construction: each keyframe before the next frame
       } else {
@@ -616,15 +777,23 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
         pipeline_options.satellite_sm_limit = options.satellite_sm_limit;
         Pipeline pipeline(pipeline_options, make_mode_source, payloads, &recorder);
         pipeline.start();
-        while (!pipeline.wait(100)) recorder.drain(&samples);
+        pipeline.wait(std::numeric_limits<int>::max());
         run = pipeline.report();
       }
     } catch (const std::exception& e) {
       run.mode = mode;
       run.error = e.what();
     }
-    recorder.drain(&samples);
-    json entry = modeJson(run, samples, stats->snapshot(), warmup);
+    const std::vector<LatencySample> samples = recorder.samples();
+    const VisionPayloadStats counters = stats->snapshot();
+    json entry = modeJson(run, samples, flight ? nullptr : &counters, warmup);
+    if (flight && run.error.empty()) {
+      try {
+        entry["accuracy"] = flightAccuracy(*navigation, flight->truth);
+      } catch (const std::exception& e) {
+        entry["accuracy"] = json{{"error", e.what()}};
+      }
+    }
     say("bench: " + mode + ": " + std::to_string(run.frames) + " frames, " +
         (entry["fps"].is_number() ? std::to_string(entry["fps"].get<double>()) : std::string("n/a")) +
         " fps" + (run.error.empty() ? "" : ", error: " + run.error));
@@ -694,6 +863,17 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
   summary["vo_frame_p50_ms_alone"] = number(vo_only, {"vo_frame", "p50_ms"});
   if (!std::isfinite(summary["satellite_keyframe_p50_ms"].get<double>())) summary["satellite_keyframe_p50_ms"] = nullptr;
   if (!std::isfinite(summary["vo_frame_p50_ms_alone"].get<double>())) summary["vo_frame_p50_ms_alone"] = nullptr;
+  // Accuracy (flight workload): the same flight through every layout must give the same
+  // navigation, so a faster layout that breaks it shows here.
+  if (flight) {
+    summary["sequential_ate_rmse_m"] = number(sequential, {"accuracy", "ate_rmse_m"});
+    summary["overlapped_ate_rmse_m"] = number(overlapped, {"accuracy", "ate_rmse_m"});
+    summary["multi_gpu_ate_rmse_m"] = number(multi, {"accuracy", "ate_rmse_m"});
+    summary["overlapped_within_5m"] = number(overlapped, {"accuracy", "within_5m"});
+    for (const char* key : {"sequential_ate_rmse_m", "overlapped_ate_rmse_m", "multi_gpu_ate_rmse_m",
+                            "overlapped_within_5m"})
+      if (!std::isfinite(summary[key].get<double>())) summary[key] = nullptr;
+  }
   report["summary"] = summary;
   return report;
 }

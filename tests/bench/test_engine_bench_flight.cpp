@@ -1,0 +1,81 @@
+// `skytrace-cli bench --flight` end to end on the CPU: a flight rendered over a real
+// orthophoto (320x240, 4 s) is navigated by the product's classes in every layout the
+// machine has, and each mode's track is scored against the flight's truth: sequential
+// and overlapped localise the flight within metres and agree with each other, vo_only
+// has no position to score, multi_gpu and multi_gpu_frames are skipped with a reason,
+// nothing crosses a bus on the CPU. Speed is not asserted (a shared 2-core machine).
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+
+#include "tests/test_support.h"
+
+class TestEngineBenchFlight : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void initTestCase() {
+    SKYTRACE_REQUIRE_SHARED();
+    if (!QFile::exists(skytrace::test::cliPath())) QSKIP("skytrace-cli not built (SKYTRACE_BUILD_DIR)");
+  }
+
+  void scoresEveryModeAgainstTheTruth() {
+    QTemporaryDir dir;
+    const QString flight = dir.filePath("flight");
+    QString output;
+    const QString ortho = skytrace::test::sharedPath("data/orthophotos/5b90f92da0d7280005fab355_4310.tif");
+    QCOMPARE(skytrace::test::runCli({"render", "--basemap", ortho, "--out", flight, "--size", "320x240",
+                                     "--duration-s", "4", "--shutter-s", "0", "--seed", "3"},
+                                    &output),
+             0);
+    const QString json_path = dir.filePath("bench.json");
+    const int code = skytrace::test::runCli({"bench", "--flight", flight, "--vo-model", "orb", "--frames", "120",
+                                             "--warmup", "5", "--device", "cpu", "--transfer-mib", "0", "--out",
+                                             json_path},
+                                            &output);
+    QVERIFY2(code == 0, qPrintable(output));
+    QFile file(json_path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QJsonObject report = QJsonDocument::fromJson(file.readAll()).object();
+    const QJsonObject navigation = report["workload"].toObject()["navigation"].toObject();
+    QCOMPARE(navigation["vo_model"].toString(), QStringLiteral("orb+mnn"));
+    QVERIFY(navigation["telemetry"].toString().endsWith("flight.srt"));
+
+    QMap<QString, QJsonObject> modes;
+    for (const auto& value : report["modes"].toArray()) modes[value.toObject()["mode"].toString()] = value.toObject();
+    QCOMPARE(modes.size(), 5);
+    QVERIFY(modes["multi_gpu"].contains("skipped"));
+    QVERIFY(modes["multi_gpu_frames"]["skipped"].toString().contains("front end"));
+    for (const QString& name : {QStringLiteral("sequential"), QStringLiteral("overlapped")}) {
+      const QJsonObject accuracy = modes[name]["accuracy"].toObject();
+      qInfo("%s: ATE %.2f m, %.0f%% within 5 m, %.0f%% localised, %d/%d fixes", qPrintable(name),
+            accuracy["ate_rmse_m"].toDouble(), 100 * accuracy["within_5m"].toDouble(),
+            100 * accuracy["localized_fraction"].toDouble(), accuracy["fixes_accepted"].toInt(),
+            accuracy["fixes_attempted"].toInt());
+      QCOMPARE(accuracy["frames_processed"].toInt(), 120);
+      QVERIFY2(accuracy["ate_rmse_m"].isDouble() && accuracy["ate_rmse_m"].toDouble() < 3.0, qPrintable(name));
+      QVERIFY2(accuracy["localized_fraction"].toDouble() >= 0.9, qPrintable(name));
+      const QJsonObject transfers = accuracy["frame_transfers"].toObject();
+      QCOMPARE(transfers["vo_uploads"].toInt() + transfers["vo_downloads"].toInt() +
+                   transfers["keyframe_downloads"].toInt(),
+               0);
+      QVERIFY(modes[name]["stages"].toObject().contains("fine_match"));
+    }
+    const auto ate = [&](const QString& mode) { return modes[mode]["accuracy"].toObject()["ate_rmse_m"]; };
+    const double sequential = ate("sequential").toDouble();
+    const double overlapped = ate("overlapped").toDouble();
+    QVERIFY2(std::abs(sequential - overlapped) < 1.0,
+             qPrintable(QString("sequential %1 m vs overlapped %2 m").arg(sequential).arg(overlapped)));
+    QVERIFY(ate("vo_only").isNull());
+    QVERIFY(!modes["vo_only"]["stages"].toObject().contains("fine_match"));
+    QCOMPARE(report["summary"].toObject()["sequential_ate_rmse_m"].toDouble(), sequential);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestEngineBenchFlight)
+#include "test_engine_bench_flight.moc"
