@@ -527,7 +527,7 @@ json flightAccuracy(const NavigationRunOutput& output, const geo::Track& truth) 
                 {"vo_features_model", result->vo_features_model},
                 {"frame_transfers", {{"vo_uploads", result->vo_frame_transfers.uploads},
                                      {"vo_downloads", result->vo_frame_transfers.downloads},
-                                     {"keyframe_downloads", result->keyframe_transfers.downloads}}}};
+                                     {"keyframe_downloads", output.keyframeTransfers().downloads}}}};
   geo::Track truth_run = truth;
   truth_run.poses.clear();
   for (const geo::TrackPose& pose : truth.poses)

@@ -93,17 +93,29 @@ DkdResult refinePeaks(const at::Tensor& score_map, const at::Tensor& indices,
 }
 
 // The fixed-count selection of the graph-capturable paths: the indices of the top
-// min(top_k, H*W) flat NMS scores, in topk order, and *peak_count (int64 scalar on the
-// device) = how many of them are NMS peaks (score > 0). No host synchronisation.
+// min(fixedPeakCount(options), H*W) flat NMS scores, in topk order (best first), and
+// *peak_count (int64 scalar on the device) = how many of them are kept: NMS peaks
+// (score > 0) in top-k mode, peaks above scores_threshold in threshold mode. Threshold
+// mode keeps the same set as detectKeypoints: its peaks above the threshold, at most
+// n_limit of the best; they are the leading rows here, best first (detectKeypoints
+// lists them in raster order when there are at most n_limit). A count of 0 in threshold
+// mode means "use the mean instead", which only detectKeypoints does. No host sync.
 at::Tensor fixedCountPeaks(const at::Tensor& flat_nms, const DkdOptions& options, at::Tensor* peak_count) {
-  if (options.top_k <= 0) throw InvalidArgument("ALIKED DKD: the fixed-count path needs top_k > 0");
-  const int64_t k = std::min<int64_t>(options.top_k, flat_nms.numel());
+  if (!hasFixedPeakCount(options))
+    throw InvalidArgument("ALIKED DKD: the fixed-count path needs top_k > 0, or a threshold > 0 and n_limit > 0");
+  const int64_t k = std::min<int64_t>(fixedPeakCount(options), flat_nms.numel());
   auto [values, top] = at::topk(flat_nms, k);
-  *peak_count = (values > 0).sum();
+  *peak_count = (values > (options.top_k > 0 ? 0.0f : options.scores_threshold)).sum();
   return top;
 }
 
 }  // namespace
+
+bool hasFixedPeakCount(const DkdOptions& options) {
+  return options.top_k > 0 || (options.scores_threshold > 0 && options.n_limit > 0);
+}
+
+int fixedPeakCount(const DkdOptions& options) { return options.top_k > 0 ? options.top_k : options.n_limit; }
 
 DkdResult detectKeypoints(const at::Tensor& score_map, const DkdOptions& options) {
   checkScoreMap(score_map, options);

@@ -30,11 +30,19 @@ struct DkdResult {
 // score_map: [1,1,H,W] float32 (after sigmoid), H,W >= 2*radius+1.
 DkdResult detectKeypoints(const at::Tensor& score_map, const DkdOptions& options);
 
-// The top-k detection without host synchronisation, for CUDA graphs: always
-// min(top_k, H*W) rows (top_k > 0 required), in topk order; *peak_count (an int64
-// scalar tensor on the score map's device) counts the leading rows that are NMS peaks,
-// i.e. detectKeypoints' result is the first *peak_count rows (up to float rounding that
-// depends on the row count in batched kernels).
+// The fixed-count paths serve top-k mode (top_k > 0) and threshold mode with a limit
+// (scores_threshold > 0, n_limit > 0); fixedPeakCount is their row count.
+bool hasFixedPeakCount(const DkdOptions& options);
+int fixedPeakCount(const DkdOptions& options);
+
+// The detection without host synchronisation, for CUDA graphs: always
+// min(fixedPeakCount, H*W) rows, in topk order (best first); *peak_count (an int64
+// scalar tensor on the score map's device) counts the leading rows that detectKeypoints
+// keeps (top-k mode: the NMS peaks; threshold mode: the peaks above the threshold), i.e.
+// detectKeypoints' result is the first *peak_count rows as a set (threshold mode with
+// at most n_limit peaks lists them best first here, in raster order there), up to float
+// rounding that depends on the row count in batched kernels. Threshold mode with a count
+// of 0 falls back to the mean in detectKeypoints: run that instead.
 DkdResult detectTopKPeaksFixed(const at::Tensor& score_map, const DkdOptions& options,
                                at::Tensor* peak_count);
 

@@ -252,11 +252,14 @@ AlikedOutput AlikedModel::describe(const at::Tensor& image, const EncodedLevels&
 AlikedOutput AlikedModel::forward(const at::Tensor& image, const DkdOptions& detection,
                                   SddhTrace* sddh_trace) const {
   checkImage(image);
-  if (!sddh_trace && detection.top_k > 0 && image.is_cuda()) {
+  if (!sddh_trace && hasFixedPeakCount(detection) && image.is_cuda()) {
     // The fast path on CUDA: the whole extraction as one graph replay per input shape,
-    // then one host synchronisation for the peak count.
+    // then one host synchronisation for the peak count. Threshold mode runs as top-k of
+    // n_limit whose leading rows above the threshold are kept (the same set); none above
+    // it means the original's fallback to the mean: the eager path below.
     std::ostringstream key;
-    key << "top_k=" << detection.top_k << " radius=" << detection.radius
+    key << "top_k=" << detection.top_k << " threshold=" << detection.scores_threshold
+        << " n_limit=" << detection.n_limit << " radius=" << detection.radius
         << " nms=" << detection.nms_radius << " temperature=" << detection.temperature;
     const auto outputs = graphs_->run(
         key.str(), {image}, [this, detection](const std::vector<at::Tensor>& inputs) {
@@ -275,13 +278,15 @@ AlikedOutput AlikedModel::forward(const at::Tensor& image, const DkdOptions& det
       fixed.descriptors = t[4];
       fixed.offsets = t[5];
       fixed.score_map = t[6];
-      return leadingRows(fixed, t[7].item<int64_t>());
+      const int64_t kept = t[7].item<int64_t>();
+      if (kept > 0 || detection.top_k > 0) return leadingRows(fixed, kept);
     }
   }
   if (!sddh_trace && usesFusedKernels(image, detection)) {
     at::Tensor peak_count;
     const AlikedOutput fixed = forwardFusedFixedCount(image, detection, &peak_count);
-    return leadingRows(fixed, peak_count.item<int64_t>());
+    const int64_t kept = peak_count.item<int64_t>();
+    if (kept > 0 || detection.top_k > 0) return leadingRows(fixed, kept);
   }
   const EncodedLevels encoded = encode(image);
   const at::Tensor score_map = scoreMap(encoded);
@@ -300,7 +305,7 @@ AlikedOutput AlikedModel::forwardFixedCount(const at::Tensor& image, const DkdOp
 
 bool AlikedModel::usesFusedKernels(const at::Tensor& image, const DkdOptions& detection) const {
   return fused_kernels_ && image.is_cuda() && image.scalar_type() == at::kFloat && !half_precision_ &&
-         detection.top_k > 0 && detection.radius >= 1 && detection.radius <= 4 && config_.dim / 4 <= 32;
+         hasFixedPeakCount(detection) && detection.radius >= 1 && detection.radius <= 4 && config_.dim / 4 <= 32;
 }
 
 AlikedOutput AlikedModel::forwardFusedFixedCount(const at::Tensor& image, const DkdOptions& detection,

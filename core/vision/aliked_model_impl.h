@@ -77,18 +77,21 @@ class AlikedModel {
   // are linear), so that no full-resolution dim-channel map is built.
   at::Tensor scoreMap(const EncodedLevels& encoded) const;
 
-  // On CUDA with detection.top_k > 0 and no trace, forward() replays the whole
+  // On CUDA with a fixed peak count (top_k > 0, or threshold mode with n_limit:
+  // hasFixedPeakCount) and no trace, forward() replays the whole
   // extraction as a CUDA graph captured per input shape and detection options (see
   // cuda_graph_impl.h; SKYTRACE_CUDA_GRAPHS=0 or setCudaGraphsEnabled(false) switch it
   // off), on the caller's current stream, with one host synchronisation (the peak
   // count) at the end; the eager path otherwise, or when the capture failed (logged
-  // once). Outputs are fresh tensors in both cases.
+  // once). Threshold mode keeps the same keypoints as the eager path, best first; with
+  // no peak above the threshold it runs the eager path (the fallback to the mean).
+  // Outputs are fresh tensors in both cases.
   AlikedOutput forward(const at::Tensor& image, const DkdOptions& detection,
                        SddhTrace* sddh_trace = nullptr) const;
 
-  // The graph body: like forward() with top_k > 0, without host synchronisation. Always
-  // min(top_k, H*W) keypoint rows; *peak_count (int64 scalar on the device) says how
-  // many leading rows forward() keeps.
+  // The graph body: like forward() with a fixed peak count, without host
+  // synchronisation. Always min(fixedPeakCount, H*W) keypoint rows; *peak_count (int64
+  // scalar on the device) says how many leading rows forward() keeps.
   AlikedOutput forwardFixedCount(const at::Tensor& image, const DkdOptions& detection,
                                  at::Tensor* peak_count) const;
 

@@ -423,6 +423,27 @@ void checkDeviceFrames(const DeviceSpec& spec) {
                       std::to_string(after_device.downloads - after_host.downloads) + " / " +
                       std::to_string(after_device.uploads - after_host.uploads));
   }
+  // Threshold mode (the extractor's default, what VO runs) on the device's fixed-count
+  // path keeps the keypoints the CPU's eager threshold path keeps.
+  if (spec.cuda && std::filesystem::exists(aliked_path)) {
+    ExtractorOptions options;
+    options.model = "aliked-n16rot";
+    options.weights_path = aliked_path;
+    options.device = spec;
+    const FeatureSet on_gpu = createFeatureExtractor(options)->extract(on_device);
+    options.device = DeviceSpec{};
+    const FeatureSet on_cpu = createFeatureExtractor(options)->extract(on_host);
+    const at::Tensor a = on_cpu.impl().keypoints_px, b = on_gpu.impl().keypoints_px.cpu();
+    int64_t explained = 0;
+    if (b.size(0) > 0)
+      for (int64_t i = 0; i < a.size(0); ++i)
+        explained += (b - a[i]).norm(2, 1).min().item<double>() < 0.5 ? 1 : 0;
+    const double fraction = a.size(0) > 0 ? double(explained) / double(a.size(0)) : 0.0;
+    checks.expect(a.size(0) > 100 && std::abs(a.size(0) - b.size(0)) <= a.size(0) / 50 && fraction >= 0.98,
+                  "ALIKED threshold mode on " + spec.toString() + " (graph/fused path): " +
+                      std::to_string(b.size(0)) + " keypoints vs " + std::to_string(a.size(0)) +
+                      " on the CPU, " + std::to_string(fraction) + " of them within 0.5 px");
+  }
   // A clone of a device frame (a keyframe request) stays on the device and owns its pixels.
   const Image kept = on_device.clone();
   checks.expect(kept.device().cuda == spec.cuda && !kept.impl().device.defined() == !spec.cuda &&
