@@ -23,6 +23,9 @@
 #                                 one, and skytrace-bench-vision; JSON into the results
 #                                 folder. $SKYTRACE_TEST_FLIGHT_DIR (that flight) also
 #                                 enables test_engine_cuda's navigation check.
+#   scripts/device.sh product     the programs analysts run on a rendered flight: process
+#                                 (both layouts, scored against the truth), bench --flight,
+#                                 the GUI processing it (latency plot screenshot).
 #   scripts/device.sh all         unpack, build, test, bench.
 # Results and logs: $OUT (default out/device), packed as $OUT/device-results.tar.gz after
 # every step. Weights: $SKYTRACE_MODEL_DIR, else ../shared/models/aliked; the data tests
@@ -268,6 +271,36 @@ bench() {
   return $status
 }
 
+# --- product (the programs analysts run, on a rendered flight) ------------------------
+# `process` in both layouts (report.json: fps, stages, frame_transfers; eval against the
+# truth), `bench --flight` (every layout with accuracy) and the GUI processing the flight
+# with its latency plot as a screenshot. The flight: $SKYTRACE_BENCH_FLIGHT (default
+# device-deps/flight; its basemap as ortho.tif beside it).
+product() {
+  environment
+  local flight="${SKYTRACE_BENCH_FLIGHT:-$deps_dir/flight}" status=0 mode work
+  [[ -f "$flight/flight.json" && -f "$flight/ortho.tif" ]] || { log "product: no flight in $flight"; return 2; }
+  local cli="$build_dir/app/cli/skytrace-cli" video="$flight/flight.mp4" map="$flight/ortho.tif" srt="$flight/flight.srt"
+  work=$(mktemp -d "${TMPDIR:-/tmp}/skytrace-product.XXXXXX")
+  for mode in overlapped sequential; do
+    "$cli" process --video "$video" --basemap "$map" --telemetry "$srt" --device cuda --mode "$mode" \
+      --out "$work/$mode" > "$out/process_$mode.log" 2>&1 || status=1
+    cp "$work/$mode/report.json" "$out/process_${mode}_report.json" 2>/dev/null || status=1
+    "$cli" eval --truth "$flight/truth.csv" --track "$work/$mode/track.csv" --out "$out/process_${mode}_eval.json" \
+      > /dev/null 2>&1 || status=1
+  done
+  "$cli" bench --flight "$flight" --basemap "$map" --frames 600 --preload --device cuda \
+    --modes sequential,vo_only,overlapped --out "$out/bench_flight.json" > "$out/bench_flight.log" 2>&1 || status=1
+  "$cli" bench --synthetic 640x480 --frames 300 --preload --device cuda --modes vo_only,overlapped \
+    --weights-dir "$model_dir" --out "$out/bench_synthetic.json" > "$out/bench_synthetic.log" 2>&1 || status=1
+  timeout 300 "$build_dir/app/gui/skytrace" --video "$video" --basemap "$map" --telemetry "$srt" --process \
+    --plot latency --screenshot "$out/gui_latency.png" > "$out/gui.log" 2>&1 || status=1
+  rm -rf "$work"
+  log "product: exit $status (process_*_report.json, process_*_eval.json, bench_flight.json, gui_latency.png)"
+  pack
+  return $status
+}
+
 mkdir -p "$out"
 case "${1:-}" in
   deps) deps ;;
@@ -275,6 +308,7 @@ case "${1:-}" in
   build) build ;;
   test) shift; run_tests "$@" ;;
   bench) bench ;;
+  product) product ;;
   all) unpack; build; status=0; run_tests || status=1; bench || status=1; exit $status ;;
-  *) sed -n '2,28p' "$0"; exit 2 ;;
+  *) sed -n '2,32p' "$0"; exit 2 ;;
 esac

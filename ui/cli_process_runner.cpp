@@ -69,8 +69,9 @@ QStringList CliProcessRunner::argumentsFor(const io::Project& project) {
   }
   args << QStringLiteral("--mode") << QString::fromStdString(project.processing_mode);
   // Sequential mode registers every keyframe anyway; the option is the engine's.
-  if (project.register_every_keyframe && project.processing_mode == "overlapped")
-    args << QStringLiteral("--register-every-keyframe");
+  if (project.processing_mode == "overlapped")
+    args << QStringLiteral("--keyframe-policy")
+         << (project.register_every_keyframe ? QStringLiteral("every") : QStringLiteral("latest"));
   args << QStringLiteral("--out") << QString::fromStdString(project.results_dir);
   return args;
 }

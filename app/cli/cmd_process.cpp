@@ -136,9 +136,12 @@ int runProcess(const QStringList& args) {
       {"ground-alt-m", "Ellipsoidal height of the ground (default: from the log, else unknown).", "M"},
       {"use-gnss-prior", "Use the logged GNSS as a prior (default: judge it independently)."},
       {"no-registration", "Visual odometry only (from the first GNSS fix; for drift tests)."},
-      {"register-every-keyframe",
-       "Overlapped mode: VO waits for the registration stage instead of dropping requests made "
-       "while it is busy (completeness over latency; sequential mode always does)."},
+      {"keyframe-policy",
+       "Overlapped mode: every (default: VO waits for the registration stage when it is busy, "
+       "every keyframe is registered) or latest (VO never waits, requests made while it is busy "
+       "are dropped: live use; on a fast GPU fixes then come late and the track can drift).",
+       "POLICY", "every"},
+      {"register-every-keyframe", "Same as --keyframe-policy every (the default)."},
       {"sat-sm-limit",
        "Overlapped mode on a GPU: registration runs on at most N of its GPU's SMs (a CUDA green "
        "context), so that VO on the same GPU keeps its latency; registration gets slower. "
@@ -184,7 +187,12 @@ int runProcess(const QStringList& args) {
     request.vo_device = parser.value("vo-device").toStdString();
     request.satellite_device = parser.value("sat-device").toStdString();
     request.mode = parser.value("mode").toStdString();
-    request.register_every_keyframe = parser.isSet("register-every-keyframe");
+    const std::string policy = parser.value("keyframe-policy").toStdString();
+    if (policy != "every" && policy != "latest")
+      throw InvalidArgument("--keyframe-policy must be every or latest, got '" + policy + "'");
+    if (policy == "latest" && parser.isSet("register-every-keyframe"))
+      throw InvalidArgument("--keyframe-policy latest contradicts --register-every-keyframe");
+    request.register_every_keyframe = policy == "every";
     request.satellite_sm_limit = int(numberOption(parser, "sat-sm-limit", 0));
     request.use_gnss_prior = parser.isSet("use-gnss-prior");
     request.registration_enabled = !parser.isSet("no-registration");

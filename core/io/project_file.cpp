@@ -116,6 +116,7 @@ Project readProjectFile(const std::string& path) {
 
   const fs::path base = folderOf(path);
   Project project;
+  project.register_every_keyframe = false;  // a file from before the key: latest wins
   project.video_path = resolvedPath(stringField(root, "video", path, true), base);
   const auto basemaps = root.find("basemaps");
   if (basemaps == root.end() || !basemaps->is_array())

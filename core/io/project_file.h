@@ -17,7 +17,8 @@
 // The processing fields after "device" came later (still version 1): a project without
 // them means feature_model (matched with mnn) for both stages, on `device`, through the
 // engine (mode "overlapped") with the latest-wins keyframe policy
-// (register_every_keyframe false); older Skytrace versions ignore them.
+// (register_every_keyframe false, as before the key existed; new projects register every
+// keyframe); older Skytrace versions ignore them.
 //
 // Paths inside the project's folder are stored relative to it (the project moves with
 // its data); others stay absolute. Reading resolves every path to an absolute one.
@@ -64,7 +65,7 @@ struct Project {
   // never waits, requests made while the satellite stage is busy are dropped); true =
   // every keyframe is registered, VO waits for the satellite stage (offline review:
   // completeness over latency). Sequential mode registers every keyframe anyway.
-  bool register_every_keyframe = false;
+  bool register_every_keyframe = true;  // new projects; a file without the key: false
   std::string results_dir;                 // where `process` writes / the GUI reads results
 
   // Throws InvalidArgument naming the missing or bad field (no video, no basemap, an

@@ -712,8 +712,13 @@ BasemapRegistrar::BasemapRegistrar(const std::vector<std::string>& basemap_paths
       return options.features_fallback ? vision::createFeatureExtractorOrFallback(extractor, "orb")
                                        : vision::createFeatureExtractor(extractor);
     };
-    s.frame_extractor = create(options.features);
-    vision::ExtractorOptions map_options = options.features;
+    // Rectified frames and map windows change size with every keyframe: a CUDA graph per
+    // shape would be captured (and kept) for nearly every registration. Eager (fused
+    // kernels where ALIKED has them) instead.
+    vision::ExtractorOptions frame_options = options.features;
+    frame_options.use_cuda_graphs = false;
+    s.frame_extractor = create(frame_options);
+    vision::ExtractorOptions map_options = frame_options;
     map_options.max_keypoints = 2 * options.features.max_keypoints;
     s.map_extractor = create(map_options);
   }

@@ -39,8 +39,14 @@ class StageScope {
   StageScope(StageMarker* marker, Stage stage) : marker_(marker), stage_(stage) {
     if (marker_) marker_->begin(stage_);
   }
+  // Never throws: a failing end mark (a device error) resurfaces at the thread's next
+  // device call; a destructor that threw while an exception unwinds would terminate.
   ~StageScope() {
-    if (marker_) marker_->end(stage_);
+    if (!marker_) return;
+    try {
+      marker_->end(stage_);
+    } catch (...) {
+    }
   }
   StageScope(const StageScope&) = delete;
   StageScope& operator=(const StageScope&) = delete;

@@ -305,15 +305,16 @@ class TestEngineProcessing : public QObject {
                                     QString("--vo-device cuda:0"), QString("--sat-device cuda:1"),
                                     QString("--mode sequential")})
       QVERIFY2(args.join(' ').contains(expected), qPrintable(args.join(' ')));
-    QVERIFY(!args.contains("--register-every-keyframe"));  // the option of the engine only
+    QVERIFY(!args.contains("--keyframe-policy"));  // the option of the engine only
     io::Project overlapped = loaded;
     overlapped.processing_mode = "overlapped";
-    QVERIFY(ui::CliProcessRunner::argumentsFor(overlapped).contains("--register-every-keyframe"));
+    QVERIFY(ui::CliProcessRunner::argumentsFor(overlapped).join(' ').contains("--keyframe-policy every"));
     overlapped.register_every_keyframe = false;
-    QVERIFY(!ui::CliProcessRunner::argumentsFor(overlapped).contains("--register-every-keyframe"));
+    QVERIFY(ui::CliProcessRunner::argumentsFor(overlapped).join(' ').contains("--keyframe-policy latest"));
 
     // The processing choice carries the policy to the engine (ORB: no weights needed).
     io::Project cpu_choice = projectIn(run_dir, "overlapped");
+    cpu_choice.register_every_keyframe = false;
     QCOMPARE(ui::processingChoiceFor(cpu_choice, 0).keyframe_policy, engine::KeyframePolicy::LatestWins);
     cpu_choice.register_every_keyframe = true;
     const ui::ProcessingChoice every = ui::processingChoiceFor(cpu_choice, 0);
