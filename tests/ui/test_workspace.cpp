@@ -493,7 +493,8 @@ class TestWorkspace : public QObject {
     const QStringList args = ui::CliProcessRunner::argumentsFor(project);
     const QStringList expected{"process", "--video", flight_.video, "--basemap", flight_.basemap,
                                "--telemetry", "/logs/f.srt", "--hfov-deg", "70", "--model", "sift",
-                               "--device", "cpu", "--mode", "overlapped", "--out", flight_.results};
+                               "--device", "cpu", "--mode", "overlapped", "--keyframe-policy", "every",
+                               "--out", flight_.results};
     QCOMPARE(args, expected);
   }
 
