@@ -161,6 +161,49 @@ class TestKeyframeQueue : public QObject {
     QCOMPARE(*queue.tryPop(), 2);
   }
 
+  // A run's control that follows the front end's (RunControl::setParent): the worker
+  // blocks while the parent is paused, resumes with it, and stops on the parent's cancel;
+  // the run's own cancel (an error) does not reach the parent.
+  void childControlObeysItsParent() {
+    RunControl front_end, run;
+    run.setParent(&front_end);
+    front_end.setPaused(true);
+    QVERIFY(run.isPaused());
+    std::atomic<int> checkpoints{0};
+    std::atomic<bool> cancelled{false};
+    std::thread worker([&] {
+      try {
+        while (true) {
+          run.checkpoint();
+          ++checkpoints;
+          std::this_thread::sleep_for(1ms);
+        }
+      } catch (const skytrace::Cancelled&) {
+        cancelled = true;
+      }
+    });
+    std::this_thread::sleep_for(120ms);
+    QCOMPARE(checkpoints.load(), 0);  // held by the parent's pause
+    front_end.setPaused(false);
+    const auto give_up = std::chrono::steady_clock::now() + 5s;
+    while (checkpoints.load() < 5 && std::chrono::steady_clock::now() < give_up) std::this_thread::sleep_for(5ms);
+    QVERIFY(checkpoints.load() >= 5);  // resumed with the parent (within the 50 ms wake-up)
+    front_end.requestCancel();
+    worker.join();
+    QVERIFY(cancelled.load());
+    QVERIFY(run.isCancelled());
+
+    RunControl parent, child;
+    child.setParent(&parent);
+    child.requestCancel();
+    QVERIFY(child.isCancelled());
+    QVERIFY(!parent.isCancelled());
+    child.setParent(nullptr);
+    parent.requestCancel();
+    child.reset();
+    QVERIFY(!child.isCancelled());  // no parent any more
+  }
+
   // Several producers and consumers with back-pressure: every item arrives exactly once,
   // the queue is never over capacity, nothing is dropped.
   void manyProducersAndConsumersLoseNothing() {

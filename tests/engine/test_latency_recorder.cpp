@@ -3,6 +3,7 @@
 #include <QtTest>
 
 #include <atomic>
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <thread>
@@ -53,6 +54,43 @@ class TestLatencyRecorder : public QObject {
     for (const auto& s : received) frames.insert(s.frame);
     QCOMPARE(int(frames.size()), kProducers * kPerProducer);
     QCOMPARE(recorder.droppedCount(), std::uint64_t(rejected.load()));
+  }
+
+  // LatencyLog keeps every sample of a run whatever its length (no ring to overflow),
+  // pushed from several threads, and forwards each one at once to the live recorder,
+  // whose clock it then uses.
+  void latencyLogKeepsEverythingAndForwards() {
+    LatencyRecorder live(1 << 4);  // small: the live side may drop, the log may not
+    LatencyLog log(&live);
+    QVERIFY(std::abs(log.nowMs() - live.nowMs()) < 50.0);
+    constexpr int kThreads = 3, kPerThread = 2000;
+    std::vector<std::thread> producers;
+    std::atomic<int> refused{0};
+    for (int t = 0; t < kThreads; ++t)
+      producers.emplace_back([&, t] {
+        for (int i = 0; i < kPerThread; ++i) {
+          LatencySample s;
+          s.frame = t * kPerThread + i;
+          s.stage = Stage::Extract;
+          if (!log.push(s)) ++refused;
+        }
+      });
+    for (auto& p : producers) p.join();
+    QCOMPARE(refused.load(), 0);
+    const std::vector<LatencySample> all = log.samples();
+    QCOMPARE(int(all.size()), kThreads * kPerThread);
+    std::set<std::int64_t> frames;
+    for (const auto& s : all) frames.insert(s.frame);
+    QCOMPARE(int(frames.size()), kThreads * kPerThread);
+    std::vector<LatencySample> forwarded;
+    live.drain(&forwarded);
+    QCOMPARE(forwarded.size() + live.droppedCount(), std::size_t(kThreads * kPerThread));
+    QVERIFY(!forwarded.empty());
+
+    LatencyLog alone;  // no live recorder: its own clock
+    QVERIFY(alone.nowMs() >= 0.0 && alone.nowMs() < 1000.0);
+    QVERIFY(alone.push(LatencySample{}));
+    QCOMPARE(alone.samples().size(), std::size_t(1));
   }
 
   void fullRingDropsAndCounts() {
