@@ -97,11 +97,11 @@ NavigationRun runNavigation(const std::string& video_path, nav::NavigationInputs
   hooks.live = liveSinkOf(observer);
   hooks.control = observer.control();
   hooks.latency_forward = observer.latencyForward();
+  // Bounded resident memory over long videos (core/util/heap_trim.h), on its own thread.
+  const BackgroundHeapTrim heap_trim;
   // Called by the engine's threads one at a time (NavigationEngineHooks::progress).
-  PeriodicHeapTrim heap_trim;  // bounded resident memory over long videos (core/util/heap_trim.h)
   hooks.progress = [&](std::int64_t frames_done, std::int64_t total, const std::string& stage) {
     observer.onProgress(frames_done, total > 0 ? total : frames_total, stage);
-    heap_trim.poll();
   };
   engine::NavigationEngineRun run =
       engine::runNavigationEngine(video_path, std::move(inputs), choice.options, layout, hooks);

@@ -14,11 +14,30 @@ bool trimHeapNow() {
 #endif
 }
 
-void PeriodicHeapTrim::poll() {
-  const auto now = std::chrono::steady_clock::now();
-  if (now - last_ < interval_) return;
-  trimHeapNow();
-  last_ = std::chrono::steady_clock::now();
+BackgroundHeapTrim::BackgroundHeapTrim(std::chrono::milliseconds interval) : interval_(interval) {
+  thread_ = std::thread([this] {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!wake_.wait_for(lock, interval_, [this] { return stop_; })) {
+      lock.unlock();
+      trimHeapNow();
+      lock.lock();
+      ++trims_;
+    }
+  });
+}
+
+BackgroundHeapTrim::~BackgroundHeapTrim() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+int BackgroundHeapTrim::trims() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return trims_;
 }
 
 }  // namespace skytrace

@@ -10,6 +10,9 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 
 namespace skytrace {
 
@@ -17,16 +20,26 @@ namespace skytrace {
 // elsewhere). Returns true when memory was released.
 bool trimHeapNow();
 
-// Calls trimHeapNow() at most once per `interval` from the thread that polls it.
-class PeriodicHeapTrim {
+// Calls trimHeapNow() every `interval` on a thread of its own for as long as it lives
+// (a run's scope), so that no worker's latency pays for the arena locks. Destruction
+// wakes that thread and joins it (bounded by one trimHeapNow()).
+// Thread: create and destroy on one thread.
+class BackgroundHeapTrim {
  public:
-  explicit PeriodicHeapTrim(std::chrono::milliseconds interval = std::chrono::seconds(2)) : interval_(interval) {}
-  // Trims when the interval has passed since the last trim (or since construction).
-  void poll();
+  explicit BackgroundHeapTrim(std::chrono::milliseconds interval = std::chrono::seconds(2));
+  ~BackgroundHeapTrim();
+  BackgroundHeapTrim(const BackgroundHeapTrim&) = delete;
+  BackgroundHeapTrim& operator=(const BackgroundHeapTrim&) = delete;
+
+  int trims() const;  // how many times it trimmed so far
 
  private:
   std::chrono::milliseconds interval_;
-  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  int trims_ = 0;
+  std::thread thread_;
 };
 
 }  // namespace skytrace
