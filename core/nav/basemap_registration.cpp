@@ -11,6 +11,7 @@
 #include "core/geo/crs_transform.h"
 #include "core/nav/ground_projection.h"
 #include "core/nav/image_rotation.h"
+#include "core/nav/map_feature_cache.h"
 #include "core/util/check.h"
 #include "core/util/error.h"
 #include "core/util/log.h"
@@ -219,6 +220,9 @@ struct BasemapRegistrar::State {
   // Local features: created when VLAD or the fine matcher needs them (else null).
   std::unique_ptr<vision::FeatureExtractor> frame_extractor;
   std::unique_ptr<vision::FeatureExtractor> map_extractor;  // twice the keypoint budget
+  // Prior mode's map tiles (kFeatureTileCorePx plus margins): twice the frame's keypoints
+  // per pixel, as the map windows of the global search have.
+  std::unique_ptr<vision::FeatureExtractor> tile_extractor;
   std::unique_ptr<FineMatcher> fine_matcher;
   std::unique_ptr<vision::GlobalDescriptorExtractor> descriptor;  // kGlobalDescriptor only
   cv::Mat undistort_map_x, undistort_map_y;  // undistorted pixel -> distorted pixel
@@ -228,6 +232,19 @@ struct BasemapRegistrar::State {
   // 10 % of height for the whole run.
   static constexpr std::size_t kMaxTileCaches = 2;
   std::map<long, TileCache> tile_caches;
+  // Prior mode with local features: the map's features by (basemap, quantised GSD), at
+  // most kMaxFeatureCaches (least recently used first out), each at most
+  // kMaxFeatureTiles tiles of kFeatureTileCorePx.
+  static constexpr std::size_t kMaxFeatureCaches = 4;
+  static constexpr std::size_t kMaxFeatureTiles = 64;
+  static constexpr int kFeatureTileCorePx = 768;
+  static constexpr int kFeatureTileMarginPx = 32;  // read around a tile's core
+  struct KeptFeatureCache {
+    std::unique_ptr<MapFeatureCache> cache;
+    double gsd_m = 0.0;
+    std::uint64_t last_used = 0;
+  };
+  std::map<std::pair<int, long>, KeptFeatureCache> feature_caches;
   SearchMonitor search_monitor;              // may be empty
   std::uint64_t calls = 0;
   vision::ImageTransfers keyframe_transfers;  // device frames downloaded for registration
@@ -399,7 +416,155 @@ struct BasemapRegistrar::State {
     fix->reason.clear();
   }
 
-  // Prior mode: rectify the frame onto the map grid through the predicted pose.
+  // Ground resolutions within ~10 % share a prepared search or a feature cache.
+  static long gsdBucket(double gsd_m) { return std::lround(std::log(gsd_m) * 10.0); }
+  static double bucketGsdM(long bucket) { return std::exp(double(bucket) / 10.0); }
+
+  // The map features of one tile: the window around `core_enu` (plus a margin), its
+  // features, keeping those in the core and on valid map pixels (4 px inside, as the
+  // window path erodes its mask).
+  MapFeatureTile buildFeatureTile(int basemap_index, const cv::Rect2d& core_enu, double gsd_m) {
+    const double margin_m = kFeatureTileMarginPx * gsd_m;
+    const cv::Rect2d read(core_enu.x - margin_m, core_enu.y - margin_m, core_enu.width + 2 * margin_m,
+                          core_enu.height + 2 * margin_m);
+    const MapWindow window = readWindow(basemap_index, read, gsd_m);
+    MapFeatureTile tile;
+    const cv::Matx33d& e = window.enu_from_pixel;
+    tile.enu_from_pixel = cv::Matx23d(e(0, 0), e(0, 1), e(0, 2), e(1, 0), e(1, 1), e(1, 2));
+    if (window.bgr.empty() || cv::countNonZero(window.valid) == 0) return tile;
+    cv::Mat valid;
+    cv::erode(window.valid, valid, cv::Mat(), cv::Point(-1, -1), 4);
+    const vision::FeatureSet all = tile_extractor->extract(window.bgr);
+    const std::vector<cv::Point2f> points = all.keypoints();
+    std::vector<int> keep;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const cv::Point2f& p = points[i];
+      const int x = int(std::lround(p.x)), y = int(std::lround(p.y));
+      if (x < 0 || y < 0 || x >= valid.cols || y >= valid.rows || valid.at<uint8_t>(y, x) == 0) continue;
+      const cv::Vec3d enu = e * cv::Vec3d(p.x, p.y, 1.0);
+      if (enu[0] < core_enu.x || enu[0] >= core_enu.x + core_enu.width || enu[1] < core_enu.y ||
+          enu[1] >= core_enu.y + core_enu.height)
+        continue;
+      keep.push_back(int(i));
+    }
+    tile.features = vision::selectFeatures(all, keep);
+    return tile;
+  }
+
+  MapFeatureCache& featureCacheFor(int basemap_index, long gsd_bucket) {
+    const auto key = std::make_pair(basemap_index, gsd_bucket);
+    auto it = feature_caches.find(key);
+    if (it == feature_caches.end()) {
+      while (feature_caches.size() >= kMaxFeatureCaches) {
+        auto oldest = feature_caches.begin();
+        for (auto c = feature_caches.begin(); c != feature_caches.end(); ++c)
+          if (c->second.last_used < oldest->second.last_used) oldest = c;
+        feature_caches.erase(oldest);
+      }
+      KeptFeatureCache kept;
+      kept.gsd_m = bucketGsdM(gsd_bucket);
+      const cv::Rect2d cover = basemaps[std::size_t(basemap_index)].coverage_enu;
+      const double gsd = kept.gsd_m;
+      kept.cache = std::make_unique<MapFeatureCache>(
+          cv::Point2d(cover.x, cover.y), kFeatureTileCorePx * gsd, kMaxFeatureTiles,
+          [this, basemap_index, gsd](const cv::Rect2d& core) { return buildFeatureTile(basemap_index, core, gsd); });
+      it = feature_caches.emplace(key, std::move(kept)).first;
+    }
+    it->second.last_used = calls;
+    return *it->second.cache;
+  }
+
+  // Prior mode with local features. The map side comes from the feature cache; the frame
+  // is rectified (through the prior, onto a north-up ENU grid over the search window)
+  // only where it lands, on the frame's own device: a device keyframe stays there unless
+  // the lens has distortion (then it is downloaded once and undistorted on the host).
+  RegistrationFix registerWithPriorFromCache(const RegistrationRequest& request, RegistrationFix fix,
+                                             int basemap_index, const cv::Rect2d& rect, double gsd_wanted,
+                                             double height) {
+    const long bucket = gsdBucket(gsd_wanted);
+    MapFeatureCache& cache = featureCacheFor(basemap_index, bucket);
+    const double gsd = bucketGsdM(bucket);
+    // The grid: pixel centres at (x + 0.5, top - 0.5) * gsd, rows going south.
+    const cv::Size grid_size(std::max(1, int(std::ceil(rect.width / gsd))),
+                             std::max(1, int(std::ceil(rect.height / gsd))));
+    const double top = rect.y + rect.height;
+    const cv::Matx33d grid_from_enu(1.0 / gsd, 0, -rect.x / gsd - 0.5, 0, -1.0 / gsd, top / gsd - 0.5, 0, 0, 1);
+    MapWindow grid;
+    grid.gsd_m = gsd;
+    grid.pixel_from_enu = grid_from_enu;
+    grid.enu_from_pixel = grid_from_enu.inv();
+    const cv::Matx33d grid_from_image = grid_from_enu * groundFromImage(camera, *request.prior, ground_up_m);
+
+    // Where the frame lands on the grid: its border (8 points) through the prior, or the
+    // whole grid when part of the frame sees the horizon.
+    cv::Rect crop(0, 0, grid_size.width, grid_size.height);
+    {
+      const double w = camera.width_px - 1.0, h = camera.height_px - 1.0;
+      std::vector<cv::Point2d> landed;
+      bool horizon = false;
+      for (const cv::Point2d& p : {cv::Point2d(0, 0), cv::Point2d(0.5 * w, 0), cv::Point2d(w, 0),
+                                   cv::Point2d(w, 0.5 * h), cv::Point2d(w, h), cv::Point2d(0.5 * w, h),
+                                   cv::Point2d(0, h), cv::Point2d(0, 0.5 * h)}) {
+        const cv::Vec3d g = grid_from_image * cv::Vec3d(p.x, p.y, 1.0);
+        if (g[2] <= 1e-9) {
+          horizon = true;
+          break;
+        }
+        landed.emplace_back(g[0] / g[2], g[1] / g[2]);
+      }
+      if (!horizon) {
+        // Plus a margin, so that features near the frame's edges are not lost to the
+        // extractor's own border (ORB's 31 px, ALIKED's NMS): the window path had the
+        // whole window around the frame.
+        const cv::Rect2d box = envelope(landed);
+        const int pad = kFeatureTileMarginPx;
+        const cv::Rect bounds(int(std::floor(box.x)) - pad, int(std::floor(box.y)) - pad,
+                              int(std::ceil(box.width)) + 2 * pad + 1, int(std::ceil(box.height)) + 2 * pad + 1);
+        crop &= bounds;
+      }
+    }
+    if (crop.area() < 32 * 32) {
+      fix.reason = "no_candidate";  // the frame does not land on the map window
+      return fix;
+    }
+    const cv::Matx33d crop_from_image =
+        cv::Matx33d(1, 0, -crop.x, 0, 1, -crop.y, 0, 0, 1) * grid_from_image;
+    vision::Image source = camera.distortion.isZero()
+                               ? request.image.to(options.features.device, &keyframe_transfers)
+                               : vision::Image::fromHost(undistortedFrame(request.image.hostPixels(&keyframe_transfers)));
+    const vision::Image rectified = vision::warpPerspective(source, crop_from_image, crop.size());
+
+    MatchImage frame;
+    frame.features = frame_extractor->extract(rectified);
+    frame.keypoints = frame.features.keypoints();
+    for (cv::Point2f& p : frame.keypoints) p += cv::Point2f(float(crop.x), float(crop.y));
+    MatchImage map;
+    map.features = cache.gather(rect, grid_from_enu, grid_size);
+    map.keypoints = map.features.keypoints();
+    Correspondences pairs = fine_matcher->match(frame, map);
+
+    // Frame points that came from at least 4 grid pixels inside the frame (the window
+    // path's 4-px erosion of the rectified frame's mask).
+    const cv::Matx33d image_from_grid = grid_from_image.inv();
+    const double margin_px = 4.0 * gsd / std::max(1e-9, groundSampleDistanceM(camera, *request.prior, ground_up_m));
+    Correspondences inside;
+    for (std::size_t k = 0; k < pairs.query.size(); ++k) {
+      const cv::Vec3d q = image_from_grid * cv::Vec3d(pairs.query[k].x, pairs.query[k].y, 1.0);
+      if (q[2] <= 0) continue;
+      const double u = q[0] / q[2], v = q[1] / q[2];
+      if (u < margin_px || v < margin_px || u > camera.width_px - 1 - margin_px ||
+          v > camera.height_px - 1 - margin_px)
+        continue;
+      inside.query.push_back(pairs.query[k]);
+      inside.reference.push_back(pairs.reference[k]);
+    }
+    const PairFit fit = fitPair(inside, cv::Mat(), cv::Mat());
+    finishFix(fit.reference_from_query * grid_from_image, grid, fit, request, height, &fix);
+    return fix;
+  }
+
+  // Prior mode: rectify the frame onto the map grid through the predicted pose (with
+  // local features: registerWithPriorFromCache; a dense matcher: the map window's pixels).
   RegistrationFix registerWithPrior(const RegistrationRequest& request) {
     RegistrationFix fix;
     fix.frame = request.frame;
@@ -441,6 +606,11 @@ struct BasemapRegistrar::State {
     const double max_side_px = 1600.0;
     gsd = std::max(gsd, std::max(rect.width, rect.height) / max_side_px);
     fix.basemap_index = best_map;
+    if (fine_matcher->needsLocalFeatures()) {
+      fix = registerWithPriorFromCache(request, fix, best_map, rect, gsd, height);
+      fix.fine_match_ms = elapsedMs(start);
+      return fix;
+    }
     MapWindow window = readWindow(best_map, rect, gsd);
 
     // Frame -> window pixels through the prior.
@@ -458,10 +628,7 @@ struct BasemapRegistrar::State {
     cv::Mat map_valid;
     cv::erode(window.valid, map_valid, cv::Mat(), cv::Point(-1, -1), 4);
 
-    const bool local = fine_matcher->needsLocalFeatures();
-    const Correspondences pairs =
-        fine_matcher->match(matchImage(rectified, local ? frame_extractor.get() : nullptr),
-                            matchImage(window.bgr, local ? map_extractor.get() : nullptr));
+    const Correspondences pairs = fine_matcher->match(matchImage(rectified, nullptr), matchImage(window.bgr, nullptr));
     const PairFit fit = fitPair(pairs, rectified_valid, map_valid);
     fix.fine_match_ms = elapsedMs(start);
     finishFix(fit.reference_from_query * window_from_image_prior, window, fit, request, height, &fix);
@@ -469,7 +636,7 @@ struct BasemapRegistrar::State {
   }
 
   TileCache& tilesFor(double gsd_m, const cv::Size2d& footprint_m) {
-    const long key = std::lround(std::log(gsd_m) * 10.0);  // ~10% buckets
+    const long key = gsdBucket(gsd_m);  // ~10% buckets
     auto it = tile_caches.find(key);
     if (it != tile_caches.end()) {
       it->second.last_used = calls;
@@ -721,6 +888,11 @@ BasemapRegistrar::BasemapRegistrar(const std::vector<std::string>& basemap_paths
     vision::ExtractorOptions map_options = frame_options;
     map_options.max_keypoints = 2 * options.features.max_keypoints;
     s.map_extractor = create(map_options);
+    vision::ExtractorOptions tile_options = frame_options;
+    const double tile_px = State::kFeatureTileCorePx + 2.0 * State::kFeatureTileMarginPx;
+    tile_options.max_keypoints = int(std::lround(2.0 * options.features.max_keypoints * tile_px * tile_px /
+                                                 (double(camera.width_px) * camera.height_px)));
+    s.tile_extractor = create(tile_options);
   }
 }
 
@@ -744,6 +916,12 @@ RegistrationFix BasemapRegistrar::registerFrame(const RegistrationRequest& reque
 void BasemapRegistrar::setSearchMonitor(SearchMonitor monitor) { state_->search_monitor = std::move(monitor); }
 
 std::size_t BasemapRegistrar::preparedSearchCount() const { return state_->tile_caches.size(); }
+
+std::size_t BasemapRegistrar::mapFeatureTileCount() const {
+  std::size_t tiles = 0;
+  for (const auto& kept : state_->feature_caches) tiles += kept.second.cache->tileCount();
+  return tiles;
+}
 
 const vision::ImageTransfers& BasemapRegistrar::keyframeTransfers() const { return state_->keyframe_transfers; }
 

@@ -1,10 +1,13 @@
 // Registration of a video frame to georeferenced basemaps: where on the map is what the
 // camera sees. Two modes:
-//   prior:  a predicted pose (VO/fusion or telemetry) with a 1-sigma uncertainty: the
-//           basemap window around the predicted footprint (+ 3 sigma) is read at the
-//           frame's ground resolution, the frame is rectified onto that map grid through
-//           the predicted ground homography, and the residual misalignment is found by
-//           feature matching + robust homography;
+//   prior:  a predicted pose (VO/fusion or telemetry) with a 1-sigma uncertainty: a
+//           north-up grid over the predicted footprint (+ 3 sigma) at the frame's ground
+//           resolution; the frame is rectified onto it through the predicted ground
+//           homography (only where it lands, on the frame's device), and the residual
+//           misalignment is found by feature matching + robust homography. With local
+//           features the map side is gathered from features extracted once per map tile
+//           (core/nav/map_feature_cache.h), not read and extracted per keyframe; a dense
+//           matcher reads the map window's pixels;
 //   global: no usable prior: the basemap is cut into overlapping tiles at the expected
 //           ground resolution, a global descriptor ranks them against the frame (VLAD
 //           with a vocabulary trained on the basemap itself, or DINOv2 with the frame in
@@ -24,7 +27,8 @@
 // the prior) and accepted or rejected with a reason.
 // Timings: retrieval_ms (global mode) covers tile preparation on first use at a ground
 // resolution (features, descriptors), the frame's features/descriptors and the ranking;
-// fine_match_ms the rest (prior mode: window read, rectification, matching, robust fit).
+// fine_match_ms the rest (prior mode: map features or window, rectification, matching,
+// robust fit; the first keyframe over a map tile also extracts that tile).
 // Thread: one instance per thread (it holds the models, and opens its own Basemaps).
 #pragma once
 
@@ -169,6 +173,10 @@ class BasemapRegistrar {
   // Global searches prepared and kept (one per ground resolution, about 10 % apart; at
   // most 2, the least recently used is dropped): memory stays bounded over any flight.
   std::size_t preparedSearchCount() const;
+
+  // Map tiles whose features prior mode keeps (with local features), over all ground
+  // resolutions: bounded, and reused by every keyframe whose window they overlap.
+  std::size_t mapFeatureTileCount() const;
 
   // Frames downloaded from a device so far (one per registered device keyframe).
   const vision::ImageTransfers& keyframeTransfers() const;

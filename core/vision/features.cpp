@@ -154,6 +154,53 @@ FeatureSet makeFeatureSetFromHost(const std::vector<cv::Point2f>& keypoints_px,
   return makeFeatureSet(points, weights, rows, image_width, image_height, device);
 }
 
+FeatureSet selectFeatures(const FeatureSet& features, const std::vector<int>& indices) {
+  const int n = features.size();
+  for (int i : indices)
+    checkArgument(i >= 0 && i < n, "select features: index " + std::to_string(i) + " outside [0, " +
+                                       std::to_string(n) + ")");
+  if (features.empty() && indices.empty()) return features;
+  c10::InferenceMode inference;
+  const FeatureSet::Impl& impl = features.impl();
+  const at::Tensor rows =
+      at::tensor(std::vector<int64_t>(indices.begin(), indices.end()), at::kLong).to(impl.keypoints_px.device());
+  return makeFeatureSet(impl.keypoints_px.index_select(0, rows), impl.scores.index_select(0, rows),
+                        impl.descriptors.index_select(0, rows), impl.image_width, impl.image_height, impl.device);
+}
+
+FeatureSet mosaicFeatures(const std::vector<FeatureSet>& parts,
+                          const std::vector<cv::Matx23d>& common_from_part, cv::Size common_size) {
+  checkArgument(parts.size() == common_from_part.size(),
+                "feature mosaic: " + std::to_string(parts.size()) + " parts but " +
+                    std::to_string(common_from_part.size()) + " transforms");
+  checkArgument(common_size.width > 0 && common_size.height > 0, "feature mosaic: the size must be positive");
+  c10::InferenceMode inference;
+  std::vector<at::Tensor> points, scores, descriptors;
+  const FeatureSet* first = nullptr;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    if (parts[k].empty()) continue;
+    const FeatureSet::Impl& impl = parts[k].impl();
+    if (!first) first = &parts[k];
+    checkArgument(impl.device == first->impl().device && parts[k].descriptorDim() == first->descriptorDim(),
+                  "feature mosaic: parts on different devices or with different descriptor sizes");
+    const cv::Matx23d& a = common_from_part[k];
+    const at::Tensor x = impl.keypoints_px.select(1, 0).to(at::kDouble);
+    const at::Tensor y = impl.keypoints_px.select(1, 1).to(at::kDouble);
+    const at::Tensor cx = x * a(0, 0) + y * a(0, 1) + a(0, 2);
+    const at::Tensor cy = x * a(1, 0) + y * a(1, 1) + a(1, 2);
+    const at::Tensor inside = (cx >= -0.5) & (cx < common_size.width - 0.5) & (cy >= -0.5) &
+                              (cy < common_size.height - 0.5);
+    const at::Tensor rows = inside.nonzero().squeeze(1);
+    points.push_back(at::stack({cx, cy}, 1).index_select(0, rows).to(at::kFloat));
+    scores.push_back(impl.scores.index_select(0, rows));
+    descriptors.push_back(impl.descriptors.index_select(0, rows));
+  }
+  if (!first) return FeatureSet();
+  const FeatureSet::Impl& model = first->impl();
+  return makeFeatureSet(at::cat(points), at::cat(scores), at::cat(descriptors), common_size.width,
+                        common_size.height, model.device);
+}
+
 // --- options and factory -----------------------------------------------------------
 
 void ExtractorOptions::check() const {

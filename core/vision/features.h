@@ -43,6 +43,19 @@ class FeatureSet {
   std::shared_ptr<const Impl> impl_;
 };
 
+// The keypoints of `features` at `indices` (in that order, each in [0, size)), with
+// their scores and descriptors, on the same device and for the same image size.
+FeatureSet selectFeatures(const FeatureSet& features, const std::vector<int>& indices);
+
+// The features of several images in one pixel frame of `common_size` (a mosaic): the
+// keypoints of parts[k] mapped through the affine common_from_part[k] (pixels to
+// pixels, OpenCV convention), keeping those that land inside the frame
+// ([-0.5, width - 0.5) x [-0.5, height - 0.5)); scores and descriptors as they were.
+// Every part on one device with one descriptor size (empty parts are skipped). Runs
+// on the parts' device; the result is there too.
+FeatureSet mosaicFeatures(const std::vector<FeatureSet>& parts,
+                          const std::vector<cv::Matx23d>& common_from_part, cv::Size common_size);
+
 // Which extractor, and how many keypoints.
 struct ExtractorOptions {
   std::string model = "orb";  // "orb", "sift", "aliked-t16", "aliked-n16", "aliked-n16rot", "aliked-n32", ...

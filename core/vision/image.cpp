@@ -2,6 +2,9 @@
 
 #include <ATen/ATen.h>
 
+#include <opencv2/imgproc.hpp>
+
+#include "core/util/check.h"
 #include "core/util/error.h"
 #include "core/vision/image_impl.h"
 
@@ -67,11 +70,22 @@ bool Image::onHost() const { return !impl_->device.defined(); }
 
 cv::Mat Image::hostPixels(ImageTransfers* transfers) const {
   if (!impl_->device.defined()) return impl_->host;
-  const at::Tensor host = impl_->device.to(at::kCPU).contiguous();
+  // One copy, straight into the matrix's memory.
+  const at::Tensor& pixels = impl_->device;
+  cv::Mat out(static_cast<int>(pixels.size(0)), static_cast<int>(pixels.size(1)),
+              CV_8UC(static_cast<int>(pixels.size(2))));
+  hostTensor(out).copy_(pixels);
   if (transfers) ++transfers->downloads;
-  const int type = CV_8UC(static_cast<int>(host.size(2)));
-  return cv::Mat(static_cast<int>(host.size(0)), static_cast<int>(host.size(1)), type, host.data_ptr<std::uint8_t>())
-      .clone();
+  return out;
+}
+
+Image Image::to(const DeviceSpec& device, ImageTransfers* transfers) const {
+  if (empty() || this->device() == device) return *this;
+  if (!device.cuda) return fromHost(hostPixels(transfers));
+  const at::Device target(at::kCUDA, static_cast<c10::DeviceIndex>(device.index));
+  const at::Tensor pixels = imageTensorOn(*this, target, transfers);
+  // A host view uploaded, or a copy between devices: a tensor of its own either way.
+  return imageFromTensor(pixels);
 }
 
 Image Image::clone() const {
@@ -116,6 +130,48 @@ at::Tensor imageTensorOn(const Image& image, const at::Device& device, ImageTran
   if (device.is_cpu()) return host;
   if (transfers) ++transfers->uploads;
   return host.to(device);
+}
+
+Image warpPerspective(const Image& source, const cv::Matx33d& target_from_source, cv::Size target_size) {
+  checkArgument(target_size.width > 0 && target_size.height > 0,
+                "image warp: the target size must be positive");
+  checkArgument(!source.empty(), "image warp: empty source image");
+  const Image::Impl& impl = source.impl();
+  if (!impl.device.defined()) {
+    cv::Mat out;
+    cv::warpPerspective(impl.host, out, cv::Mat(target_from_source), target_size, cv::INTER_LINEAR,
+                        cv::BORDER_CONSTANT);
+    return Image::fromHost(out);
+  }
+  return imageFromTensor(warpPerspectiveTensor(impl.device, target_from_source, target_size));
+}
+
+at::Tensor warpPerspectiveTensor(const at::Tensor& source_hwc_u8, const cv::Matx33d& target_from_source,
+                                 cv::Size target_size) {
+  c10::InferenceMode inference;
+  const at::Device device = source_hwc_u8.device();
+  const int64_t source_h = source_hwc_u8.size(0), source_w = source_hwc_u8.size(1);
+  // Source position of every target pixel centre, in double on the host's matrix, then
+  // float32 on the device (pixel coordinates below 10^4: float keeps 1e-3 px).
+  const cv::Matx33d s = target_from_source.inv();
+  const auto f32 = at::TensorOptions().dtype(at::kFloat).device(device);
+  const at::Tensor x = at::arange(target_size.width, f32).view({1, -1});
+  const at::Tensor y = at::arange(target_size.height, f32).view({-1, 1});
+  const at::Tensor w = x * float(s(2, 0)) + y * float(s(2, 1)) + float(s(2, 2));
+  const at::Tensor u = (x * float(s(0, 0)) + y * float(s(0, 1)) + float(s(0, 2))) / w;
+  const at::Tensor v = (x * float(s(1, 0)) + y * float(s(1, 1)) + float(s(1, 2))) / w;
+  // grid_sample's normalised coordinates with align_corners: -1 and 1 are the centres of
+  // the first and last pixels (OpenCV's pixel-centre convention). Points behind the
+  // camera (w <= 0) and outside the source read zeros, as cv::BORDER_CONSTANT does.
+  at::Tensor gu = u * (2.0f / float(std::max<int64_t>(1, source_w - 1))) - 1.0f;
+  at::Tensor gv = v * (2.0f / float(std::max<int64_t>(1, source_h - 1))) - 1.0f;
+  const at::Tensor behind = w <= 0;
+  gu = gu.masked_fill(behind, -2.0f);
+  gv = gv.masked_fill(behind, -2.0f);
+  const at::Tensor grid = at::stack({gu, gv}, -1).unsqueeze(0);  // [1,H,W,2]
+  const at::Tensor input = source_hwc_u8.permute({2, 0, 1}).unsqueeze(0).to(at::kFloat);  // [1,C,H,W]
+  const at::Tensor sampled = at::grid_sampler(input, grid, /*bilinear*/ 0, /*zeros*/ 0, /*align_corners*/ true);
+  return sampled.squeeze(0).permute({1, 2, 0}).round().clamp(0, 255).to(at::kByte).contiguous();
 }
 
 }  // namespace skytrace::vision

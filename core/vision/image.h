@@ -45,6 +45,10 @@ class Image {
   // The pixels as a host matrix: a view of host pixels, or a download of device ones
   // (counted in *transfers when given; waits for the current stream).
   cv::Mat hostPixels(ImageTransfers* transfers = nullptr) const;
+  // The image on `device`: itself when it is there already, otherwise a copy that owns
+  // its pixels, counted in *transfers when given (to the host: a download; to a device,
+  // from the host or from another device: an upload).
+  Image to(const DeviceSpec& device, ImageTransfers* transfers = nullptr) const;
   // A deep copy that owns its pixels, on the same device (device copies run on the
   // calling thread's current stream).
   Image clone() const;
@@ -54,5 +58,13 @@ class Image {
  private:
   std::shared_ptr<const Impl> impl_;
 };
+
+// The source warped by a homography: target(x, y) = source(target_from_source^-1 (x, y)),
+// bilinear, zero outside the source (cv::warpPerspective with INTER_LINEAR and
+// BORDER_CONSTANT). The result lies where the source does: host pixels are warped by
+// OpenCV, device pixels on the device (no copy to the host), on the calling thread's
+// current stream. Pixel centres at integer coordinates. Throws InvalidArgument for an
+// empty source or target size.
+Image warpPerspective(const Image& source, const cv::Matx33d& target_from_source, cv::Size target_size);
 
 }  // namespace skytrace::vision

@@ -25,4 +25,10 @@ Image imageFromTensor(const at::Tensor& pixels_hwc_u8);
 // download to it). Host pixels are wrapped without a copy when `device` is the CPU.
 at::Tensor imageTensorOn(const Image& image, const at::Device& device, ImageTransfers* transfers);
 
+// warpPerspective's tensor form, on the tensor's device: [H,W,C] uint8 in, [h,w,C] uint8
+// out (the target size), rounded. Also runs on CPU tensors (the tests compare it with
+// OpenCV there).
+at::Tensor warpPerspectiveTensor(const at::Tensor& source_hwc_u8, const cv::Matx33d& target_from_source,
+                                 cv::Size target_size);
+
 }  // namespace skytrace::vision

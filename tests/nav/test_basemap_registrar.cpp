@@ -6,12 +6,16 @@
 //   the next request prepares the tiles again from the start (nothing half-built is
 //   cached) and gives a global-mode fix;
 // - a prepared resolution is not prepared again, and at most two are kept: a flight whose
-//   height estimate wanders does not add one per height for the whole run.
+//   height estimate wanders does not add one per height for the whole run;
+// - prior mode gathers the map's features from tiles extracted once: a wrong prior (2.5 m
+//   off) is corrected to the frame's true place, and the next keyframes over the same
+//   area reuse the tiles (none read or extracted again).
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <opencv2/imgproc.hpp>
 
+#include <cmath>
 #include <vector>
 
 #include "core/geo/geodesy.h"
@@ -124,6 +128,35 @@ class TestBasemapRegistrar : public QObject {
     registrar.registerFrame(again);
     QCOMPARE(preparations, 4);
     QCOMPARE(registrar.preparedSearchCount(), std::size_t(2));
+  }
+
+  void priorModeReusesTheMapFeatures() {
+    nav::BasemapRegistrar registrar = makeRegistrar();
+    nav::RegistrationRequest request = centreRequest();
+    nav::CameraPose prior;
+    prior.position_enu = cv::Vec3d(2.0, -1.5, request.height_hint_m);  // the frame is at (0, 0)
+    prior.yaw_deg = 0.0;
+    prior.pitch_deg = -90.0;
+    request.prior = prior;
+    request.prior_sigma_m = 3.0;
+    const nav::RegistrationFix fix = registrar.registerFrame(request);
+    QVERIFY2(fix.accepted, fix.reason.c_str());
+    QVERIFY(!fix.global_mode);
+    const double error_m = std::hypot(fix.pose.position_enu[0], fix.pose.position_enu[1]);
+    QVERIFY2(error_m < 0.5, qPrintable(QString::number(error_m)));
+    QVERIFY2(std::abs(fix.pose.position_enu[2] - request.height_hint_m) < 1.0,
+             qPrintable(QString::number(fix.pose.position_enu[2])));
+    const std::size_t tiles = registrar.mapFeatureTileCount();
+    QVERIFY(tiles >= 1);
+    QCOMPARE(registrar.preparedSearchCount(), std::size_t(0));  // no global search was needed
+
+    // A later keyframe over the same ground (its window 0.7 m away, within the same
+    // tiles): same answer, no tile built again.
+    request.prior->position_enu = cv::Vec3d(1.5, -1.0, request.height_hint_m);
+    const nav::RegistrationFix again = registrar.registerFrame(request);
+    QVERIFY2(again.accepted, again.reason.c_str());
+    QVERIFY(std::hypot(again.pose.position_enu[0], again.pose.position_enu[1]) < 0.5);
+    QCOMPARE(registrar.mapFeatureTileCount(), tiles);
   }
 
   void cancelInsideTheSearchAbandonsItCleanly() {

@@ -1,11 +1,15 @@
 // vision::Image (core/vision/image.h) on the CPU: host views and clones, tensors as
-// images, transfer counting, and extraction from an Image equal to extraction from the
-// cv::Mat it wraps. The device side is checked by test_vision_cuda (label gpu).
+// images, transfer counting, extraction from an Image equal to extraction from the
+// cv::Mat it wraps, warps (host and tensor form), and feature subsets and mosaics
+// (core/vision/features.h). The device side is checked by test_vision_cuda (label gpu).
 #include <QtTest>
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
+
 #include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "core/util/error.h"
 #include "core/vision/feature_set_impl.h"
@@ -45,6 +49,8 @@ class TestImage : public QObject {
     pixels.setTo(cv::Scalar(0, 0, 0));  // the owner reuses its buffer
     QVERIFY(kept.hostPixels().data != pixels.data);
     QVERIFY(cv::norm(kept.hostPixels(), cv::NORM_INF) > 0);  // the clone kept the old pixels
+    QCOMPARE(view.to(DeviceSpec{}, &transfers).hostPixels().data, pixels.data);  // there already
+    QCOMPARE(transfers.uploads + transfers.downloads, std::int64_t(0));
     QVERIFY(Image().empty());
     QVERIFY(Image::fromHost(cv::Mat()).empty());
   }
@@ -90,6 +96,83 @@ class TestImage : public QObject {
     QCOMPARE(from_image.size(), from_mat.size());
     QVERIFY(at::equal(from_image.impl().keypoints_px, from_mat.impl().keypoints_px));
     QCOMPARE(extractor->transfers().uploads + extractor->transfers().downloads, std::int64_t(0));
+  }
+
+  // warpPerspective: host images through OpenCV; the tensor form (what device images
+  // use) agrees with OpenCV up to interpolation rounding (OpenCV's bilinear weights are
+  // fixed point, 1/32 px) and reads zeros outside the source and behind the camera.
+  void warpAgreesWithOpenCv() {
+    cv::Mat pixels;
+    cv::GaussianBlur(texture(160, 120), pixels, cv::Size(5, 5), 1.5);
+    const cv::Matx33d target_from_source(0.9, -0.3, 40.0, 0.25, 0.95, 10.0, 0.0004, -0.0002, 1.0);
+    const cv::Size size(200, 150);
+    cv::Mat expected;
+    cv::warpPerspective(pixels, expected, cv::Mat(target_from_source), size, cv::INTER_LINEAR, cv::BORDER_CONSTANT);
+    const Image host = warpPerspective(Image::fromHost(pixels), target_from_source, size);
+    QVERIFY(host.onHost());
+    QCOMPARE(cv::norm(host.hostPixels(), expected, cv::NORM_INF), 0.0);
+
+    const at::Tensor source = at::from_blob(pixels.data, {pixels.rows, pixels.cols, 3}, at::kByte).clone();
+    const cv::Mat warped = imageFromTensor(warpPerspectiveTensor(source, target_from_source, size)).hostPixels();
+    QCOMPARE(warped.size(), size);
+    cv::Mat diff;
+    cv::absdiff(warped, expected, diff);
+    // Where each target pixel reads the source: well inside (1.5 px from its border) the
+    // two agree up to rounding; well outside both are zero.
+    const cv::Matx33d source_from_target = target_from_source.inv();
+    cv::Mat inside(size, CV_8UC1, cv::Scalar(0)), outside(size, CV_8UC1, cv::Scalar(0));
+    for (int y = 0; y < size.height; ++y) {
+      for (int x = 0; x < size.width; ++x) {
+        const cv::Vec3d p = source_from_target * cv::Vec3d(x, y, 1.0);
+        const double u = p[0] / p[2], v = p[1] / p[2];
+        const double margin = std::min({u, v, pixels.cols - 1 - u, pixels.rows - 1 - v});
+        if (p[2] > 0 && margin > 1.5) inside.at<uchar>(y, x) = 255;
+        if (p[2] <= 0 || margin < -1.5) outside.at<uchar>(y, x) = 255;
+      }
+    }
+    QVERIFY(cv::countNonZero(inside) > 10000 && cv::countNonZero(outside) > 5000);
+    const double worst = cv::norm(warped, expected, cv::NORM_INF, inside);
+    const cv::Scalar mean = cv::mean(diff, inside);
+    QVERIFY2(worst <= 3.0 && mean[0] < 0.6 && mean[1] < 0.6 && mean[2] < 0.6,
+             qPrintable(QString("max %1, mean %2").arg(worst).arg(mean[0])));
+    QCOMPARE(cv::norm(warped, cv::NORM_INF, outside), 0.0);
+    QCOMPARE(cv::norm(expected, cv::NORM_INF, outside), 0.0);
+    // A homography that puts the whole target behind the camera reads nothing.
+    const cv::Matx33d behind(1, 0, 0, 0, 1, 0, 0, 0, -1);
+    QCOMPARE(at::count_nonzero(warpPerspectiveTensor(source, behind, size)).item<int64_t>(), int64_t(0));
+  }
+
+  // selectFeatures keeps the rows asked for, in order; mosaicFeatures moves each part's
+  // keypoints into the common frame and drops those that fall outside it.
+  void featureSubsetsAndMosaics() {
+    const std::vector<cv::Point2f> points = {{1, 1}, {10, 5}, {20, 20}, {39, 29}};
+    const std::vector<float> scores = {0.1f, 0.2f, 0.3f, 0.4f};
+    cv::Mat descriptors(4, 8, CV_32F);
+    for (int r = 0; r < 4; ++r)
+      for (int c = 0; c < 8; ++c) descriptors.at<float>(r, c) = float(r == c);
+    const FeatureSet all = makeFeatureSetFromHost(points, scores, descriptors, 40, 30, DeviceSpec{});
+    const FeatureSet some = selectFeatures(all, {3, 1});
+    QCOMPARE(some.size(), 2);
+    QCOMPARE(some.keypoints()[0], points[3]);
+    QCOMPARE(some.keypoints()[1], points[1]);
+    QCOMPARE(some.scores()[0], 0.4f);
+    QCOMPARE(some.descriptors().at<float>(1, 1), 1.0f);
+    QCOMPARE(selectFeatures(all, {}).size(), 0);
+    QVERIFY(test::errorMessageOf<InvalidArgument>([&] { selectFeatures(all, {4}); }).contains("outside"));
+
+    // Part 0 as it is, part 1 shifted 40 px right: a 60 x 30 frame keeps 4 + 2 points.
+    const FeatureSet mosaic = mosaicFeatures({all, all, FeatureSet()},
+                                             {cv::Matx23d(1, 0, 0, 0, 1, 0), cv::Matx23d(1, 0, 40, 0, 1, 0),
+                                              cv::Matx23d(1, 0, 0, 0, 1, 0)},
+                                             cv::Size(60, 30));
+    QCOMPARE(mosaic.size(), 6);
+    QCOMPARE(mosaic.imageWidth(), 60);
+    const std::vector<cv::Point2f> moved = mosaic.keypoints();
+    QCOMPARE(moved[4], cv::Point2f(41, 1));
+    QCOMPARE(moved[5], cv::Point2f(50, 5));
+    QCOMPARE(mosaic.scores()[5], 0.2f);
+    QCOMPARE(mosaic.descriptors().at<float>(5, 1), 1.0f);
+    QVERIFY(mosaicFeatures({FeatureSet()}, {cv::Matx23d(1, 0, 0, 0, 1, 0)}, cv::Size(4, 4)).empty());
   }
 };
 

@@ -1,0 +1,57 @@
+#include "core/nav/map_feature_cache.h"
+
+#include <cmath>
+#include <vector>
+
+#include "core/util/check.h"
+
+namespace skytrace::nav {
+
+MapFeatureCache::MapFeatureCache(cv::Point2d origin_enu, double tile_m, std::size_t max_tiles, TileSource source)
+    : origin_enu_(origin_enu), tile_m_(tile_m), max_tiles_(max_tiles), source_(std::move(source)) {
+  checkArgument(tile_m > 0 && std::isfinite(tile_m), "map feature cache: the tile size must be positive");
+  checkArgument(max_tiles >= 4, "map feature cache: keep at least 4 tiles");
+  checkArgument(static_cast<bool>(source_), "map feature cache: no tile source");
+}
+
+vision::FeatureSet MapFeatureCache::gather(const cv::Rect2d& rect_enu, const cv::Matx33d& grid_from_enu,
+                                           cv::Size grid_size) {
+  const long col0 = long(std::floor((rect_enu.x - origin_enu_.x) / tile_m_));
+  const long col1 = long(std::floor((rect_enu.x + rect_enu.width - origin_enu_.x) / tile_m_));
+  const long row0 = long(std::floor((rect_enu.y - origin_enu_.y) / tile_m_));
+  const long row1 = long(std::floor((rect_enu.y + rect_enu.height - origin_enu_.y) / tile_m_));
+  // A window never needs more tiles than are kept: a larger one would evict its own.
+  checkArgument(std::size_t((col1 - col0 + 1) * (row1 - row0 + 1)) <= max_tiles_,
+                "map feature cache: the window needs more tiles than are kept");
+  ++uses_;
+  std::vector<vision::FeatureSet> parts;
+  std::vector<cv::Matx23d> grid_from_pixel;
+  for (long row = row0; row <= row1; ++row) {
+    for (long col = col0; col <= col1; ++col) {
+      auto it = tiles_.find({col, row});
+      if (it == tiles_.end()) {
+        const cv::Rect2d core(origin_enu_.x + col * tile_m_, origin_enu_.y + row * tile_m_, tile_m_, tile_m_);
+        MapFeatureTile tile = source_(core);
+        ++tiles_built_;
+        while (tiles_.size() >= max_tiles_) {
+          auto oldest = tiles_.begin();
+          for (auto t = tiles_.begin(); t != tiles_.end(); ++t)
+            if (t->second.last_used < oldest->second.last_used) oldest = t;
+          tiles_.erase(oldest);
+        }
+        it = tiles_.emplace(std::make_pair(col, row), Kept{std::move(tile), 0}).first;
+      }
+      it->second.last_used = uses_;
+      if (it->second.tile.features.empty()) continue;
+      const cv::Matx23d& e = it->second.tile.enu_from_pixel;
+      const cv::Matx33d enu_from_pixel(e(0, 0), e(0, 1), e(0, 2), e(1, 0), e(1, 1), e(1, 2), 0, 0, 1);
+      const cv::Matx33d g = grid_from_enu * enu_from_pixel;
+      parts.push_back(it->second.tile.features);
+      grid_from_pixel.emplace_back(g(0, 0), g(0, 1), g(0, 2), g(1, 0), g(1, 1), g(1, 2));
+    }
+  }
+  if (parts.empty()) return vision::FeatureSet();
+  return vision::mosaicFeatures(parts, grid_from_pixel, grid_size);
+}
+
+}  // namespace skytrace::nav

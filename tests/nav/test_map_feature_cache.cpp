@@ -1,0 +1,125 @@
+// MapFeatureCache (core/nav/map_feature_cache.h) with a tile source that makes one
+// keypoint at each tile's core centre and counts its calls:
+// - gather() builds exactly the tiles a window overlaps, once: a second window over the
+//   same tiles builds none;
+// - keypoints come back in the caller's grid pixels (the tile's ENU placement composed
+//   with grid_from_enu), and those outside the grid are dropped;
+// - at most max_tiles are kept, the least recently used go first;
+// - a source that throws keeps nothing, and the next gather tries again.
+#include <QtTest>
+
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+#include "core/nav/map_feature_cache.h"
+#include "core/util/error.h"
+#include "core/vision/feature_set_impl.h"
+#include "tests/test_support.h"
+
+using namespace skytrace;
+
+namespace {
+
+constexpr double kTileM = 10.0;  // 10 m tiles of 100 px at 0.1 m
+constexpr double kGsdM = 0.1;
+
+// One keypoint at the centre of the tile's core; the tile's pixels are 0.1 m, north up,
+// pixel (0, 0) at the core's north-west corner.
+nav::MapFeatureTile centreTile(const cv::Rect2d& core) {
+  nav::MapFeatureTile tile;
+  const double top = core.y + core.height;
+  tile.enu_from_pixel = cv::Matx23d(kGsdM, 0, core.x, 0, -kGsdM, top);
+  cv::Mat descriptor(1, 4, CV_32F, cv::Scalar(0.5f));
+  tile.features = vision::makeFeatureSetFromHost({cv::Point2f(50, 50)}, {1.0f}, descriptor, 100, 100,
+                                                 vision::DeviceSpec{});
+  return tile;
+}
+
+// ENU -> a 0.1 m north-up grid whose pixel (0, 0) is at (rect.x, top of rect).
+cv::Matx33d gridFromEnu(const cv::Rect2d& rect) {
+  return cv::Matx33d(1 / kGsdM, 0, -rect.x / kGsdM, 0, -1 / kGsdM, (rect.y + rect.height) / kGsdM, 0, 0, 1);
+}
+
+cv::Size gridSize(const cv::Rect2d& rect) { return cv::Size(int(rect.width / kGsdM), int(rect.height / kGsdM)); }
+
+}  // namespace
+
+class TestMapFeatureCache : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void buildsEachTileOnceAndPlacesItsFeatures() {
+    std::vector<cv::Rect2d> built;
+    nav::MapFeatureCache cache({0, 0}, kTileM, 16, [&](const cv::Rect2d& core) {
+      built.push_back(core);
+      return centreTile(core);
+    });
+    // A window over (4..24, 4..24) m overlaps tiles 0..2 in both directions; of their
+    // centres (5, 15, 25 m) those at 25 m are outside the grid.
+    const cv::Rect2d window(4, 4, 20, 20);
+    const vision::FeatureSet features = cache.gather(window, gridFromEnu(window), gridSize(window));
+    QCOMPARE(int(built.size()), 9);
+    QCOMPARE(features.size(), 4);
+    std::vector<cv::Point2f> points = features.keypoints();
+    std::sort(points.begin(), points.end(), [](const cv::Point2f& a, const cv::Point2f& b) {
+      return a.y < b.y || (a.y == b.y && a.x < b.x);
+    });
+    // ENU (5, 15) -> grid ((5 - 4) / 0.1, (24 - 15) / 0.1) = (10, 90).
+    QCOMPARE(points[0], cv::Point2f(10, 90));
+    QCOMPARE(points[3], cv::Point2f(110, 190));
+    QCOMPARE(features.imageWidth(), 200);
+
+    // The same ground again, shifted within the tiles: nothing built.
+    const cv::Rect2d nearby(5, 5, 20, 20);
+    QCOMPARE(cache.gather(nearby, gridFromEnu(nearby), gridSize(nearby)).size(), 4);
+    QCOMPARE(int(built.size()), 9);
+    QCOMPARE(cache.tilesBuilt(), std::int64_t(9));
+  }
+
+  void keepsAtMostItsBoundLeastRecentlyUsedOut() {
+    int builds = 0;
+    nav::MapFeatureCache cache({0, 0}, kTileM, 4, [&](const cv::Rect2d& core) {
+      ++builds;
+      return centreTile(core);
+    });
+    const cv::Rect2d a(1, 1, 8, 8), b(11, 1, 8, 8), c(21, 1, 8, 8), d(31, 1, 8, 8), e(41, 1, 8, 8);
+    for (const cv::Rect2d& r : {a, b, c, d}) QCOMPARE(cache.gather(r, gridFromEnu(r), gridSize(r)).size(), 1);
+    QCOMPARE(builds, 4);
+    cache.gather(a, gridFromEnu(a), gridSize(a));  // a is the most recent now; b the oldest
+    cache.gather(e, gridFromEnu(e), gridSize(e));
+    QCOMPARE(builds, 5);
+    QCOMPARE(cache.tileCount(), std::size_t(4));
+    cache.gather(a, gridFromEnu(a), gridSize(a));
+    QCOMPARE(builds, 5);  // kept
+    cache.gather(b, gridFromEnu(b), gridSize(b));
+    QCOMPARE(builds, 6);  // was dropped
+    // A window wider than the bound would evict its own tiles: refused.
+    const cv::Rect2d wide(1, 1, 48, 8);
+    QVERIFY(test::errorMessageOf<InvalidArgument>([&] { cache.gather(wide, gridFromEnu(wide), gridSize(wide)); })
+                .contains("more tiles"));
+  }
+
+  void aFailingSourceKeepsNothing() {
+    bool fail = true;
+    nav::MapFeatureCache cache({0, 0}, kTileM, 8, [&](const cv::Rect2d& core) {
+      if (fail) throw std::runtime_error("unreadable block");
+      return centreTile(core);
+    });
+    const cv::Rect2d r(1, 1, 8, 8);
+    bool threw = false;
+    try {
+      cache.gather(r, gridFromEnu(r), gridSize(r));
+    } catch (const std::runtime_error&) {
+      threw = true;
+    }
+    QVERIFY(threw);
+    QCOMPARE(cache.tileCount(), std::size_t(0));
+    fail = false;
+    QCOMPARE(cache.gather(r, gridFromEnu(r), gridSize(r)).size(), 1);
+    QCOMPARE(cache.tileCount(), std::size_t(1));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestMapFeatureCache)
+#include "test_map_feature_cache.moc"
