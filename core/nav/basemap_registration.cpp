@@ -218,7 +218,8 @@ struct BasemapRegistrar::State {
   RegistrationOptions options;
   std::vector<OpenBasemap> basemaps;
   // Local features: created when VLAD or the fine matcher needs them (else null).
-  std::unique_ptr<vision::FeatureExtractor> frame_extractor;
+  std::unique_ptr<vision::FeatureExtractor> frame_extractor;        // global search, eager
+  std::unique_ptr<vision::FeatureExtractor> prior_frame_extractor;  // prior mode, CUDA graphs
   std::unique_ptr<vision::FeatureExtractor> map_extractor;  // twice the keypoint budget
   // Prior mode's map tiles (kFeatureTileCorePx plus margins): twice the frame's keypoints
   // per pixel, as the map windows of the global search have.
@@ -448,6 +449,8 @@ struct BasemapRegistrar::State {
       keep.push_back(int(i));
     }
     tile.features = vision::selectFeatures(all, keep);
+    tile.keypoints_px.reserve(keep.size());
+    for (int i : keep) tile.keypoints_px.push_back(points[std::size_t(i)]);
     return tile;
   }
 
@@ -496,7 +499,11 @@ struct BasemapRegistrar::State {
     const cv::Matx33d grid_from_image = grid_from_enu * groundFromImage(camera, *request.prior, ground_up_m);
 
     // Where the frame lands on the grid: its border (8 points) through the prior, or the
-    // whole grid when part of the frame sees the horizon.
+    // whole grid when part of the frame sees the horizon. On a GPU the crop is a square
+    // around it of a side that holds the frame at any heading (its diagonal at the
+    // grid's resolution, plus the margin, in steps of 64 px): one size per ground
+    // resolution, so the extractor replays one captured CUDA graph, where an eager pass
+    // over a new shape (nearly every keyframe's) costs ~50 ms of planning.
     cv::Rect crop(0, 0, grid_size.width, grid_size.height);
     {
       const double w = camera.width_px - 1.0, h = camera.height_px - 1.0;
@@ -518,9 +525,17 @@ struct BasemapRegistrar::State {
         // whole window around the frame.
         const cv::Rect2d box = envelope(landed);
         const int pad = kFeatureTileMarginPx;
-        const cv::Rect bounds(int(std::floor(box.x)) - pad, int(std::floor(box.y)) - pad,
-                              int(std::ceil(box.width)) + 2 * pad + 1, int(std::ceil(box.height)) + 2 * pad + 1);
-        crop &= bounds;
+        if (options.features.device.cuda) {
+          const double frame_to_grid = groundSampleDistanceM(camera, *request.prior, ground_up_m) / gsd;
+          const double diagonal = std::hypot(camera.width_px, camera.height_px) * frame_to_grid;
+          const int side = 64 * int(std::ceil((diagonal + 2 * pad) / 64.0));
+          crop = cv::Rect(int(std::lround(box.x + 0.5 * box.width)) - side / 2,
+                          int(std::lround(box.y + 0.5 * box.height)) - side / 2, side, side);
+        } else {
+          const cv::Rect bounds(int(std::floor(box.x)) - pad, int(std::floor(box.y)) - pad,
+                                int(std::ceil(box.width)) + 2 * pad + 1, int(std::ceil(box.height)) + 2 * pad + 1);
+          crop &= bounds;
+        }
       }
     }
     if (crop.area() < 32 * 32) {
@@ -535,12 +550,13 @@ struct BasemapRegistrar::State {
     const vision::Image rectified = vision::warpPerspective(source, crop_from_image, crop.size());
 
     MatchImage frame;
-    frame.features = frame_extractor->extract(rectified);
+    frame.features = prior_frame_extractor->extract(rectified);
     frame.keypoints = frame.features.keypoints();
     for (cv::Point2f& p : frame.keypoints) p += cv::Point2f(float(crop.x), float(crop.y));
+    GridFeatures gathered = cache.gather(rect, grid_from_enu, grid_size);
     MatchImage map;
-    map.features = cache.gather(rect, grid_from_enu, grid_size);
-    map.keypoints = map.features.keypoints();
+    map.features = std::move(gathered.features);
+    map.keypoints = std::move(gathered.keypoints_px);
     Correspondences pairs = fine_matcher->match(frame, map);
 
     // Frame points that came from at least 4 grid pixels inside the frame (the window
@@ -879,16 +895,19 @@ BasemapRegistrar::BasemapRegistrar(const std::vector<std::string>& basemap_paths
       return options.features_fallback ? vision::createFeatureExtractorOrFallback(extractor, "orb")
                                        : vision::createFeatureExtractor(extractor);
     };
-    // Rectified frames and map windows change size with every keyframe: a CUDA graph per
-    // shape would be captured (and kept) for nearly every registration. Eager (fused
-    // kernels where ALIKED has them) instead.
+    // Global search: scaled frames and map tiles change size with the ground
+    // resolution, and the dense path's windows with every keyframe: eager (fused kernels
+    // where ALIKED has them). Prior mode's frames (one square size per resolution on a
+    // GPU) and map tiles (one size) replay CUDA graphs.
     vision::ExtractorOptions frame_options = options.features;
     frame_options.use_cuda_graphs = false;
     s.frame_extractor = create(frame_options);
+    vision::ExtractorOptions prior_frame_options = options.features;
+    s.prior_frame_extractor = create(prior_frame_options);
     vision::ExtractorOptions map_options = frame_options;
     map_options.max_keypoints = 2 * options.features.max_keypoints;
     s.map_extractor = create(map_options);
-    vision::ExtractorOptions tile_options = frame_options;
+    vision::ExtractorOptions tile_options = prior_frame_options;
     const double tile_px = State::kFeatureTileCorePx + 2.0 * State::kFeatureTileMarginPx;
     tile_options.max_keypoints = int(std::lround(2.0 * options.features.max_keypoints * tile_px * tile_px /
                                                  (double(camera.width_px) * camera.height_px)));

@@ -14,8 +14,7 @@ MapFeatureCache::MapFeatureCache(cv::Point2d origin_enu, double tile_m, std::siz
   checkArgument(static_cast<bool>(source_), "map feature cache: no tile source");
 }
 
-vision::FeatureSet MapFeatureCache::gather(const cv::Rect2d& rect_enu, const cv::Matx33d& grid_from_enu,
-                                           cv::Size grid_size) {
+GridFeatures MapFeatureCache::gather(const cv::Rect2d& rect_enu, const cv::Matx33d& grid_from_enu, cv::Size grid_size) {
   const long col0 = long(std::floor((rect_enu.x - origin_enu_.x) / tile_m_));
   const long col1 = long(std::floor((rect_enu.x + rect_enu.width - origin_enu_.x) / tile_m_));
   const long row0 = long(std::floor((rect_enu.y - origin_enu_.y) / tile_m_));
@@ -24,8 +23,10 @@ vision::FeatureSet MapFeatureCache::gather(const cv::Rect2d& rect_enu, const cv:
   checkArgument(std::size_t((col1 - col0 + 1) * (row1 - row0 + 1)) <= max_tiles_,
                 "map feature cache: the window needs more tiles than are kept");
   ++uses_;
+  GridFeatures out;
   std::vector<vision::FeatureSet> parts;
-  std::vector<cv::Matx23d> grid_from_pixel;
+  std::vector<std::vector<int>> rows;
+  const double right = grid_size.width - 0.5, bottom = grid_size.height - 0.5;
   for (long row = row0; row <= row1; ++row) {
     for (long col = col0; col <= col1; ++col) {
       auto it = tiles_.find({col, row});
@@ -42,16 +43,26 @@ vision::FeatureSet MapFeatureCache::gather(const cv::Rect2d& rect_enu, const cv:
         it = tiles_.emplace(std::make_pair(col, row), Kept{std::move(tile), 0}).first;
       }
       it->second.last_used = uses_;
-      if (it->second.tile.features.empty()) continue;
-      const cv::Matx23d& e = it->second.tile.enu_from_pixel;
-      const cv::Matx33d enu_from_pixel(e(0, 0), e(0, 1), e(0, 2), e(1, 0), e(1, 1), e(1, 2), 0, 0, 1);
-      const cv::Matx33d g = grid_from_enu * enu_from_pixel;
-      parts.push_back(it->second.tile.features);
-      grid_from_pixel.emplace_back(g(0, 0), g(0, 1), g(0, 2), g(1, 0), g(1, 1), g(1, 2));
+      const MapFeatureTile& tile = it->second.tile;
+      if (tile.keypoints_px.empty()) continue;
+      const cv::Matx23d& e = tile.enu_from_pixel;
+      const cv::Matx33d g = grid_from_enu * cv::Matx33d(e(0, 0), e(0, 1), e(0, 2), e(1, 0), e(1, 1), e(1, 2), 0, 0, 1);
+      std::vector<int> kept;
+      for (std::size_t i = 0; i < tile.keypoints_px.size(); ++i) {
+        const cv::Point2f& p = tile.keypoints_px[i];
+        const double x = g(0, 0) * p.x + g(0, 1) * p.y + g(0, 2);
+        const double y = g(1, 0) * p.x + g(1, 1) * p.y + g(1, 2);
+        if (x < -0.5 || y < -0.5 || x >= right || y >= bottom) continue;
+        kept.push_back(int(i));
+        out.keypoints_px.emplace_back(float(x), float(y));
+      }
+      if (kept.empty()) continue;
+      parts.push_back(tile.features);
+      rows.push_back(std::move(kept));
     }
   }
-  if (parts.empty()) return vision::FeatureSet();
-  return vision::mosaicFeatures(parts, grid_from_pixel, grid_size);
+  if (!parts.empty()) out.features = vision::gatherFeatures(parts, rows, out.keypoints_px, grid_size);
+  return out;
 }
 
 }  // namespace skytrace::nav

@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <utility>
+#include <vector>
 
 #include <opencv2/core.hpp>
 
@@ -21,10 +22,19 @@
 namespace skytrace::nav {
 
 // One tile's features: only keypoints inside the tile's core rectangle and on valid map
-// pixels (the source decides both), with where the tile's pixels lie in ENU.
+// pixels (the source decides both), with a host copy of their positions and where the
+// tile's pixels lie in ENU.
 struct MapFeatureTile {
   vision::FeatureSet features;
+  std::vector<cv::Point2f> keypoints_px;  // features.keypoints(), kept on the host
   cv::Matx23d enu_from_pixel = cv::Matx23d(1, 0, 0, 0, 1, 0);
+};
+
+// Map features in the pixels of a caller's grid: the set (on the tiles' device) and its
+// keypoints on the host.
+struct GridFeatures {
+  vision::FeatureSet features;
+  std::vector<cv::Point2f> keypoints_px;
 };
 
 class MapFeatureCache {
@@ -41,7 +51,9 @@ class MapFeatureCache {
   // The features inside `rect_enu`, in the pixels of the caller's grid
   // (grid_from_enu: ENU metres -> grid pixels, affine), keeping those that land inside
   // grid_size. Builds the tiles it needs that are not kept yet.
-  vision::FeatureSet gather(const cv::Rect2d& rect_enu, const cv::Matx33d& grid_from_enu, cv::Size grid_size);
+  // The selection and the new positions are computed on the host from the kept
+  // keypoints: one gather of scores and descriptors per tile on the device, no wait.
+  GridFeatures gather(const cv::Rect2d& rect_enu, const cv::Matx33d& grid_from_enu, cv::Size grid_size);
 
   std::size_t tileCount() const { return tiles_.size(); }
   std::int64_t tilesBuilt() const { return tiles_built_; }  // over the cache's life

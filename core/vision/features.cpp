@@ -168,37 +168,38 @@ FeatureSet selectFeatures(const FeatureSet& features, const std::vector<int>& in
                         impl.descriptors.index_select(0, rows), impl.image_width, impl.image_height, impl.device);
 }
 
-FeatureSet mosaicFeatures(const std::vector<FeatureSet>& parts,
-                          const std::vector<cv::Matx23d>& common_from_part, cv::Size common_size) {
-  checkArgument(parts.size() == common_from_part.size(),
-                "feature mosaic: " + std::to_string(parts.size()) + " parts but " +
-                    std::to_string(common_from_part.size()) + " transforms");
-  checkArgument(common_size.width > 0 && common_size.height > 0, "feature mosaic: the size must be positive");
+FeatureSet gatherFeatures(const std::vector<FeatureSet>& parts, const std::vector<std::vector<int>>& rows,
+                          const std::vector<cv::Point2f>& keypoints_px, cv::Size image_size) {
+  checkArgument(parts.size() == rows.size(), "gather features: " + std::to_string(parts.size()) + " parts but " +
+                                                 std::to_string(rows.size()) + " row lists");
+  checkArgument(image_size.width > 0 && image_size.height > 0, "gather features: the size must be positive");
   c10::InferenceMode inference;
-  std::vector<at::Tensor> points, scores, descriptors;
-  const FeatureSet* first = nullptr;
+  std::vector<at::Tensor> scores, descriptors;
+  const FeatureSet::Impl* first = nullptr;
+  std::size_t gathered = 0;
   for (std::size_t k = 0; k < parts.size(); ++k) {
-    if (parts[k].empty()) continue;
+    if (rows[k].empty()) continue;
     const FeatureSet::Impl& impl = parts[k].impl();
-    if (!first) first = &parts[k];
-    checkArgument(impl.device == first->impl().device && parts[k].descriptorDim() == first->descriptorDim(),
-                  "feature mosaic: parts on different devices or with different descriptor sizes");
-    const cv::Matx23d& a = common_from_part[k];
-    const at::Tensor x = impl.keypoints_px.select(1, 0).to(at::kDouble);
-    const at::Tensor y = impl.keypoints_px.select(1, 1).to(at::kDouble);
-    const at::Tensor cx = x * a(0, 0) + y * a(0, 1) + a(0, 2);
-    const at::Tensor cy = x * a(1, 0) + y * a(1, 1) + a(1, 2);
-    const at::Tensor inside = (cx >= -0.5) & (cx < common_size.width - 0.5) & (cy >= -0.5) &
-                              (cy < common_size.height - 0.5);
-    const at::Tensor rows = inside.nonzero().squeeze(1);
-    points.push_back(at::stack({cx, cy}, 1).index_select(0, rows).to(at::kFloat));
-    scores.push_back(impl.scores.index_select(0, rows));
-    descriptors.push_back(impl.descriptors.index_select(0, rows));
+    const int n = parts[k].size();
+    for (int i : rows[k])
+      checkArgument(i >= 0 && i < n, "gather features: row " + std::to_string(i) + " outside [0, " +
+                                         std::to_string(n) + ")");
+    if (!first) first = &impl;
+    checkArgument(impl.device == first->device && impl.descriptors.size(1) == first->descriptors.size(1),
+                  "gather features: parts on different devices or with different descriptor sizes");
+    const at::Tensor index = at::tensor(std::vector<int64_t>(rows[k].begin(), rows[k].end()), at::kLong)
+                                 .to(impl.descriptors.device());
+    scores.push_back(impl.scores.index_select(0, index));
+    descriptors.push_back(impl.descriptors.index_select(0, index));
+    gathered += rows[k].size();
   }
+  checkArgument(keypoints_px.size() == gathered, "gather features: " + std::to_string(keypoints_px.size()) +
+                                                     " keypoints for " + std::to_string(gathered) + " rows");
   if (!first) return FeatureSet();
-  const FeatureSet::Impl& model = first->impl();
-  return makeFeatureSet(at::cat(points), at::cat(scores), at::cat(descriptors), common_size.width,
-                        common_size.height, model.device);
+  at::Tensor points = at::empty({static_cast<int64_t>(gathered), 2}, at::kFloat);
+  std::memcpy(points.data_ptr<float>(), keypoints_px.data(), gathered * 2 * sizeof(float));
+  return makeFeatureSet(points, at::cat(scores), at::cat(descriptors), image_size.width, image_size.height,
+                        first->device);
 }
 
 // --- options and factory -----------------------------------------------------------

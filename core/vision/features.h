@@ -47,14 +47,14 @@ class FeatureSet {
 // their scores and descriptors, on the same device and for the same image size.
 FeatureSet selectFeatures(const FeatureSet& features, const std::vector<int>& indices);
 
-// The features of several images in one pixel frame of `common_size` (a mosaic): the
-// keypoints of parts[k] mapped through the affine common_from_part[k] (pixels to
-// pixels, OpenCV convention), keeping those that land inside the frame
-// ([-0.5, width - 0.5) x [-0.5, height - 0.5)); scores and descriptors as they were.
-// Every part on one device with one descriptor size (empty parts are skipped). Runs
-// on the parts' device; the result is there too.
-FeatureSet mosaicFeatures(const std::vector<FeatureSet>& parts,
-                          const std::vector<cv::Matx23d>& common_from_part, cv::Size common_size);
+// Features gathered from several sets into one, for an image of `image_size`: the rows
+// rows[k] of parts[k] (each index in [0, parts[k].size())), part after part, with their
+// scores and descriptors and the new positions keypoints_px (one per row gathered, in
+// the same order). Every part with rows on one device with one descriptor size; the
+// result is there too. How a map's features, kept per tile, become one set in the
+// pixels of a search window.
+FeatureSet gatherFeatures(const std::vector<FeatureSet>& parts, const std::vector<std::vector<int>>& rows,
+                          const std::vector<cv::Point2f>& keypoints_px, cv::Size image_size);
 
 // Which extractor, and how many keypoints.
 struct ExtractorOptions {

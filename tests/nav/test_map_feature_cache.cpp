@@ -31,8 +31,8 @@ nav::MapFeatureTile centreTile(const cv::Rect2d& core) {
   const double top = core.y + core.height;
   tile.enu_from_pixel = cv::Matx23d(kGsdM, 0, core.x, 0, -kGsdM, top);
   cv::Mat descriptor(1, 4, CV_32F, cv::Scalar(0.5f));
-  tile.features = vision::makeFeatureSetFromHost({cv::Point2f(50, 50)}, {1.0f}, descriptor, 100, 100,
-                                                 vision::DeviceSpec{});
+  tile.keypoints_px = {cv::Point2f(50, 50)};
+  tile.features = vision::makeFeatureSetFromHost(tile.keypoints_px, {1.0f}, descriptor, 100, 100, vision::DeviceSpec{});
   return tile;
 }
 
@@ -58,21 +58,22 @@ class TestMapFeatureCache : public QObject {
     // A window over (4..24, 4..24) m overlaps tiles 0..2 in both directions; of their
     // centres (5, 15, 25 m) those at 25 m are outside the grid.
     const cv::Rect2d window(4, 4, 20, 20);
-    const vision::FeatureSet features = cache.gather(window, gridFromEnu(window), gridSize(window));
+    const nav::GridFeatures features = cache.gather(window, gridFromEnu(window), gridSize(window));
     QCOMPARE(int(built.size()), 9);
-    QCOMPARE(features.size(), 4);
-    std::vector<cv::Point2f> points = features.keypoints();
+    QCOMPARE(features.features.size(), 4);
+    QVERIFY(features.features.keypoints() == features.keypoints_px);  // the host copy is the set's
+    std::vector<cv::Point2f> points = features.keypoints_px;
     std::sort(points.begin(), points.end(), [](const cv::Point2f& a, const cv::Point2f& b) {
       return a.y < b.y || (a.y == b.y && a.x < b.x);
     });
     // ENU (5, 15) -> grid ((5 - 4) / 0.1, (24 - 15) / 0.1) = (10, 90).
     QCOMPARE(points[0], cv::Point2f(10, 90));
     QCOMPARE(points[3], cv::Point2f(110, 190));
-    QCOMPARE(features.imageWidth(), 200);
+    QCOMPARE(features.features.imageWidth(), 200);
 
     // The same ground again, shifted within the tiles: nothing built.
     const cv::Rect2d nearby(5, 5, 20, 20);
-    QCOMPARE(cache.gather(nearby, gridFromEnu(nearby), gridSize(nearby)).size(), 4);
+    QCOMPARE(cache.gather(nearby, gridFromEnu(nearby), gridSize(nearby)).features.size(), 4);
     QCOMPARE(int(built.size()), 9);
     QCOMPARE(cache.tilesBuilt(), std::int64_t(9));
   }
@@ -84,7 +85,7 @@ class TestMapFeatureCache : public QObject {
       return centreTile(core);
     });
     const cv::Rect2d a(1, 1, 8, 8), b(11, 1, 8, 8), c(21, 1, 8, 8), d(31, 1, 8, 8), e(41, 1, 8, 8);
-    for (const cv::Rect2d& r : {a, b, c, d}) QCOMPARE(cache.gather(r, gridFromEnu(r), gridSize(r)).size(), 1);
+    for (const cv::Rect2d& r : {a, b, c, d}) QCOMPARE(cache.gather(r, gridFromEnu(r), gridSize(r)).features.size(), 1);
     QCOMPARE(builds, 4);
     cache.gather(a, gridFromEnu(a), gridSize(a));  // a is the most recent now; b the oldest
     cache.gather(e, gridFromEnu(e), gridSize(e));
@@ -116,7 +117,7 @@ class TestMapFeatureCache : public QObject {
     QVERIFY(threw);
     QCOMPARE(cache.tileCount(), std::size_t(0));
     fail = false;
-    QCOMPARE(cache.gather(r, gridFromEnu(r), gridSize(r)).size(), 1);
+    QCOMPARE(cache.gather(r, gridFromEnu(r), gridSize(r)).features.size(), 1);
     QCOMPARE(cache.tileCount(), std::size_t(1));
   }
 };

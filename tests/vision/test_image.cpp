@@ -1,6 +1,6 @@
 // vision::Image (core/vision/image.h) on the CPU: host views and clones, tensors as
 // images, transfer counting, extraction from an Image equal to extraction from the
-// cv::Mat it wraps, warps (host and tensor form), and feature subsets and mosaics
+// cv::Mat it wraps, warps (host and tensor form), and feature subsets and gathers
 // (core/vision/features.h). The device side is checked by test_vision_cuda (label gpu).
 #include <QtTest>
 
@@ -142,9 +142,9 @@ class TestImage : public QObject {
     QCOMPARE(at::count_nonzero(warpPerspectiveTensor(source, behind, size)).item<int64_t>(), int64_t(0));
   }
 
-  // selectFeatures keeps the rows asked for, in order; mosaicFeatures moves each part's
-  // keypoints into the common frame and drops those that fall outside it.
-  void featureSubsetsAndMosaics() {
+  // selectFeatures keeps the rows asked for, in order; gatherFeatures takes rows of
+  // several sets, part after part, with the positions it is given.
+  void featureSubsetsAndGathers() {
     const std::vector<cv::Point2f> points = {{1, 1}, {10, 5}, {20, 20}, {39, 29}};
     const std::vector<float> scores = {0.1f, 0.2f, 0.3f, 0.4f};
     cv::Mat descriptors(4, 8, CV_32F);
@@ -160,19 +160,19 @@ class TestImage : public QObject {
     QCOMPARE(selectFeatures(all, {}).size(), 0);
     QVERIFY(test::errorMessageOf<InvalidArgument>([&] { selectFeatures(all, {4}); }).contains("outside"));
 
-    // Part 0 as it is, part 1 shifted 40 px right: a 60 x 30 frame keeps 4 + 2 points.
-    const FeatureSet mosaic = mosaicFeatures({all, all, FeatureSet()},
-                                             {cv::Matx23d(1, 0, 0, 0, 1, 0), cv::Matx23d(1, 0, 40, 0, 1, 0),
-                                              cv::Matx23d(1, 0, 0, 0, 1, 0)},
-                                             cv::Size(60, 30));
-    QCOMPARE(mosaic.size(), 6);
-    QCOMPARE(mosaic.imageWidth(), 60);
-    const std::vector<cv::Point2f> moved = mosaic.keypoints();
-    QCOMPARE(moved[4], cv::Point2f(41, 1));
-    QCOMPARE(moved[5], cv::Point2f(50, 5));
-    QCOMPARE(mosaic.scores()[5], 0.2f);
-    QCOMPARE(mosaic.descriptors().at<float>(5, 1), 1.0f);
-    QVERIFY(mosaicFeatures({FeatureSet()}, {cv::Matx23d(1, 0, 0, 0, 1, 0)}, cv::Size(4, 4)).empty());
+    // Rows 0, 1 of the first part, nothing of an empty one, row 2 of the second.
+    const std::vector<cv::Point2f> moved = {{1, 1}, {10, 5}, {60, 20}};
+    const FeatureSet gathered = gatherFeatures({all, FeatureSet(), all}, {{0, 1}, {}, {2}}, moved, cv::Size(80, 30));
+    QCOMPARE(gathered.size(), 3);
+    QCOMPARE(gathered.imageWidth(), 80);
+    QCOMPARE(gathered.keypoints()[2], cv::Point2f(60, 20));
+    QCOMPARE(gathered.scores()[2], 0.3f);
+    QCOMPARE(gathered.descriptors().at<float>(2, 2), 1.0f);
+    QCOMPARE(gathered.descriptors().at<float>(1, 1), 1.0f);
+    QVERIFY(gatherFeatures({all}, {{}}, {}, cv::Size(4, 4)).empty());
+    QVERIFY(test::errorMessageOf<InvalidArgument>([&] {
+              gatherFeatures({all}, {{0, 1}}, {cv::Point2f(0, 0)}, cv::Size(4, 4));
+            }).contains("keypoints for 2 rows"));
   }
 };
 
