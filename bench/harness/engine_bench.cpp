@@ -767,7 +767,6 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
         sequential.max_frames = options.frames;
         if (flight) sequential.satellite_device = mode_placement.satellite;  // as `process --mode sequential`
         run = runSequential(sequential, *source, payloads, &recorder);
-        run.keyframe_policy = "every";  // by construction: each keyframe before the next frame
       } else {
         pipeline_options.placement = mode_placement;
         pipeline_options.ring_slots = options.ring_slots;

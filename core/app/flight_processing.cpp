@@ -109,7 +109,6 @@ NavigationRun runNavigation(const std::string& video_path, nav::NavigationInputs
   NavigationRun outcome;
   outcome.keyframe_policy = !run.report.keyframe_policy.empty() ? run.report.keyframe_policy
                                                                 : engine::keyframePolicyName(choice.keyframe_policy);
-  if (!choice.overlapped) outcome.keyframe_policy = engine::keyframePolicyName(engine::KeyframePolicy::EveryKeyframe);
   outcome.result = std::move(run.result);
   outcome.samples = std::move(run.samples);
   outcome.cancelled = run.report.cancelled;
@@ -177,10 +176,9 @@ ProcessingChoice processingChoiceFor(const FlightRequest& request, int cuda_devi
   checkArgument(mode == "sequential" || mode == "overlapped",
                 "--mode must be sequential or overlapped, got '" + mode + "'");
   choice.overlapped = mode == "overlapped";
-  // Sequential mode registers every keyframe by construction.
-  choice.keyframe_policy = !choice.overlapped || request.register_every_keyframe
-                               ? engine::KeyframePolicy::EveryKeyframe
-                               : engine::KeyframePolicy::LatestWins;
+  // Read by the overlapped layout (sequential registers every keyframe by construction).
+  choice.keyframe_policy = request.register_every_keyframe ? engine::KeyframePolicy::EveryKeyframe
+                                                           : engine::KeyframePolicy::LatestWins;
   // Messages name the options of `process` (FlightRequest mirrors them).
   checkArgument(request.satellite_sm_limit >= 0, "--sat-sm-limit must be >= 0 (0: no limit)");
   checkArgument(request.satellite_sm_limit == 0 || choice.overlapped,

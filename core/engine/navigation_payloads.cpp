@@ -289,12 +289,7 @@ NavigationEngineRun runNavigationEngine(const std::string& video_path, nav::Navi
     sequential.device = engine_options.placement.vo;
     sequential.satellite_device = engine_options.placement.satellite;
     VideoFrameSource source(video_path, video_end);
-    try {
-      run.report = runSequential(sequential, source, payloads, &samples, hooks.control);
-    } catch (const Cancelled&) {  // the VO payload finished with what it had
-      run.report.mode = sequential.mode_name;
-      run.report.cancelled = true;
-    }
+    run.report = runSequential(sequential, source, payloads, &samples, hooks.control);
   } else {
     PipelineOptions pipeline_options;
     pipeline_options.placement = engine_options.placement;

@@ -12,8 +12,8 @@ namespace skytrace::engine {
 struct RunReport {
   std::string mode;                    // "sequential", "overlapped", ...
   std::string vo_device, satellite_device;
-  // Pipeline runs with a satellite stage: "latest" or "every" (keyframePolicyName); ""
-  // otherwise (runSequential registers every keyframe by construction).
+  // "latest" or "every" (keyframePolicyName): runSequential registers every keyframe by
+  // construction; a Pipeline run says its policy, or "" when it has no satellite stage.
   std::string keyframe_policy;
   bool completed = false;              // every frame processed, all outstanding fixes in
   bool cancelled = false;

@@ -8,6 +8,7 @@
 #include "core/engine/engine_frame_impl.h"
 #include "core/engine/gpu_streams.h"
 #include "core/engine/gpu_streams_impl.h"
+#include "core/engine/pipeline.h"
 #include "core/engine/stage_clock.h"
 #include "core/engine/worker_support.h"
 #include "core/util/error.h"
@@ -25,6 +26,7 @@ RunReport runSequential(const SequentialOptions& options, FrameSource& source,
   report.vo_device = options.device.toString();
   const vision::DeviceSpec satellite_device = options.satellite_device.value_or(options.device);
   report.satellite_device = payloads.satellite ? satellite_device.toString() : "";
+  report.keyframe_policy = keyframePolicyName(KeyframePolicy::EveryKeyframe);  // by construction
   resetPeakDeviceBytes(options.device);
   if (satellite_device != options.device) resetPeakDeviceBytes(satellite_device);
 
@@ -89,6 +91,9 @@ RunReport runSequential(const SequentialOptions& options, FrameSource& source,
     }
     vo->finish(true);
     completed = true;
+  } catch (const Cancelled&) {
+    vo->finish(false);
+    report.cancelled = true;
   } catch (...) {
     try {
       vo->finish(false);

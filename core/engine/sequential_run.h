@@ -25,7 +25,9 @@ struct SequentialOptions {
   std::string mode_name = "sequential";
 };
 
-// Throws Cancelled when `control` cancels; other errors propagate (skytrace::Error).
+// A cancel through `control` ends the run after the frame under way: the report says
+// cancelled, with what was done (VO finished with what it had). Errors propagate
+// (skytrace::Error).
 RunReport runSequential(const SequentialOptions& options, FrameSource& source,
                         const PayloadFactories& payloads, LatencySink* recorder,
                         const RunControl* control = nullptr);

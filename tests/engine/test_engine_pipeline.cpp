@@ -784,6 +784,26 @@ class TestEnginePipeline : public QObject {
     QCOMPARE(report.fixes_applied, std::int64_t(10));
     QCOMPARE(report.fixes_late, std::int64_t(0));  // applied before the next frame
     for (const auto& [fix_frame, vo_frame] : trace->fixes) QCOMPARE(fix_frame, vo_frame);
+    QCOMPARE(report.keyframe_policy, std::string("every"));  // by construction
+  }
+
+  // A cancel ends a sequential run with a report (as the Pipeline's does), not an
+  // exception that loses what was done.
+  void sequentialCancelReturnsItsReport() {
+    auto trace = std::make_shared<Trace>();
+    SyntheticFrameOptions frames;
+    frames.width_px = 64;
+    frames.height_px = 48;
+    frames.frame_count = 30;
+    SyntheticFrameSource source(frames);
+    RunControl control;
+    control.requestCancel();
+    const RunReport report =
+        runSequential(SequentialOptions{}, source, fakePayloads(trace, FakeBehaviour{}), nullptr, &control);
+    QVERIFY(report.cancelled);
+    QVERIFY(!report.completed);
+    QCOMPARE(report.frames, std::int64_t(0));
+    QCOMPARE(report.mode, std::string("sequential"));
   }
 
   void devicePlacementRule() {
