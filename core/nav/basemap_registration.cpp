@@ -706,7 +706,6 @@ struct BasemapRegistrar::State {
     const bool describe = descriptor != nullptr;
     const int total = int(rects.size()) * (describe ? 2 : 1);
     int done = 0;
-    cv::Mat all_descriptors;
     for (const auto& [basemap_index, rect] : rects) {
       if (search_monitor) search_monitor(done, total);
       ++done;
@@ -715,10 +714,17 @@ struct BasemapRegistrar::State {
       tile.window = readWindow(basemap_index, rect, gsd_m);
       if (cv::countNonZero(tile.window.valid) < 0.2 * tile.window.valid.total()) continue;
       tile.image = matchImage(tile.window.bgr, map_extractor.get());
-      if (!tile.image.features.empty()) all_descriptors.push_back(tile.image.features.descriptors());
       cache.tiles.push_back(std::move(tile));
     }
-    if (options.retrieval == RetrievalMethod::kVlad && all_descriptors.rows >= options.vlad_clusters) {
+    // The vocabulary ranks tiles only when there are more than the candidates (see
+    // rankTiles): a map of a few tiles is not worth training one (k-means: most of
+    // the preparation's time for a one-tile map on a GPU).
+    cv::Mat all_descriptors;
+    if (options.retrieval == RetrievalMethod::kVlad && cache.tiles.size() > std::size_t(options.global_candidates)) {
+      for (const Tile& tile : cache.tiles)
+        if (!tile.image.features.empty()) all_descriptors.push_back(tile.image.features.descriptors());
+    }
+    if (all_descriptors.rows >= options.vlad_clusters) {
       cache.vocabulary = vision::VladVocabulary::train(all_descriptors, options.vlad_clusters, options.seed);
       for (auto& tile : cache.tiles) {
         tile.vlad = cache.vocabulary.describe(tile.image.features.empty() ? cv::Mat()
