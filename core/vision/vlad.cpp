@@ -1,6 +1,8 @@
 #include "core/vision/vlad.h"
 
 #include <cmath>
+#include <numeric>
+#include <vector>
 
 #include "core/util/check.h"
 
@@ -13,9 +15,17 @@ VladVocabulary VladVocabulary::train(const cv::Mat& descriptors, int clusters,
                 "VLAD training needs at least as many float descriptors as clusters (" +
                     std::to_string(descriptors.rows) + " < " + std::to_string(clusters) + ")");
   cv::theRNG().state = seed == 0 ? 0x5eed : seed;
+  cv::Mat rows = descriptors;
+  if (descriptors.rows > kMaxTrainingRows) {
+    std::vector<int> order(std::size_t(descriptors.rows));
+    std::iota(order.begin(), order.end(), 0);
+    cv::randShuffle(order, 1.0, &cv::theRNG());
+    rows.create(kMaxTrainingRows, descriptors.cols, CV_32F);
+    for (int i = 0; i < kMaxTrainingRows; ++i) descriptors.row(order[std::size_t(i)]).copyTo(rows.row(i));
+  }
   cv::Mat labels;
   VladVocabulary vocabulary;
-  cv::kmeans(descriptors, clusters, labels,
+  cv::kmeans(rows, clusters, labels,
              cv::TermCriteria(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, 30, 1e-4), 2,
              cv::KMEANS_PP_CENTERS, vocabulary.centres_);
   return vocabulary;
