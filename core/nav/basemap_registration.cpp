@@ -218,8 +218,7 @@ struct BasemapRegistrar::State {
   RegistrationOptions options;
   std::vector<OpenBasemap> basemaps;
   // Local features: created when VLAD or the fine matcher needs them (else null).
-  std::unique_ptr<vision::FeatureExtractor> frame_extractor;        // global search, eager
-  std::unique_ptr<vision::FeatureExtractor> prior_frame_extractor;  // prior mode, CUDA graphs
+  std::unique_ptr<vision::FeatureExtractor> frame_extractor;
   std::unique_ptr<vision::FeatureExtractor> map_extractor;  // twice the keypoint budget
   // Prior mode's map tiles (kFeatureTileCorePx plus margins): twice the frame's keypoints
   // per pixel, as the map windows of the global search have.
@@ -502,8 +501,9 @@ struct BasemapRegistrar::State {
     // whole grid when part of the frame sees the horizon. On a GPU the crop is a square
     // around it of a side that holds the frame at any heading (its diagonal at the
     // grid's resolution, plus the margin, in steps of 64 px): one size per ground
-    // resolution, so the extractor replays one captured CUDA graph, where an eager pass
-    // over a new shape (nearly every keyframe's) costs ~50 ms of planning.
+    // resolution, because a learned extractor's first pass over a new shape costs
+    // ~50 ms of cuDNN planning (measured on an H200), and a tight crop has a new shape
+    // at nearly every keyframe.
     cv::Rect crop(0, 0, grid_size.width, grid_size.height);
     {
       const double w = camera.width_px - 1.0, h = camera.height_px - 1.0;
@@ -550,7 +550,7 @@ struct BasemapRegistrar::State {
     const vision::Image rectified = vision::warpPerspective(source, crop_from_image, crop.size());
 
     MatchImage frame;
-    frame.features = prior_frame_extractor->extract(rectified);
+    frame.features = frame_extractor->extract(rectified);
     frame.keypoints = frame.features.keypoints();
     for (cv::Point2f& p : frame.keypoints) p += cv::Point2f(float(crop.x), float(crop.y));
     GridFeatures gathered = cache.gather(rect, grid_from_enu, grid_size);
@@ -901,19 +901,18 @@ BasemapRegistrar::BasemapRegistrar(const std::vector<std::string>& basemap_paths
       return options.features_fallback ? vision::createFeatureExtractorOrFallback(extractor, "orb")
                                        : vision::createFeatureExtractor(extractor);
     };
-    // Global search: scaled frames and map tiles change size with the ground
-    // resolution, and the dense path's windows with every keyframe: eager (fused kernels
-    // where ALIKED has them). Prior mode's frames (one square size per resolution on a
-    // GPU) and map tiles (one size) replay CUDA graphs.
+    // Eager (fused kernels where ALIKED has them), not CUDA graphs: the global search's
+    // scaled frames and windows change size with the ground resolution, and with graph
+    // extractors on this thread one overlapped run of three aborted at the thread's exit
+    // (PyTorch 2.11, H200: "The graph should be registered to the state" while a
+    // thread-local graph was destroyed); the eager stage never has.
     vision::ExtractorOptions frame_options = options.features;
     frame_options.use_cuda_graphs = false;
     s.frame_extractor = create(frame_options);
-    vision::ExtractorOptions prior_frame_options = options.features;
-    s.prior_frame_extractor = create(prior_frame_options);
     vision::ExtractorOptions map_options = frame_options;
     map_options.max_keypoints = 2 * options.features.max_keypoints;
     s.map_extractor = create(map_options);
-    vision::ExtractorOptions tile_options = prior_frame_options;
+    vision::ExtractorOptions tile_options = frame_options;
     const double tile_px = State::kFeatureTileCorePx + 2.0 * State::kFeatureTileMarginPx;
     tile_options.max_keypoints = int(std::lround(2.0 * options.features.max_keypoints * tile_px * tile_px /
                                                  (double(camera.width_px) * camera.height_px)));
