@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <cstdlib>
 #include <sstream>
 
@@ -12,6 +13,7 @@
 // CUDA builds only (cuda preset): Debian's LibTorch has no CUDA.
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAGuard.h>
 #endif
 
@@ -34,6 +36,39 @@ bool cudaGraphsCompiledIn() {
   return false;
 #endif
 }
+
+#if defined(SKYTRACE_WITH_CUDA)
+c10::cuda::CUDAStream threadCaptureStream(c10::DeviceIndex device) {
+  static std::mutex free_mutex;
+  static std::map<c10::DeviceIndex, std::vector<cudaStream_t>> free_streams;
+  struct Held {
+    std::map<c10::DeviceIndex, cudaStream_t> streams;
+    ~Held() {
+      const std::lock_guard<std::mutex> lock(free_mutex);
+      for (const auto& [index, stream] : streams) free_streams[index].push_back(stream);
+    }
+  };
+  thread_local Held held;
+  auto it = held.streams.find(device);
+  if (it == held.streams.end()) {
+    cudaStream_t stream = nullptr;
+    {
+      const std::lock_guard<std::mutex> lock(free_mutex);
+      std::vector<cudaStream_t>& available = free_streams[device];
+      if (!available.empty()) {
+        stream = available.back();
+        available.pop_back();
+      }
+    }
+    if (!stream) {
+      const c10::cuda::CUDAGuard on_device(device);
+      C10_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    }
+    it = held.streams.emplace(device, stream).first;
+  }
+  return c10::cuda::getStreamFromExternal(it->second, device);
+}
+#endif
 
 at::Tensor longPair(int64_t first, int64_t second, const at::TensorOptions& options) {
   return at::arange(2, options.dtype(at::kLong)) * (second - first) + first;
@@ -116,7 +151,7 @@ std::optional<std::vector<at::Tensor>> CapturedGraphs::run(const std::string& ke
     for (const at::Tensor& input : inputs) made->static_inputs.push_back(input.clone());
     const auto capture_start = std::chrono::steady_clock::now();
     at::cuda::getCurrentCUDAStream(device.index()).synchronize();
-    const c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, device.index());
+    const c10::cuda::CUDAStream side = threadCaptureStream(device.index());
     try {
       const c10::cuda::CUDAStreamGuard on_side(side);
       fn(made->static_inputs);  // warm-up: library handles, cuDNN/cuBLAS choices, caches

@@ -29,12 +29,16 @@
 // as the instance lives (at most kMaxGraphs keys; the oldest are dropped beyond that).
 // Outputs are returned as fresh copies, so callers may keep them across calls.
 // Streams and threads: replays run on the calling thread's current CUDA stream (capture
-// itself happens on a side stream, once). Calls are serialised by a mutex; two threads
+// itself happens once, on the thread's capture stream: threadCaptureStream). Calls are serialised by a mutex; two threads
 // replaying one instance on different streams are NOT ordered against each other on the
 // device: use an instance from one stream (the models' one-thread rule ensures that).
 #pragma once
 
 #include <ATen/ATen.h>
+
+#if defined(SKYTRACE_WITH_CUDA)
+#include <c10/cuda/CUDAStream.h>
+#endif
 
 #include <functional>
 #include <memory>
@@ -56,6 +60,18 @@ bool cudaGraphsCompiledIn();
 // copied from the host: usable inside a captured function, and the same values on
 // every device (e.g. the (W-1, H-1) scale of normalised keypoints).
 at::Tensor longPair(int64_t first, int64_t second, const at::TensorOptions& options);
+
+#if defined(SKYTRACE_WITH_CUDA)
+// The stream on which the calling thread captures CUDA graphs for `device`: one that no
+// other thread uses while this thread lives. Not one of PyTorch's pool streams: those
+// are handed out round-robin to every thread, so a capture on a fresh pool stream could
+// land on another thread's current stream (seen on an H200: the satellite stage's copy
+// failed with "Cannot copy between CPU and CUDA tensors during CUDA graph capture" while
+// VO captured, and a run aborted destroying a graph). Made on first use, returned to a
+// process-wide free list when the thread ends (never destroyed: graphs' memory pools may
+// still refer to it), so threads of later runs reuse them.
+c10::cuda::CUDAStream threadCaptureStream(c10::DeviceIndex device);
+#endif
 
 class CapturedGraphs {
  public:

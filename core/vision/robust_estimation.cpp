@@ -29,6 +29,7 @@
 #include "core/util/check.h"
 #include "core/util/error.h"
 #include "core/util/log.h"
+#include "core/vision/cuda_graph_impl.h"
 #include "core/vision/robust_estimation_impl.h"
 #include "core/vision/torch_runtime.h"
 
@@ -700,7 +701,8 @@ int64_t paddedRows(int64_t n) { return (n + 255) / 256 * 256; }
 // launch instead of ~150 (RANSAC on the GPU is launch-bound). The graph reads static
 // buffers (points padded to M rows, subset, transforms, samples) that run() refills,
 // asynchronously on the current stream, before each replay. Captured in thread-local
-// mode on a side stream; used by the thread that made it only (see graphFor).
+// mode on the thread's capture stream; used by the thread that made it only (see
+// graphFor).
 class BatchGraph {
  public:
   BatchGraph(const BatchInputs& like, const at::Tensor& flat_like, int64_t batch,
@@ -715,7 +717,7 @@ class BatchGraph {
     static_flat_ = flat_like.clone();
     const c10::DeviceIndex index = like.points.device().index();
     at::cuda::getCurrentCUDAStream(index).synchronize();
-    const c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, index);
+    const c10::cuda::CUDAStream side = threadCaptureStream(index);
     {
       const c10::cuda::CUDAStreamGuard on_side(side);
       scoreBatch(static_, static_flat_, batch, options, threshold_sq);  // warm-up (handles, caches)
