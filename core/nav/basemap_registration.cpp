@@ -220,8 +220,10 @@ struct BasemapRegistrar::State {
   // Local features: created when VLAD or the fine matcher needs them (else null).
   std::unique_ptr<vision::FeatureExtractor> frame_extractor;
   std::unique_ptr<vision::FeatureExtractor> map_extractor;  // twice the keypoint budget
-  // Prior mode's map tiles (kFeatureTileCorePx plus margins): twice the frame's keypoints
-  // per pixel, as the map windows of the global search have.
+  // Prior mode's map tiles (kFeatureTileCorePx plus margins): as many keypoints per
+  // pixel as the frame's budget gives the frame (a search window, footprint plus
+  // margins, then holds about twice the frame's count, as the window path's map side
+  // had; twice that density doubled MNN's time on a CPU for no accuracy).
   std::unique_ptr<vision::FeatureExtractor> tile_extractor;
   std::unique_ptr<FineMatcher> fine_matcher;
   std::unique_ptr<vision::GlobalDescriptorExtractor> descriptor;  // kGlobalDescriptor only
@@ -914,7 +916,7 @@ BasemapRegistrar::BasemapRegistrar(const std::vector<std::string>& basemap_paths
     s.map_extractor = create(map_options);
     vision::ExtractorOptions tile_options = frame_options;
     const double tile_px = State::kFeatureTileCorePx + 2.0 * State::kFeatureTileMarginPx;
-    tile_options.max_keypoints = int(std::lround(2.0 * options.features.max_keypoints * tile_px * tile_px /
+    tile_options.max_keypoints = int(std::lround(options.features.max_keypoints * tile_px * tile_px /
                                                  (double(camera.width_px) * camera.height_px)));
     s.tile_extractor = create(tile_options);
   }
