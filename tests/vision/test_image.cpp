@@ -113,7 +113,9 @@ class TestImage : public QObject {
     QCOMPARE(cv::norm(host.hostPixels(), expected, cv::NORM_INF), 0.0);
 
     const at::Tensor source = at::from_blob(pixels.data, {pixels.rows, pixels.cols, 3}, at::kByte).clone();
-    const cv::Mat warped = imageFromTensor(warpPerspectiveTensor(source, target_from_source, size)).hostPixels();
+    // The image keeps the tensor's memory alive; its host pixels are a view of it.
+    const Image warped_image = imageFromTensor(warpPerspectiveTensor(source, target_from_source, size));
+    const cv::Mat warped = warped_image.hostPixels();
     QCOMPARE(warped.size(), size);
     cv::Mat diff;
     cv::absdiff(warped, expected, diff);
