@@ -719,8 +719,8 @@ struct BasemapRegistrar::State {
       cache.tiles.push_back(std::move(tile));
     }
     // The vocabulary ranks tiles only when there are more than the candidates (see
-    // rankTiles): a map of a few tiles is not worth training one (k-means: most of
-    // the preparation's time for a one-tile map on a GPU).
+    // rankTiles): for a map of a few tiles, training one (k-means, and on a GPU a
+    // download of every tile's descriptors) would be wasted.
     cv::Mat all_descriptors;
     if (options.retrieval == RetrievalMethod::kVlad && cache.tiles.size() > std::size_t(options.global_candidates)) {
       for (const Tile& tile : cache.tiles)
@@ -904,10 +904,11 @@ BasemapRegistrar::BasemapRegistrar(const std::vector<std::string>& basemap_paths
                                        : vision::createFeatureExtractor(extractor);
     };
     // Eager (fused kernels where ALIKED has them), not CUDA graphs: the global search's
-    // scaled frames and windows change size with the ground resolution, and with graph
-    // extractors on this thread one overlapped run of three aborted at the thread's exit
-    // (PyTorch 2.11, H200: "The graph should be registered to the state" while a
-    // thread-local graph was destroyed); the eager stage never has.
+    // scaled frames and windows change size with the ground resolution. Graph-enabled
+    // extractors for prior mode's crop and the map tiles (one shape each per
+    // resolution) saved ~0.5 ms per keyframe, but were measured only before captures
+    // got a stream of their thread's own (vision::threadCaptureStream), when a run with
+    // them aborted; they are not re-measured since.
     vision::ExtractorOptions frame_options = options.features;
     frame_options.use_cuda_graphs = false;
     s.frame_extractor = create(frame_options);
