@@ -14,6 +14,7 @@
 #include "core/nav/map_feature_cache.h"
 #include "core/util/check.h"
 #include "core/util/error.h"
+#include "core/util/least_recently_used.h"
 #include "core/util/log.h"
 #include "core/vision/aliked_config.h"
 #include "core/vision/dinov2_config.h"
@@ -243,7 +244,6 @@ struct BasemapRegistrar::State {
   static constexpr int kFeatureTileMarginPx = 32;  // read around a tile's core
   struct KeptFeatureCache {
     std::unique_ptr<MapFeatureCache> cache;
-    double gsd_m = 0.0;
     std::uint64_t last_used = 0;
   };
   std::map<std::pair<int, long>, KeptFeatureCache> feature_caches;
@@ -459,16 +459,10 @@ struct BasemapRegistrar::State {
     const auto key = std::make_pair(basemap_index, gsd_bucket);
     auto it = feature_caches.find(key);
     if (it == feature_caches.end()) {
-      while (feature_caches.size() >= kMaxFeatureCaches) {
-        auto oldest = feature_caches.begin();
-        for (auto c = feature_caches.begin(); c != feature_caches.end(); ++c)
-          if (c->second.last_used < oldest->second.last_used) oldest = c;
-        feature_caches.erase(oldest);
-      }
+      evictLeastRecentlyUsed(feature_caches, kMaxFeatureCaches);
       KeptFeatureCache kept;
-      kept.gsd_m = bucketGsdM(gsd_bucket);
       const cv::Rect2d cover = basemaps[std::size_t(basemap_index)].coverage_enu;
-      const double gsd = kept.gsd_m;
+      const double gsd = bucketGsdM(gsd_bucket);
       kept.cache = std::make_unique<MapFeatureCache>(
           cv::Point2d(cover.x, cover.y), kFeatureTileCorePx * gsd, kMaxFeatureTiles,
           [this, basemap_index, gsd](const cv::Rect2d& core) { return buildFeatureTile(basemap_index, core, gsd); });
@@ -660,12 +654,7 @@ struct BasemapRegistrar::State {
       it->second.last_used = calls;
       return it->second;
     }
-    while (tile_caches.size() >= kMaxTileCaches) {
-      auto oldest = tile_caches.begin();
-      for (auto c = tile_caches.begin(); c != tile_caches.end(); ++c)
-        if (c->second.last_used < oldest->second.last_used) oldest = c;
-      tile_caches.erase(oldest);
-    }
+    evictLeastRecentlyUsed(tile_caches, kMaxTileCaches);
     TileCache cache;
     cache.gsd_m = gsd_m;
     cache.last_used = calls;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/util/check.h"
+#include "core/util/least_recently_used.h"
 
 namespace skytrace::nav {
 
@@ -34,12 +35,7 @@ GridFeatures MapFeatureCache::gather(const cv::Rect2d& rect_enu, const cv::Matx3
         const cv::Rect2d core(origin_enu_.x + col * tile_m_, origin_enu_.y + row * tile_m_, tile_m_, tile_m_);
         MapFeatureTile tile = source_(core);
         ++tiles_built_;
-        while (tiles_.size() >= max_tiles_) {
-          auto oldest = tiles_.begin();
-          for (auto t = tiles_.begin(); t != tiles_.end(); ++t)
-            if (t->second.last_used < oldest->second.last_used) oldest = t;
-          tiles_.erase(oldest);
-        }
+        evictLeastRecentlyUsed(tiles_, max_tiles_);
         it = tiles_.emplace(std::make_pair(col, row), Kept{std::move(tile), 0}).first;
       }
       it->second.last_used = uses_;
