@@ -70,6 +70,44 @@ c10::cuda::CUDAStream threadCaptureStream(c10::DeviceIndex device) {
 }
 #endif
 
+#if defined(SKYTRACE_WITH_CUDA)
+namespace {
+std::mutex& graphLifecycleMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+}  // namespace
+
+LockedCudaGraph::LockedCudaGraph() = default;
+
+LockedCudaGraph::~LockedCudaGraph() {
+  const std::lock_guard<std::mutex> lock(graphLifecycleMutex());
+  graph_.reset();
+}
+
+void LockedCudaGraph::capture(const std::function<void()>& record) {
+  const std::lock_guard<std::mutex> lock(graphLifecycleMutex());
+  graph_.reset();
+  auto graph = std::make_unique<at::cuda::CUDAGraph>();
+  graph->capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);
+  try {
+    record();
+  } catch (...) {
+    // End the (invalidated) capture so that the stream and the allocator leave capture
+    // mode; its own error is the less informative one.
+    try {
+      graph->capture_end();
+    } catch (...) {
+    }
+    throw;
+  }
+  graph->capture_end();
+  graph_ = std::move(graph);
+}
+
+void LockedCudaGraph::replay() { graph_->replay(); }
+#endif
+
 at::Tensor longPair(int64_t first, int64_t second, const at::TensorOptions& options) {
   return at::arange(2, options.dtype(at::kLong)) * (second - first) + first;
 }
@@ -79,7 +117,7 @@ struct CapturedGraphs::Entry {
 #if defined(SKYTRACE_WITH_CUDA)
   std::vector<at::Tensor> static_inputs;
   std::vector<at::Tensor> outputs;  // live in the graph's private pool
-  std::unique_ptr<at::cuda::CUDAGraph> graph;
+  std::unique_ptr<LockedCudaGraph> graph;
 #endif
 };
 
@@ -156,20 +194,8 @@ std::optional<std::vector<at::Tensor>> CapturedGraphs::run(const std::string& ke
       const c10::cuda::CUDAStreamGuard on_side(side);
       fn(made->static_inputs);  // warm-up: library handles, cuDNN/cuBLAS choices, caches
       side.synchronize();
-      made->graph = std::make_unique<at::cuda::CUDAGraph>();
-      made->graph->capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);
-      try {
-        made->outputs = fn(made->static_inputs);
-      } catch (...) {
-        // End the (invalidated) capture so that the stream and the allocator leave
-        // capture mode; its own error is the less informative one.
-        try {
-          made->graph->capture_end();
-        } catch (...) {
-        }
-        throw;
-      }
-      made->graph->capture_end();
+      made->graph = std::make_unique<LockedCudaGraph>();
+      made->graph->capture([&] { made->outputs = fn(made->static_inputs); });
       side.synchronize();
       // A capture stalls its thread (warm-up, capture, instantiation): logged so that a
       // latency spike can be traced to it.

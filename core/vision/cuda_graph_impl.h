@@ -37,6 +37,7 @@
 #include <ATen/ATen.h>
 
 #if defined(SKYTRACE_WITH_CUDA)
+#include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDAStream.h>
 #endif
 
@@ -71,6 +72,31 @@ at::Tensor longPair(int64_t first, int64_t second, const at::TensorOptions& opti
 // process-wide free list when the thread ends (never destroyed: graphs' memory pools may
 // still refer to it), so threads of later runs reuse them.
 c10::cuda::CUDAStream threadCaptureStream(c10::DeviceIndex device);
+
+// A captured CUDA graph whose capture and destruction hold one process-wide lock. A graph
+// registers with its device's CUDA generator state when its capture begins (and the
+// capture updates that state until it ends) and unregisters when it is destroyed;
+// PyTorch does not synchronise that bookkeeping between threads. Two engine threads
+// capturing at once, or one destroying its graphs (thread exit, a full cache) while
+// another captures, corrupted it: a 1,800-frame `process` run on an H200 aborted at
+// the VO thread's exit with "The graph should be registered to the state". Replays
+// take no lock.
+class LockedCudaGraph {
+ public:
+  LockedCudaGraph();
+  ~LockedCudaGraph();
+  LockedCudaGraph(const LockedCudaGraph&) = delete;
+  LockedCudaGraph& operator=(const LockedCudaGraph&) = delete;
+
+  // Captures what `record` launches on the current stream (which must be the thread's
+  // capture stream), in thread-local capture mode. Throws what the capture throws, with
+  // the capture ended.
+  void capture(const std::function<void()>& record);
+  void replay();
+
+ private:
+  std::unique_ptr<at::cuda::CUDAGraph> graph_;
+};
 #endif
 
 class CapturedGraphs {

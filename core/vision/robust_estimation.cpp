@@ -722,9 +722,7 @@ class BatchGraph {
       const c10::cuda::CUDAStreamGuard on_side(side);
       scoreBatch(static_, static_flat_, batch, options, threshold_sq);  // warm-up (handles, caches)
       side.synchronize();
-      graph_.capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);
-      output_ = scoreBatch(static_, static_flat_, batch, options, threshold_sq);
-      graph_.capture_end();
+      graph_.capture([&] { output_ = scoreBatch(static_, static_flat_, batch, options, threshold_sq); });
     }
     side.synchronize();
   }
@@ -744,7 +742,7 @@ class BatchGraph {
  private:
   BatchInputs static_;
   at::Tensor static_flat_, output_;
-  at::cuda::CUDAGraph graph_;
+  LockedCudaGraph graph_;
 };
 
 // This thread's graph for the batch shape of `in` and these options (captured on first
