@@ -103,8 +103,10 @@ NavigationRun runNavigation(const std::string& video_path, nav::NavigationInputs
   hooks.progress = [&](std::int64_t frames_done, std::int64_t total, const std::string& stage) {
     observer.onProgress(frames_done, total > 0 ? total : frames_total, stage);
   };
+  const auto navigation_start = Clock::now();
   engine::NavigationEngineRun run =
       engine::runNavigationEngine(video_path, std::move(inputs), choice.options, layout, hooks);
+  const double navigation_s = std::chrono::duration<double>(Clock::now() - navigation_start).count();
   if (!hooks.live && !run.fallback_reason.empty()) observer.onWarning(run.fallback_reason);
   NavigationRun outcome;
   outcome.keyframe_policy = !run.report.keyframe_policy.empty() ? run.report.keyframe_policy
@@ -112,6 +114,7 @@ NavigationRun runNavigation(const std::string& video_path, nav::NavigationInputs
   outcome.result = std::move(run.result);
   outcome.samples = std::move(run.samples);
   outcome.cancelled = run.report.cancelled;
+  outcome.navigation_s = navigation_s;
   return outcome;
 }
 
@@ -344,6 +347,7 @@ FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observ
       {"satellite_models", satelliteModelsJson(used.registration)}};
   run.extra = &extra;
   run.wall_s = std::chrono::duration<double>(Clock::now() - started).count();
+  run.navigation_s = outcome.navigation_s;
   nav::writeNavigationResults(results.stagingPath().string(), result, camera, enu, run);
   engine::writeLatencyCsv((results.stagingPath() / "latency.csv").string(), outcome.samples);
   results.commit();

@@ -144,6 +144,10 @@ struct NavigationRun {
   std::vector<engine::LatencySample> samples;  // every stage of every frame (latency.csv)
   std::string keyframe_policy;                 // as the run applied it ("latest", "every")
   bool cancelled = false;
+  // The run itself, seconds: the workers' models loaded, every frame decoded and
+  // navigated, the last fixes applied, the track smoothed (not reading the inputs or
+  // writing the results).
+  double navigation_s = 0.0;
 };
 NavigationRun runNavigation(const std::string& video_path, nav::NavigationInputs inputs,
                             const ProcessingChoice& choice, std::int64_t frames_total, FlightObserver& observer);

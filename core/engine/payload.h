@@ -103,6 +103,12 @@ class SatellitePayload {
   // Cancelled it may throw ends the stage like a cancel between requests.
   virtual std::shared_ptr<SatelliteFix> process(const KeyframeRequest& request, StageClock& clock,
                                                 const RunControl& control) = 0;
+  // Satellite thread, while no request waits: one short unit (tens of milliseconds) of
+  // work that makes later requests faster (e.g. preparing a global search), so that it
+  // is not done while VO waits for a fix. Returns true while more such work remains; the
+  // worker calls again until it returns false or a request arrives, and again after
+  // each request it processes. Not timed as a stage. Default: none.
+  virtual bool prepareWhileIdle(const RunControl& control) { return false; }
 };
 
 // Factories called on the worker threads with the device that worker runs on.

@@ -28,10 +28,15 @@ void SatelliteWorker::run() {
     StreamGuard stream_guard(stream);
     StageClock clock(channel_.recorder, stream);
     std::unique_ptr<SatellitePayload> payload = channel_.factory(channel_.device);
+    bool idle_work = true;  // the payload may have work for idle time
     while (true) {
       channel_.control->checkpoint();
+      if (idle_work && channel_.requests->size() == 0 && !channel_.requests->isClosed()) {
+        idle_work = payload->prepareWhileIdle(*channel_.control);
+        continue;
+      }
       std::optional<std::shared_ptr<KeyframeRequest>> request =
-          channel_.requests->popFor(std::chrono::milliseconds(50));
+          channel_.requests->popFor(std::chrono::milliseconds(idle_work ? 0 : 50));
       if (!request) {
         if (channel_.requests->isClosed() && channel_.requests->size() == 0) break;
         continue;
@@ -40,6 +45,7 @@ void SatelliteWorker::run() {
       std::shared_ptr<SatelliteFix> fix = payload->process(**request, clock, *channel_.control);
       latencies_ms_.push_back(clock.finishFrame());
       if (fix) channel_.fixes->push(std::move(fix));
+      idle_work = true;  // a request may have made new idle work (another resolution)
     }
   } catch (const Cancelled&) {
     // cancelled: nothing to report

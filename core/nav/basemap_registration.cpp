@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include <opencv2/imgproc.hpp>
 
@@ -647,17 +648,45 @@ struct BasemapRegistrar::State {
     return fix;
   }
 
-  TileCache& tilesFor(double gsd_m, const cv::Size2d& footprint_m) {
-    const long key = gsdBucket(gsd_m);  // ~10% buckets
-    auto it = tile_caches.find(key);
-    if (it != tile_caches.end()) {
-      it->second.last_used = calls;
-      return it->second;
-    }
-    evictLeastRecentlyUsed(tile_caches, kMaxTileCaches);
+  // A global search under construction: its tiles are read and extracted one at a time,
+  // by tilesFor at once or by prepareWhileIdle between requests.
+  struct PendingTiles {
+    long key = 0;
     TileCache cache;
-    cache.gsd_m = gsd_m;
-    cache.last_used = calls;
+    std::vector<std::pair<int, cv::Rect2d>> rects;  // (basemap, rectangle in ENU), every tile
+    std::size_t next = 0;                           // rects[next] is read next
+  };
+  std::optional<PendingTiles> pending_tiles;
+  // The ground resolution and footprint of the latest request's global search (what
+  // prepareWhileIdle prepares); gsd 0: no request yet.
+  double next_global_gsd_m = 0.0;
+  cv::Size2d next_global_footprint_m;
+
+  // The height above ground a global search assumes: the request's hint, else 100 m.
+  static double searchHeightM(const RegistrationRequest& request) {
+    return request.height_hint_m > 0 ? request.height_hint_m : 100.0;
+  }
+
+  // The global search's ground resolution and the frame's footprint at `request`'s height.
+  void globalSearchScale(const RegistrationRequest& request, double* gsd_m, double* frame_gsd_m,
+                         cv::Size2d* footprint_m) const {
+    *frame_gsd_m = searchHeightM(request) / camera.fx_px;
+    double map_pixel = 0.0;
+    for (const auto& b : basemaps) map_pixel = std::max(map_pixel, b.map->pixelSizeM());
+    *gsd_m = matchingGsdM(*frame_gsd_m, map_pixel);
+    *footprint_m = cv::Size2d(camera.width_px * *frame_gsd_m, camera.height_px * *frame_gsd_m);
+  }
+
+  // The pending build for this resolution: continued when one is under way, else a new
+  // one with every tile's rectangle (too_large when they are more than the bound, then
+  // with none).
+  PendingTiles& pendingTilesFor(double gsd_m, const cv::Size2d& footprint_m) {
+    const long key = gsdBucket(gsd_m);  // ~10% buckets
+    if (pending_tiles && pending_tiles->key == key) return *pending_tiles;
+    pending_tiles.emplace();
+    PendingTiles& pending = *pending_tiles;
+    pending.key = key;
+    pending.cache.gsd_m = gsd_m;
     const double tile_m = options.tile_footprint_factor * std::max(footprint_m.width, footprint_m.height);
     // Bounded work: count the tiles before reading any.
     double tile_count = 0.0;
@@ -670,42 +699,61 @@ struct BasemapRegistrar::State {
       }
     }
     if (tile_count > options.max_global_search_tiles) {
-      cache.too_large = true;
-      SKYTRACE_LOG(Warning, "nav.registration")
-          << "global search skipped: the basemaps need " << tile_count << " tiles of " << tile_m
-          << " m (limit " << options.max_global_search_tiles
-          << "); registration needs a position prior (telemetry) or a map cropped to the flight";
-      return tile_caches.emplace(key, std::move(cache)).first->second;
+      pending.cache.too_large = true;
+      return pending;
     }
     // Every tile's rectangle first, so that the monitor sees the whole amount of work.
-    std::vector<std::pair<int, cv::Rect2d>> rects;  // (basemap, rectangle in ENU)
     for (std::size_t bi = 0; bi < basemaps.size(); ++bi) {
       const cv::Rect2d cover = basemaps[bi].coverage_enu;
       if (std::max(cover.width, cover.height) / gsd_m <= 2048.0) {
-        rects.emplace_back(int(bi), cover);
+        pending.rects.emplace_back(int(bi), cover);
         continue;
       }
       const double step = 0.5 * tile_m;
       for (double y = cover.y; y < cover.y + cover.height - 0.25 * tile_m; y += step) {
         for (double x = cover.x; x < cover.x + cover.width - 0.25 * tile_m; x += step) {
-          rects.emplace_back(int(bi), cv::Rect2d(x, y, tile_m, tile_m));
+          pending.rects.emplace_back(int(bi), cv::Rect2d(x, y, tile_m, tile_m));
         }
       }
     }
-    // Two passes over the tiles (read + local features, then learned descriptors when
-    // used): the monitor sees them as one amount of work.
-    const bool describe = descriptor != nullptr;
-    const int total = int(rects.size()) * (describe ? 2 : 1);
-    int done = 0;
-    for (const auto& [basemap_index, rect] : rects) {
-      if (search_monitor) search_monitor(done, total);
-      ++done;
+    return pending;
+  }
+
+  // The global search's units of work: every tile read and extracted, then (learned
+  // descriptors) every tile described; the monitor sees them as one amount.
+  int searchUnits(const PendingTiles& pending) const {
+    return int(pending.rects.size()) * (descriptor != nullptr ? 2 : 1);
+  }
+
+  // Reads and extracts up to `max_tiles` more tiles of `pending`.
+  void readPendingTiles(PendingTiles& pending, std::size_t max_tiles) {
+    const int total = searchUnits(pending);
+    for (std::size_t read = 0; read < max_tiles && pending.next < pending.rects.size(); ++read) {
+      if (search_monitor) search_monitor(int(pending.next), total);
+      const auto& [basemap_index, rect] = pending.rects[pending.next];
       Tile tile;
       tile.basemap = basemap_index;
-      tile.window = readWindow(basemap_index, rect, gsd_m);
+      tile.window = readWindow(basemap_index, rect, pending.cache.gsd_m);
+      ++pending.next;  // after the read: a read that throws is retried
       if (cv::countNonZero(tile.window.valid) < 0.2 * tile.window.valid.total()) continue;
       tile.image = matchImage(tile.window.bgr, map_extractor.get());
-      cache.tiles.push_back(std::move(tile));
+      pending.cache.tiles.push_back(std::move(tile));
+    }
+  }
+
+  // Completes a pending build whose tiles are all read (the retrieval vocabulary or the
+  // tiles' learned descriptors) and keeps it as the prepared search of its resolution.
+  TileCache& finishPendingTiles() {
+    PendingTiles pending = std::move(*pending_tiles);
+    pending_tiles.reset();
+    TileCache& cache = pending.cache;
+    cache.last_used = calls;
+    evictLeastRecentlyUsed(tile_caches, kMaxTileCaches);
+    if (cache.too_large) {
+      SKYTRACE_LOG(Warning, "nav.registration")
+          << "global search skipped: the basemaps need more than " << options.max_global_search_tiles
+          << " tiles; registration needs a position prior (telemetry) or a map cropped to the flight";
+      return tile_caches.emplace(pending.key, std::move(cache)).first->second;
     }
     // The vocabulary ranks tiles only when there are more than the candidates (see
     // rankTiles): for a map of a few tiles, training one (k-means, and on a GPU a
@@ -722,9 +770,10 @@ struct BasemapRegistrar::State {
                                                                           : tile.image.features.descriptors());
       }
     }
-    if (describe && cache.tiles.size() > std::size_t(options.global_candidates)) {
+    const int total = searchUnits(pending);
+    if (descriptor && cache.tiles.size() > std::size_t(options.global_candidates)) {
       constexpr std::size_t kDescriptorBatch = 16;  // the monitor's granularity here
-      done = total - int(cache.tiles.size());
+      int done = total - int(cache.tiles.size());
       for (std::size_t first = 0; first < cache.tiles.size(); first += kDescriptorBatch) {
         if (search_monitor) search_monitor(done, total);
         const std::size_t end = std::min(cache.tiles.size(), first + kDescriptorBatch);
@@ -745,8 +794,36 @@ struct BasemapRegistrar::State {
       }
     }
     SKYTRACE_LOG(Info, "nav.registration")
-        << "global search: " << cache.tiles.size() << " tiles at " << gsd_m << " m/px";
-    return tile_caches.emplace(key, std::move(cache)).first->second;
+        << "global search: " << cache.tiles.size() << " tiles at " << cache.gsd_m << " m/px";
+    return tile_caches.emplace(pending.key, std::move(cache)).first->second;
+  }
+
+  // The prepared global search of this resolution: kept, or completed now (continuing a
+  // build prepareWhileIdle began).
+  TileCache& tilesFor(double gsd_m, const cv::Size2d& footprint_m) {
+    const auto it = tile_caches.find(gsdBucket(gsd_m));
+    if (it != tile_caches.end()) {
+      it->second.last_used = calls;
+      return it->second;
+    }
+    PendingTiles& pending = pendingTilesFor(gsd_m, footprint_m);
+    if (!pending.cache.too_large) readPendingTiles(pending, pending.rects.size());
+    return finishPendingTiles();
+  }
+
+  // One unit of the global search the latest request would need (see
+  // BasemapRegistrar::prepareWhileIdle).
+  bool prepareNextGlobalSearch(std::size_t max_tiles) {
+    if (next_global_gsd_m <= 0.0) return false;
+    if (tile_caches.count(gsdBucket(next_global_gsd_m))) return false;
+    PendingTiles& pending = pendingTilesFor(next_global_gsd_m, next_global_footprint_m);
+    if (pending.cache.too_large || pending.rects.size() > max_tiles) return false;  // left to a global request
+    if (pending.next < pending.rects.size()) {
+      readPendingTiles(pending, 1);
+      return true;
+    }
+    finishPendingTiles();
+    return false;
   }
 
   // Tile indices by decreasing similarity to the frame, the best `global_candidates`
@@ -788,12 +865,10 @@ struct BasemapRegistrar::State {
     fix.frame = request.frame;
     fix.t_s = request.t_s;
     fix.global_mode = true;
-    const double height = request.height_hint_m > 0 ? request.height_hint_m : 100.0;
-    const double frame_gsd = height / camera.fx_px;
-    double map_pixel = 0.0;
-    for (const auto& b : basemaps) map_pixel = std::max(map_pixel, b.map->pixelSizeM());
-    const double gsd = matchingGsdM(frame_gsd, map_pixel);
-    const cv::Size2d footprint_m(camera.width_px * frame_gsd, camera.height_px * frame_gsd);
+    const double height = searchHeightM(request);
+    double gsd = 0.0, frame_gsd = 0.0;
+    cv::Size2d footprint_m;
+    globalSearchScale(request, &gsd, &frame_gsd, &footprint_m);
 
     auto start = Clock::now();
     std::optional<StageScope> stage(std::in_place, stages, Stage::Retrieval);
@@ -919,6 +994,8 @@ RegistrationFix BasemapRegistrar::registerFrame(const RegistrationRequest& reque
   s.stages = stages;
   checkArgument(!request.image.empty(), "registration got an empty frame");
   ++s.calls;
+  double frame_gsd = 0.0;
+  s.globalSearchScale(request, &s.next_global_gsd_m, &frame_gsd, &s.next_global_footprint_m);
   const bool use_prior = request.prior && request.prior_sigma_m <= s.options.max_prior_sigma_m &&
                          request.prior->position_enu[2] > s.ground_up_m + 1.0;
   if (use_prior) {
@@ -930,6 +1007,8 @@ RegistrationFix BasemapRegistrar::registerFrame(const RegistrationRequest& reque
 }
 
 void BasemapRegistrar::setSearchMonitor(SearchMonitor monitor) { state_->search_monitor = std::move(monitor); }
+
+bool BasemapRegistrar::prepareWhileIdle(std::size_t max_tiles) { return state_->prepareNextGlobalSearch(max_tiles); }
 
 std::size_t BasemapRegistrar::preparedSearchCount() const { return state_->tile_caches.size(); }
 

@@ -170,6 +170,15 @@ class BasemapRegistrar {
   using SearchMonitor = std::function<void(int units_done, int units_total)>;
   void setSearchMonitor(SearchMonitor monitor);
 
+  // Between requests (the caller's thread is idle): one unit of the global search the
+  // latest request would need at its ground resolution (one map tile read and extracted,
+  // or the final step: the retrieval vocabulary), so that a later global search finds it
+  // prepared instead of stopping for it. Nothing for a search of more than `max_tiles`
+  // tiles (left to a global request), before the first request, or once that search is
+  // prepared. The search monitor sees these units too. Returns true while more remains.
+  // Thread: registerFrame's.
+  bool prepareWhileIdle(std::size_t max_tiles);
+
   // Global searches prepared and kept (one per ground resolution, about 10 % apart; at
   // most 2, the least recently used is dropped): memory stays bounded over any flight.
   std::size_t preparedSearchCount() const;

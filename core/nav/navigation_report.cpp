@@ -129,6 +129,10 @@ nlohmann::json navigationReportJson(const NavigationResult& result, const RunDes
   report["timings"] = {{"wall_s", run.wall_s},
                        {"fps", run.wall_s > 0 ? result.frames_processed / run.wall_s : 0.0},
                        {"stages", stages}};
+  if (run.navigation_s > 0) {
+    report["timings"]["navigation_s"] = run.navigation_s;
+    report["timings"]["navigation_fps"] = result.frames_processed / run.navigation_s;
+  }
   report["warnings"] = result.warnings;
   if (run.extra) report.update(*run.extra);
   return report;

@@ -32,7 +32,8 @@ struct RunDescription {
   std::string feature_model;
   std::string registration_model;
   std::string fallback_reason;
-  double wall_s = 0.0;
+  double wall_s = 0.0;        // the whole command: inputs read, navigation, results written
+  double navigation_s = 0.0;  // the navigation run alone (0: not measured, not reported)
   std::vector<StageSummary> stages;
   nlohmann::json* extra = nullptr;  // merged into report.json when set (e.g. engine mode)
 };

@@ -2,9 +2,12 @@
 // orthophoto at 0.1 m, a 32 m camera footprint: 64 tiles), ORB + VLAD:
 // - the search monitor sees the whole preparation, from (0, total) to (total, total),
 //   in order, once per unit of work;
-// - a monitor that throws Cancelled abandons the search: registerFrame rethrows it, and
-//   the next request prepares the tiles again from the start (nothing half-built is
-//   cached) and gives a global-mode fix;
+// - a monitor that throws Cancelled stops the search: registerFrame rethrows it, and the
+//   next request continues from the tile where it stopped (no tile is half-built) and
+//   gives a global-mode fix;
+// - between requests, prepareWhileIdle prepares the global search the latest request
+//   would need, one tile per call, so that a global request then starts prepared and
+//   answers as on demand; a search larger than its bound is left to a global request;
 // - a prepared resolution is not prepared again, and at most two are kept: a flight whose
 //   height estimate wanders does not add one per height for the whole run;
 // - prior mode gathers the map's features from tiles extracted once: a wrong prior (2.5 m
@@ -180,8 +183,43 @@ class TestBasemapRegistrar : public QObject {
     const nav::RegistrationFix fix = registrar.registerFrame(centreRequest());
     QVERIFY(fix.global_mode);
     QVERIFY(!calls.empty());
-    QCOMPARE(calls.front().done, 0);  // started over: nothing half-built was kept
+    QCOMPARE(calls.front().done, 4);  // went on with the unit it stopped before
     QCOMPARE(calls.back().done, calls.back().total);
+  }
+
+  void idleTimePreparesTheNextGlobalSearch() {
+    nav::BasemapRegistrar registrar = makeRegistrar();
+    QVERIFY(!registrar.prepareWhileIdle(4096));  // no request yet: nothing to prepare
+    // A prior-mode keyframe: its height says which resolution a global search would use.
+    nav::RegistrationRequest request = centreRequest();
+    nav::CameraPose prior;
+    prior.position_enu = cv::Vec3d(0.0, 0.0, request.height_hint_m);
+    prior.pitch_deg = -90.0;
+    request.prior = prior;
+    request.prior_sigma_m = 3.0;
+    QVERIFY(!registrar.registerFrame(request).global_mode);
+    QVERIFY(!registrar.prepareWhileIdle(10));  // 64 tiles: more than the bound, left alone
+    QCOMPARE(registrar.preparedSearchCount(), std::size_t(0));
+    std::vector<MonitorCall> calls;
+    registrar.setSearchMonitor([&](int done, int total) { calls.push_back({done, total}); });
+    int steps = 0;
+    while (registrar.prepareWhileIdle(4096)) ++steps;
+    QVERIFY2(steps >= 50, qPrintable(QString::number(steps)));  // one tile per call
+    QCOMPARE(int(calls.size()), calls.front().total + 1);
+    QCOMPARE(registrar.preparedSearchCount(), std::size_t(1));
+    QVERIFY(!registrar.prepareWhileIdle(4096));  // done: nothing more
+
+    // The global request finds the search prepared (no unit of work left) and answers as
+    // a search prepared on demand does.
+    calls.clear();
+    const nav::RegistrationFix fix = registrar.registerFrame(centreRequest());
+    QVERIFY(fix.global_mode);
+    QVERIFY(calls.empty());
+    nav::BasemapRegistrar on_demand = makeRegistrar();
+    const nav::RegistrationFix reference = on_demand.registerFrame(centreRequest());
+    QCOMPARE(fix.reason, reference.reason);
+    QCOMPARE(fix.inliers, reference.inliers);
+    QCOMPARE(fix.accepted, reference.accepted);
   }
 };
 
