@@ -24,7 +24,8 @@
 #                                 folder. $SKYTRACE_TEST_FLIGHT_DIR (that flight) also
 #                                 enables test_engine_cuda's navigation check.
 #   scripts/device.sh product     the programs analysts run on a rendered flight: process
-#                                 (both layouts, scored against the truth), bench --flight,
+#                                 (every layout the GPUs allow, scored against the truth),
+#                                 bench --flight (every keyframe registered),
 #                                 the GUI processing it (latency plot screenshot).
 #   scripts/device.sh all         unpack, build, test, bench.
 # Results and logs: $OUT (default out/device), packed as $OUT/device-results.tar.gz after
@@ -272,25 +273,34 @@ bench() {
 }
 
 # --- product (the programs analysts run, on a rendered flight) ------------------------
-# `process` in both layouts (report.json: fps, stages, frame_transfers; eval against the
+# `process` in every layout the GPUs allow (report.json: fps, stages, frame_transfers; eval against the
 # truth), `bench --flight` (every layout with accuracy) and the GUI processing the flight
 # with its latency plot as a screenshot. The flight: $SKYTRACE_BENCH_FLIGHT (default
 # device-deps/flight; its basemap as ortho.tif beside it).
 product() {
   environment
-  local flight="${SKYTRACE_BENCH_FLIGHT:-$deps_dir/flight}" status=0 mode work
+  local flight="${SKYTRACE_BENCH_FLIGHT:-$deps_dir/flight}" status=0 mode work gpus
   [[ -f "$flight/flight.json" && -f "$flight/ortho.tif" ]] || { log "product: no flight in $flight"; return 2; }
   local cli="$build_dir/app/cli/skytrace-cli" video="$flight/flight.mp4" map="$flight/ortho.tif" srt="$flight/flight.srt"
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+  # One GPU: overlapped (the default there) and sequential on cuda:0; with two or more
+  # also frame-parallel over every GPU and the default layout (`--device auto`).
+  local modes=(overlapped sequential) bench_modes=sequential,vo_only,overlapped
+  (( gpus >= 2 )) && modes+=(frame-parallel auto) && bench_modes+=,multi_gpu,multi_gpu_frames
   work=$(mktemp -d "${TMPDIR:-/tmp}/skytrace-product.XXXXXX")
-  for mode in overlapped sequential; do
-    "$cli" process --video "$video" --basemap "$map" --telemetry "$srt" --device cuda --mode "$mode" \
+  for mode in "${modes[@]}"; do
+    local placement=(--device cuda --mode "$mode")
+    [[ $mode == frame-parallel ]] && placement=(--mode frame-parallel)
+    [[ $mode == auto ]] && placement=(--device auto)
+    "$cli" process --video "$video" --basemap "$map" --telemetry "$srt" "${placement[@]}" \
       --out "$work/$mode" > "$out/process_$mode.log" 2>&1 || status=1
     cp "$work/$mode/report.json" "$out/process_${mode}_report.json" 2>/dev/null || status=1
     "$cli" eval --truth "$flight/truth.csv" --track "$work/$mode/track.csv" --out "$out/process_${mode}_eval.json" \
       > /dev/null 2>&1 || status=1
   done
   "$cli" bench --flight "$flight" --basemap "$map" --frames 600 --preload --device cuda \
-    --modes sequential,vo_only,overlapped --out "$out/bench_flight.json" > "$out/bench_flight.log" 2>&1 || status=1
+    --modes "$bench_modes" --keyframe-policy every --out "$out/bench_flight.json" > "$out/bench_flight.log" 2>&1 ||
+    status=1
   "$cli" bench --synthetic 640x480 --frames 300 --preload --device cuda --modes vo_only,overlapped \
     --weights-dir "$model_dir" --out "$out/bench_synthetic.json" > "$out/bench_synthetic.log" 2>&1 || status=1
   timeout 300 "$build_dir/app/gui/skytrace" --video "$video" --basemap "$map" --telemetry "$srt" --process \

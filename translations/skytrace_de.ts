@@ -660,6 +660,10 @@
         <source>overlapped</source>
         <translation>überlappend</translation>
     </message>
+    <message>
+        <source>frame-parallel</source>
+        <translation>bildparallel</translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>
@@ -941,6 +945,10 @@
     <message>
         <source>Sequential (one thread)</source>
         <translation>Sequenziell (ein Thread)</translation>
+    </message>
+    <message>
+        <source>Frame-parallel (engine over every GPU)</source>
+        <translation>Bildparallel (Engine auf jeder GPU)</translation>
     </message>
     <message>
         <source>Register every keyframe (offline: VO waits for the satellite stage)</source>

@@ -660,6 +660,10 @@
         <source>overlapped</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>frame-parallel</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>
@@ -940,6 +944,10 @@
     </message>
     <message>
         <source>Sequential (one thread)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Frame-parallel (engine over every GPU)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

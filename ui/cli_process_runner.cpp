@@ -58,7 +58,9 @@ QStringList CliProcessRunner::argumentsFor(const io::Project& project) {
   if (!project.vo_model.empty()) args << QStringLiteral("--vo-model") << QString::fromStdString(project.vo_model);
   if (!project.satellite_model.empty())
     args << QStringLiteral("--sat-model") << QString::fromStdString(project.satellite_model);
-  if (project.vo_device.empty() && project.satellite_device.empty()) {
+  if (project.processing_mode == "frame-parallel") {
+    // Over every GPU: the mode places both stages itself.
+  } else if (project.vo_device.empty() && project.satellite_device.empty()) {
     args << QStringLiteral("--device") << QString::fromStdString(project.device);
   } else {  // per stage; "auto" = the CLI's automatic placement
     const std::string vo_device = project.effectiveVoDevice();
@@ -69,7 +71,7 @@ QStringList CliProcessRunner::argumentsFor(const io::Project& project) {
   }
   args << QStringLiteral("--mode") << QString::fromStdString(project.processing_mode);
   // Sequential mode registers every keyframe anyway; the option is the engine's.
-  if (project.processing_mode == "overlapped")
+  if (project.processing_mode != "sequential")
     args << QStringLiteral("--keyframe-policy")
          << (project.register_every_keyframe ? QStringLiteral("every") : QStringLiteral("latest"));
   args << QStringLiteral("--out") << QString::fromStdString(project.results_dir);

@@ -994,7 +994,9 @@ void MainWindow::updateEngineLabel() {
   const std::string mode = !r.mode.empty() ? r.mode : project_.processing_mode;
   engine_label_->setText(tr("Device: %1 · Model: %2").arg(device, model) + QStringLiteral(" · ") +
                          tr("Satellite: %1").arg(satellite) + QStringLiteral(" · ") +
-                         (mode == "sequential" ? tr("sequential") : tr("overlapped")));
+                         (mode == "sequential"       ? tr("sequential")
+                          : mode == "frame-parallel" ? tr("frame-parallel")
+                                                     : tr("overlapped")));
   engine_label_->setToolTip(QString::fromStdString(r.fallback_reason));
 }
 

@@ -20,7 +20,7 @@
 namespace skytrace::ui {
 namespace {
 
-const char* const kModes[] = {"overlapped", "sequential"};
+const char* const kModes[] = {"overlapped", "sequential", "frame-parallel"};
 
 QComboBox* modelBox(const std::vector<std::string>& choices, QWidget* parent) {
   auto* box = new QComboBox(parent);
@@ -166,7 +166,7 @@ void ProcessingOptionsWidget::updateNote() {
 
 void ProcessingOptionsWidget::updateModeDependents() {
   // The keyframe policy is the engine's; the sequential driver registers every keyframe.
-  every_keyframe_box_->setEnabled(mode_box_->currentData().toString() == QLatin1String("overlapped"));
+  every_keyframe_box_->setEnabled(mode_box_->currentData().toString() != QLatin1String("sequential"));
 }
 
 void ProcessingOptionsWidget::retranslateUi() {
@@ -179,6 +179,7 @@ void ProcessingOptionsWidget::retranslateUi() {
   mode_label_->setText(tr("Mode:"));
   mode_box_->setItemText(0, tr("Overlapped (engine: decode, VO and satellite threads)"));
   mode_box_->setItemText(1, tr("Sequential (one thread)"));
+  mode_box_->setItemText(2, tr("Frame-parallel (engine over every GPU)"));
   every_keyframe_box_->setText(tr("Register every keyframe (offline: VO waits for the satellite stage)"));
   every_keyframe_box_->setToolTip(
       tr("Off (live use): visual odometry never waits; while the satellite stage is busy, only the "

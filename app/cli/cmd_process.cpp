@@ -108,13 +108,18 @@ int runProcess(const QStringList& args) {
       {"telemetry", "Flight log (DJI SRT, PX4 ULog, GPX, CSV) to compare against.", "FILE"},
       {"camera", "Camera JSON (default: camera.json beside the video, else --hfov-deg).", "FILE"},
       {"hfov-deg", "Horizontal field of view when there is no camera file (default 70).", "DEG"},
-      {"device", "cpu, cuda or cuda:N for every stage (default: cuda:0 when a GPU exists, else cpu).",
+      {"device", "auto, cpu, cuda or cuda:N for every stage (default auto: cuda:0 when a GPU exists, else "
+                 "cpu; the mode follows, see --mode).",
        "DEVICE"},
       {"vo-device", "Device of the visual odometry (overrides --device).", "DEVICE"},
       {"sat-device", "Device of the basemap registration (default: cuda:1 when two GPUs exist).",
        "DEVICE"},
-      {"mode", "sequential (one thread) or overlapped (the engine: decode thread, VO worker, "
-               "background registration; default when VO runs on a GPU).", "MODE"},
+      {"mode", "sequential (one thread; the default without a GPU), overlapped (the engine: decode "
+               "thread, VO worker, background registration; the default on one GPU) or frame-parallel "
+               "(overlapped, VO's feature extraction spread over --frame-devices; the default with two "
+               "or more GPUs and no device named).", "MODE"},
+      {"frame-devices", "Frame-parallel mode: its devices, e.g. cuda:0,cuda:1 (the first also "
+                        "tracks, the last registers; default: every GPU).", "LIST"},
       {"model", "Feature model: aliked-n16rot (default; falls back to orb when its weights are "
                 "not found), orb, sift, aliked-t16, ...", "NAME", "aliked-n16rot"},
       {"weights", "Weights file of --model.", "FILE"},
@@ -137,7 +142,7 @@ int runProcess(const QStringList& args) {
       {"use-gnss-prior", "Use the logged GNSS as a prior (default: judge it independently)."},
       {"no-registration", "Visual odometry only (from the first GNSS fix; for drift tests)."},
       {"keyframe-policy",
-       "Overlapped mode: every (default: VO waits for the registration stage when it is busy, "
+       "Overlapped and frame-parallel modes: every (default: VO waits for the registration stage when it is busy, "
        "every keyframe is registered) or latest (VO never waits, requests made while it is busy "
        "are dropped: live use; on a fast GPU fixes then come late and the track can drift).",
        "POLICY", "every"},
@@ -187,6 +192,7 @@ int runProcess(const QStringList& args) {
     request.vo_device = parser.value("vo-device").toStdString();
     request.satellite_device = parser.value("sat-device").toStdString();
     request.mode = parser.value("mode").toStdString();
+    request.frame_devices = parser.value("frame-devices").toStdString();
     const std::string policy = parser.value("keyframe-policy").toStdString();
     if (policy != "every" && policy != "latest")
       throw InvalidArgument("--keyframe-policy must be every or latest, got '" + policy + "'");

@@ -707,13 +707,6 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
     DevicePlacement mode_placement = placement;
     PipelineOptions pipeline_options;
     if (mode == "multi_gpu_frames") {
-      if (flight) {
-        modes.push_back(json{{"mode", mode},
-                             {"skipped", "the navigation has no separable VO front end yet (frame-parallel VO "
-                                         "runs the synthetic workload only)"}});
-        say("bench: multi_gpu_frames skipped (flight workload)");
-        continue;
-      }
       if (frame_parallel.empty()) {
         modes.push_back(json{{"mode", mode}, {"skipped", "needs two CUDA devices (or --frame-parallel-devices), found " +
                                                              std::to_string(cuda_count)}});
@@ -721,9 +714,15 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
         continue;
       }
       mode_placement.vo = frame_parallel.front();
-      mode_placement.satellite = frame_parallel.front();
       pipeline_options.front_end_devices = frame_parallel;
-      pipeline_options.extra_satellite_devices.assign(frame_parallel.begin() + 1, frame_parallel.end());
+      if (flight) {
+        // As `process --mode frame-parallel`: one registration worker, on the last device
+        // (the navigation applies fixes in the order they were asked for).
+        mode_placement.satellite = frame_parallel.back();
+      } else {
+        mode_placement.satellite = frame_parallel.front();
+        pipeline_options.extra_satellite_devices.assign(frame_parallel.begin() + 1, frame_parallel.end());
+      }
     } else if (mode == "multi_gpu") {
       if (cuda_count < 2) {
         modes.push_back(json{{"mode", mode}, {"skipped", "needs two CUDA devices, found " + std::to_string(cuda_count)}});
@@ -768,12 +767,25 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
         if (flight) sequential.satellite_device = mode_placement.satellite;  // as `process --mode sequential`
         run = runSequential(sequential, *source, payloads, &recorder);
       } else {
-        pipeline_options.placement = mode_placement;
+        if (flight) {
+          // The engine options `process` runs this layout with (its keyframe queue too).
+          NavigationEngineOptions layout;
+          layout.layout = pipeline_options.front_end_devices.empty() ? NavigationLayout::Overlapped
+                                                                     : NavigationLayout::FrameParallel;
+          layout.placement = mode_placement;
+          layout.keyframe_policy = options.keyframe_policy;
+          layout.satellite_sm_limit = options.satellite_sm_limit;
+          layout.extra_satellite_devices = pipeline_options.extra_satellite_devices;
+          layout.front_end_devices = pipeline_options.front_end_devices;
+          pipeline_options = navigationPipelineOptions(layout);
+        } else {
+          pipeline_options.placement = mode_placement;
+          pipeline_options.keyframe_policy = options.keyframe_policy;
+          pipeline_options.satellite_sm_limit = options.satellite_sm_limit;
+        }
         pipeline_options.ring_slots = options.ring_slots;
         pipeline_options.max_frames = options.frames;
         pipeline_options.mode_name = mode;
-        pipeline_options.keyframe_policy = options.keyframe_policy;
-        pipeline_options.satellite_sm_limit = options.satellite_sm_limit;
         Pipeline pipeline(pipeline_options, make_mode_source, payloads, &recorder);
         pipeline.start();
         pipeline.wait(std::numeric_limits<int>::max());

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <sstream>
+#include <algorithm>
 
 #include <nlohmann/json.hpp>
 
@@ -32,6 +34,19 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 bool isAliked(const std::string& model) { return model.rfind("aliked", 0) == 0; }
+
+// "a,b, c" -> {"a", "b", "c"} (blanks around items dropped, empty items skipped).
+std::vector<std::string> splitList(const std::string& text) {
+  std::vector<std::string> items;
+  std::string item;
+  std::istringstream stream(text);
+  while (std::getline(stream, item, ',')) {
+    const auto first = item.find_first_not_of(" \t");
+    if (first == std::string::npos) continue;
+    items.push_back(item.substr(first, item.find_last_not_of(" \t") - first + 1));
+  }
+  return items;
+}
 
 // Resolves the weights file of a learned local-feature model as its extractor would
 // (classical models need none). Throws ModelError when it is missing.
@@ -89,8 +104,9 @@ engine::NavigationLiveSink* liveSinkOf(FlightObserver& observer) {
 NavigationRun runNavigation(const std::string& video_path, nav::NavigationInputs inputs,
                             const ProcessingChoice& choice, std::int64_t frames_total, FlightObserver& observer) {
   engine::NavigationEngineOptions layout;
-  layout.layout = choice.overlapped ? engine::NavigationLayout::Overlapped : engine::NavigationLayout::Sequential;
+  layout.layout = choice.layout;
   layout.placement = choice.placement;
+  layout.front_end_devices = choice.front_end_devices;
   layout.keyframe_policy = choice.keyframe_policy;
   layout.satellite_sm_limit = choice.satellite_sm_limit;
   engine::NavigationEngineHooks hooks;
@@ -161,9 +177,13 @@ FlightRequest flightRequestFromProject(const io::Project& project, std::vector<s
   request.feature_model = project.feature_model;
   request.vo_model = project.vo_model;
   request.satellite_model = project.satellite_model;
-  request.vo_device = placementDeviceName(project.effectiveVoDevice());
-  request.satellite_device = placementDeviceName(project.effectiveSatelliteDevice());
-  request.mode = project.processing_mode == "sequential" ? "sequential" : "overlapped";
+  if (project.processing_mode != "frame-parallel") {  // frame-parallel: every GPU
+    request.vo_device = placementDeviceName(project.effectiveVoDevice());
+    request.satellite_device = placementDeviceName(project.effectiveSatelliteDevice());
+  }
+  request.mode = project.processing_mode == "sequential" || project.processing_mode == "frame-parallel"
+                     ? project.processing_mode
+                     : std::string("overlapped");
   request.register_every_keyframe = project.register_every_keyframe;
   request.results_dir = project.results_dir;
   return request;
@@ -173,19 +193,57 @@ ProcessingChoice processingChoiceFor(const FlightRequest& request, int cuda_devi
   ProcessingChoice choice;
   choice.placement = engine::resolveDevicePlacement(request.device, request.vo_device, request.satellite_device,
                                                     cuda_device_count);
-  const std::string mode = !request.mode.empty()       ? request.mode
-                           : choice.placement.vo.cuda ? std::string("overlapped")
-                                                      : std::string("sequential");
-  checkArgument(mode == "sequential" || mode == "overlapped",
-                "--mode must be sequential or overlapped, got '" + mode + "'");
-  choice.overlapped = mode == "overlapped";
+  const auto named = [](const std::string& device) { return !device.empty() && device != "auto"; };
+  const bool devices_named = named(request.device) || named(request.vo_device) || named(request.satellite_device) ||
+                             !request.frame_devices.empty();
+  std::string mode = request.mode;
+  if (mode.empty()) {
+    mode = !choice.placement.vo.cuda                       ? "sequential"
+           : cuda_device_count >= 2 && !devices_named ? "frame-parallel"
+                                                           : "overlapped";
+  }
+  checkArgument(mode == "sequential" || mode == "overlapped" || mode == "frame-parallel",
+                "--mode must be sequential, overlapped or frame-parallel, got '" + mode + "'");
+  choice.layout = mode == "sequential"   ? engine::NavigationLayout::Sequential
+                  : mode == "overlapped" ? engine::NavigationLayout::Overlapped
+                                         : engine::NavigationLayout::FrameParallel;
+  checkArgument(request.frame_devices.empty() || choice.layout == engine::NavigationLayout::FrameParallel,
+                "--frame-devices needs --mode frame-parallel");
+  if (choice.layout == engine::NavigationLayout::FrameParallel) {
+    if (!request.frame_devices.empty()) {
+      for (const std::string& name : splitList(request.frame_devices))
+        choice.front_end_devices.push_back(vision::parseDevice(name));
+    } else {
+      for (int i = 0; i < cuda_device_count; ++i)
+        choice.front_end_devices.push_back(vision::parseDevice("cuda:" + std::to_string(i)));
+    }
+    checkArgument(choice.front_end_devices.size() >= 2,
+                  "--mode frame-parallel needs two or more devices (found " + std::to_string(cuda_device_count) +
+                      " GPUs): name them with --frame-devices, e.g. cuda:0,cuda:1");
+    checkArgument(!named(request.vo_device) && !named(request.satellite_device) &&
+                      (!named(request.device) || request.device == "cuda"),
+                  "--mode frame-parallel places both stages itself: use --frame-devices, not --device, "
+                  "--vo-device or --sat-device");
+    // VO tracks on the first device, registration runs on the last: one registration
+    // worker, so that fixes come back in the order they were asked for (two workers on
+    // two H200s: fixes out of order, and 2 of 4 runs of the test flight ended 10-12.6 m
+    // off instead of 1.64 m).
+    choice.placement.vo = choice.front_end_devices.front();
+    choice.placement.satellite = choice.front_end_devices.back();
+    std::string names;
+    for (const vision::DeviceSpec& device : choice.front_end_devices)
+      names += (names.empty() ? "" : ",") + device.toString();
+    choice.placement.reason = "frame-parallel over " + names + ": VO features on each, tracking on " +
+                              choice.placement.vo.toString() + ", registration on " +
+                              choice.placement.satellite.toString();
+  }
   // Read by the overlapped layout (sequential registers every keyframe by construction).
   choice.keyframe_policy = request.register_every_keyframe ? engine::KeyframePolicy::EveryKeyframe
                                                            : engine::KeyframePolicy::LatestWins;
   // Messages name the options of `process` (FlightRequest mirrors them).
   checkArgument(request.satellite_sm_limit >= 0, "--sat-sm-limit must be >= 0 (0: no limit)");
-  checkArgument(request.satellite_sm_limit == 0 || choice.overlapped,
-                "--sat-sm-limit needs --mode overlapped (the registration stage of the engine)");
+  checkArgument(request.satellite_sm_limit == 0 || choice.layout != engine::NavigationLayout::Sequential,
+                "--sat-sm-limit needs --mode overlapped or frame-parallel (the registration stage of the engine)");
   choice.satellite_sm_limit = request.satellite_sm_limit;
 
   // The feature model: both stages' local features; the per-stage specs refine it.
@@ -330,16 +388,23 @@ FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observ
   run.telemetry_path = request.telemetry_path;
   run.camera_source = camera_source;
   const engine::DevicePlacement& placement = choice.placement;
-  run.device = placement.splitAcrossDevices()
-                   ? "vo " + placement.vo.toString() + ", registration " + placement.satellite.toString()
-                   : placement.vo.toString();
+  if (!choice.front_end_devices.empty()) {
+    std::string devices;
+    for (const vision::DeviceSpec& device : choice.front_end_devices)
+      devices += (devices.empty() ? "" : ",") + device.toString();
+    run.device = "frame-parallel " + devices;
+  } else {
+    run.device = placement.splitAcrossDevices()
+                     ? "vo " + placement.vo.toString() + ", registration " + placement.satellite.toString()
+                     : placement.vo.toString();
+  }
   run.feature_model = nav::visualOdometryModelName(used);
   run.registration_model = nav::satelliteModelName(used.registration);
   for (const std::string& w : result.warnings)
     if (w.find("weights") != std::string::npos) run.fallback_reason = w;
   run.stages = engine::stageSummaries(outcome.samples);
   nlohmann::json extra = {
-      {"mode", choice.overlapped ? "overlapped" : "sequential"},
+      {"mode", engine::navigationLayoutName(choice.layout)},
       {"keyframe_policy", outcome.keyframe_policy},
       {"device_placement", placement.reason},
       // The ground plane of the run in the track's altitudes (camera footprints).

@@ -61,7 +61,12 @@ struct FlightRequest {
 
   // Devices and layout. Device names as resolveDevicePlacement takes them ("" = auto).
   std::string device, vo_device, satellite_device;
-  std::string mode;  // "sequential", "overlapped"; "": overlapped when VO runs on a GPU
+  // "sequential", "overlapped", "frame-parallel"; "": frame-parallel over every GPU when
+  // there are two or more and no device was named, overlapped on one GPU, else sequential.
+  std::string mode;
+  // frame-parallel: the devices that extract VO's features ("cuda:0,cuda:1"; the first
+  // also tracks, the last registers); "": every GPU.
+  std::string frame_devices;
   // Overlapped: VO waits for registration when it is busy (every keyframe registered),
   // else latest wins. Every by default: frames of a recorded video come as fast as they
   // decode, and with latest wins on a fast GPU fixes arrive many frames late and a track
@@ -87,7 +92,9 @@ FlightRequest flightRequestFromProject(const io::Project& project, std::vector<s
 struct ProcessingChoice {
   nav::NavigationOptions options;
   engine::DevicePlacement placement;
-  bool overlapped = true;  // the engine's threads; false: everything on the calling thread
+  // Sequential: everything on the calling thread; the others: the engine's threads.
+  engine::NavigationLayout layout = engine::NavigationLayout::Overlapped;
+  std::vector<vision::DeviceSpec> front_end_devices;  // frame-parallel only
   engine::KeyframePolicy keyframe_policy = engine::KeyframePolicy::LatestWins;
   int satellite_sm_limit = 0;
 };

@@ -2,8 +2,16 @@
 
 namespace skytrace::engine {
 
-DevicePlacement resolveDevicePlacement(const std::string& device, const std::string& vo_device,
-                                       const std::string& sat_device, int cuda_device_count) {
+namespace {
+// "auto" is the same as not naming a device.
+std::string named(const std::string& device) { return device == "auto" ? std::string() : device; }
+}  // namespace
+
+DevicePlacement resolveDevicePlacement(const std::string& device_arg, const std::string& vo_device_arg,
+                                       const std::string& sat_device_arg, int cuda_device_count) {
+  const std::string device = named(device_arg);
+  const std::string vo_device = named(vo_device_arg);
+  const std::string sat_device = named(sat_device_arg);
   DevicePlacement placement;
   vision::DeviceSpec common;
   if (!device.empty()) {

@@ -21,7 +21,7 @@ struct DevicePlacement {
   }
 };
 
-// `device`, `vo_device`, `sat_device`: empty = not given. Without anything: cuda:0 when
+// `device`, `vo_device`, `sat_device`: empty or "auto" = not given. Without anything: cuda:0 when
 // a GPU exists, else cpu. A specific choice wins over --device. `cuda_device_count` is
 // passed in (vision::cudaDeviceCount() in production) so that the rule is testable.
 // Throws InvalidArgument for unparsable names; availability is checked by the workers.

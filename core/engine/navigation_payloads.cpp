@@ -14,6 +14,7 @@
 #include "core/nav/basemap_registration.h"
 #include "core/util/error.h"
 #include "core/util/log.h"
+#include "core/vision/features.h"
 #include "core/vision/image_impl.h"
 #include "core/vision/robust_estimation.h"
 
@@ -110,12 +111,48 @@ struct NavigationFix final : SatelliteFix {
   nav::RegistrationFix fix;
 };
 
+// What a navigation front end computed for one frame: its VO features (on the front
+// end's device) and their undistorted keypoints.
+struct NavigationPreparedFrame final : PreparedFrame {
+  nav::OdometryFrameFeatures features;
+};
+
+// Frame-parallel runs: VO's feature extraction on one device, for the frames routed there.
+class NavigationVoFrontEnd final : public VoFrontEnd {
+ public:
+  NavigationVoFrontEnd(const nav::NavigationOptions& options, const nav::CameraModel& camera,
+                       const vision::DeviceSpec& device)
+      : camera_(camera) {
+    vision::ExtractorOptions extractor = options.vo_features;
+    extractor.device = device;
+    // The same choice as the session's (same options, same weights lookup), so that the
+    // front ends and the VO payload agree on the model, fallback included.
+    extractor_ = vision::createFeatureExtractorOrFallback(extractor, "orb");
+  }
+
+  std::shared_ptr<PreparedFrame> prepare(const EngineFrame& frame, StageClock& clock) override {
+    auto prepared = std::make_shared<NavigationPreparedFrame>();
+    prepared->frame = frame.index;
+    prepared->features =
+        nav::extractOdometryFeatures(*extractor_, camera_, vision::imageFromTensor(frame.pixels->bgr), &clock);
+    return prepared;
+  }
+
+ private:
+  nav::CameraModel camera_;
+  std::unique_ptr<vision::FeatureExtractor> extractor_;
+};
+
 class NavigationVoPayload final : public VoPayload {
  public:
   NavigationVoPayload(const nav::NavigationInputs& inputs, const nav::NavigationOptions& options,
                       std::int64_t frames_total, std::shared_ptr<NavigationRunOutput> output,
                       NavigationLiveSink* live)
-      : session_(inputs, options), frames_total_(frames_total), output_(std::move(output)), live_(live) {
+      : session_(inputs, options),
+        device_(options.vo_match.device),
+        frames_total_(frames_total),
+        output_(std::move(output)),
+        live_(live) {
     warmUpHomographyRansac(options.vo.device, options.vo.ransac_threshold_px,
                            options.vo_features.max_keypoints);
     output_->setModel(session_.voModelName(), session_.fallbackReason());
@@ -129,34 +166,25 @@ class NavigationVoPayload final : public VoPayload {
     // back to the host); on the CPU a view of the host slot.
     const vision::Image image = vision::imageFromTensor(frame.pixels->bgr);
     // The session marks its stages on the worker's clock (device events on the GPU).
-    const nav::FrameResult result = session_.processFrame(frame.index, frame.t_s, image, &clock);
-    ++processed_;
-    if (live_) live_->onFrame(result);
-    output_->frameDone(frame.index + 1);
-    localised_ = result.online.has_pose;
-    std::optional<nav::RegistrationRequest> request = session_.takeRegistrationRequest();
-    if (!request) return nullptr;
-    // Not localised yet (or lost), one attempt at a time, as in the sequential driver: the
-    // session asks again every half interval, alternating a telemetry-cropped search with
-    // a whole-basemap one, because it has not seen the answer to its last attempt; here
-    // that answer is still on its way, and a global search started meanwhile would keep
-    // the satellite stage busy (tens of seconds on a CPU) after the first fix arrived.
-    // The newest request sent is never dropped by the latest-wins queue, so "its fix is
-    // back" is a reliable end of the attempt.
-    if (!result.online.has_pose && awaiting_fix_for_ >= 0) {
-      ++requests_held_back_;
-      return nullptr;
-    }
-    awaiting_fix_for_ = request->frame;
-    auto keyframe = std::make_shared<NavigationKeyframeRequest>();
-    keyframe->frame = request->frame;
-    keyframe->t_s = request->t_s;
-    keyframe->request = std::move(*request);  // its image is a deep copy (session contract)
-    return keyframe;
+    return afterFrame(frame, session_.processFrame(frame.index, frame.t_s, image, &clock));
+  }
+
+  // Frame-parallel runs: a front end on any device extracted the features; they join
+  // the matcher's device (a copy between GPUs), and the frame's pixels stay where the
+  // front end has them (a registration request copies them there).
+  std::shared_ptr<KeyframeRequest> processPrepared(const EngineFrame& frame, const PreparedFrame& prepared,
+                                                   StageClock& clock) override {
+    const auto* front = dynamic_cast<const NavigationPreparedFrame*>(&prepared);
+    if (!front) throw InvalidArgument("navigation VO payload got a frame prepared by another front end");
+    nav::OdometryFrameFeatures features = front->features;
+    features.features = vision::featuresOnDevice(features.features, device_);
+    const vision::Image image = vision::imageFromTensor(frame.pixels->bgr);
+    return afterFrame(frame,
+                      session_.processExtractedFrame(frame.index, frame.t_s, image, std::move(features), &clock));
   }
 
   // Without a position, further requests are held back until the attempt on its way is
-  // answered (see processFrame); under the every-keyframe policy the engine waits for it.
+  // answered (see afterFrame); under the every-keyframe policy the engine waits for it.
   bool awaitingFix() const override { return !localised_ && awaiting_fix_for_ >= 0; }
 
   void applyFix(const SatelliteFix& fix) override {
@@ -176,7 +204,40 @@ class NavigationVoPayload final : public VoPayload {
   }
 
  private:
+  // The frame's result to the live sink and progress; its registration request, if any.
+  std::shared_ptr<KeyframeRequest> afterFrame(const EngineFrame& frame, const nav::FrameResult& result) {
+    ++processed_;
+    if (live_) live_->onFrame(result);
+    output_->frameDone(frame.index + 1);
+    localised_ = result.online.has_pose;
+    std::optional<nav::RegistrationRequest> request = session_.takeRegistrationRequest();
+    if (!request) return nullptr;
+    // Not localised yet (or lost), one attempt at a time, as in the sequential driver: the
+    // session asks again every half interval, alternating a telemetry-cropped search with
+    // a whole-basemap one, because it has not seen the answer to its last attempt; here
+    // that answer is still on its way, and a global search started meanwhile would keep
+    // the satellite stage busy (tens of seconds on a CPU) after the first fix arrived.
+    // The newest request sent is never dropped by the latest-wins queue, so "its fix is
+    // back" is a reliable end of the attempt.
+    if (!result.online.has_pose && awaiting_fix_for_ >= 0) {
+      ++requests_held_back_;
+      return nullptr;
+    }
+    awaiting_fix_for_ = request->frame;
+    // A frame-parallel front end's pixels (another GPU): the request's copy was made on
+    // that GPU's current stream of this thread, which the engine does not wait for. Moved
+    // here (a copy ordered after it, completed on this thread's stream, which the engine
+    // waits for), the keyframe lives on the VO device as in the other layouts.
+    if (request->image.device() != device_) request->image = request->image.to(device_);
+    auto keyframe = std::make_shared<NavigationKeyframeRequest>();
+    keyframe->frame = request->frame;
+    keyframe->t_s = request->t_s;
+    keyframe->request = std::move(*request);  // its image is a deep copy (session contract)
+    return keyframe;
+  }
+
   nav::NavigationSession session_;
+  vision::DeviceSpec device_;  // the matcher's: where VO's features must be
   std::int64_t frames_total_;
   std::int64_t processed_ = 0;
   std::shared_ptr<NavigationRunOutput> output_;
@@ -254,6 +315,9 @@ PayloadFactories makeNavigationPayloads(const nav::NavigationInputs& inputs,
     on_device.vo.device = device;
     return std::make_unique<NavigationVoPayload>(inputs, on_device, frames_total, output, live);
   };
+  factories.vo_front_end = [options, camera = inputs.camera](const vision::DeviceSpec& device) {
+    return std::make_unique<NavigationVoFrontEnd>(options, camera, device);
+  };
   if (options.registration_enabled && !inputs.basemap_paths.empty()) {
     factories.satellite = [inputs, registration = options.registration, output](const vision::DeviceSpec& device) {
       nav::RegistrationOptions on_device = registration;
@@ -265,7 +329,15 @@ PayloadFactories makeNavigationPayloads(const nav::NavigationInputs& inputs,
 }
 
 const char* navigationLayoutName(NavigationLayout layout) {
-  return layout == NavigationLayout::Sequential ? "sequential" : "overlapped";
+  switch (layout) {
+    case NavigationLayout::Sequential:
+      return "sequential";
+    case NavigationLayout::Overlapped:
+      return "overlapped";
+    case NavigationLayout::FrameParallel:
+      return "frame-parallel";
+  }
+  return "overlapped";
 }
 
 void NavigationEngineOptions::check() const {
@@ -273,6 +345,24 @@ void NavigationEngineOptions::check() const {
     throw InvalidArgument("satellite SM limit must be >= 0, got " + std::to_string(satellite_sm_limit));
   if (layout == NavigationLayout::Sequential && !extra_satellite_devices.empty())
     throw InvalidArgument("more registration devices need the overlapped layout");
+  if ((layout == NavigationLayout::FrameParallel) != !front_end_devices.empty())
+    throw InvalidArgument(layout == NavigationLayout::FrameParallel
+                              ? "the frame-parallel layout needs at least one front-end device"
+                              : "front-end devices need the frame-parallel layout");
+}
+
+PipelineOptions navigationPipelineOptions(const NavigationEngineOptions& engine_options) {
+  engine_options.check();
+  if (engine_options.layout == NavigationLayout::Sequential)
+    throw InvalidArgument("the sequential layout runs without the engine's pipeline");
+  PipelineOptions options;
+  options.placement = engine_options.placement;
+  options.mode_name = navigationLayoutName(engine_options.layout);
+  options.keyframe_policy = engine_options.keyframe_policy;
+  options.satellite_sm_limit = engine_options.satellite_sm_limit;
+  options.extra_satellite_devices = engine_options.extra_satellite_devices;
+  options.front_end_devices = engine_options.front_end_devices;
+  return options;
 }
 
 NavigationEngineRun runNavigationEngine(const std::string& video_path, nav::NavigationInputs inputs,
@@ -306,12 +396,7 @@ NavigationEngineRun runNavigationEngine(const std::string& video_path, nav::Navi
     VideoFrameSource source(video_path, video_end);
     run.report = runSequential(sequential, source, payloads, &samples, hooks.control);
   } else {
-    PipelineOptions pipeline_options;
-    pipeline_options.placement = engine_options.placement;
-    pipeline_options.mode_name = navigationLayoutName(NavigationLayout::Overlapped);
-    pipeline_options.keyframe_policy = engine_options.keyframe_policy;
-    pipeline_options.satellite_sm_limit = engine_options.satellite_sm_limit;
-    pipeline_options.extra_satellite_devices = engine_options.extra_satellite_devices;
+    PipelineOptions pipeline_options = navigationPipelineOptions(engine_options);
     pipeline_options.control = hooks.control;
     Pipeline pipeline(pipeline_options,
                       [video_path, video_end] { return std::make_unique<VideoFrameSource>(video_path, video_end); },

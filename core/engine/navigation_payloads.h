@@ -2,6 +2,8 @@
 //   NavigationVoPayload        NavigationSession on the VO thread: processFrame per frame,
 //                              its registration requests become keyframe requests, fixes
 //                              go to addFix in any order, finish() at the end;
+//   NavigationVoFrontEnd       frame-parallel runs: VO's feature extraction on each
+//                              front-end device (the session tracks them in order);
 //   NavigationSatellitePayload BasemapRegistrar on the satellite thread: registerFrame.
 // While the session has no position (before the first accepted fix, or lost), one
 // registration attempt at a time, as in the sequential driver: requests the session makes
@@ -10,7 +12,7 @@
 // the session and the registrar mark their stages (extract, match, pose, fusion;
 // retrieval, fine_match) on the worker's StageClock: device events on a GPU.
 // Usage: runNavigationEngine (what core/app's processFlight runs for `process`, `demo`
-// and the GUI) in either layout; or by hand:
+// and the GUI) in any layout; or by hand:
 //   auto output = std::make_shared<NavigationRunOutput>();
 //   Pipeline pipeline(options, source, makeNavigationPayloads(inputs, nav_options,
 //                     frames_total, output), &sink);
@@ -116,8 +118,14 @@ enum class NavigationLayout {
   // Decode thread and pinned ring, VO worker on a high-priority stream, registration on
   // the satellite QThread (Pipeline). The GPU default.
   Overlapped,
+  // Overlapped, with VO's feature extraction spread frame by frame over several devices
+  // (front_end_devices, one thread each) and tracked in frame order on placement.vo;
+  // registration on placement.satellite (one worker, so that fixes come back in the
+  // order they were asked for). For several GPUs.
+  FrameParallel,
 };
-// "sequential" / "overlapped" (the names of the CLI option and of report.json).
+// "sequential" / "overlapped" / "frame-parallel" (the names of `process --mode` and of
+// report.json).
 const char* navigationLayoutName(NavigationLayout layout);
 
 struct NavigationEngineOptions {
@@ -132,9 +140,19 @@ struct NavigationEngineOptions {
   int satellite_sm_limit = 0;
   // Overlapped: more registration workers (one per device) sharing the keyframe queue.
   std::vector<vision::DeviceSpec> extra_satellite_devices;
+  // FrameParallel: the devices that extract VO's features (>= 1; placement.vo tracks).
+  std::vector<vision::DeviceSpec> front_end_devices;
 
   void check() const;  // throws InvalidArgument
 };
+
+// The engine's options for a navigation run in an engine layout (Overlapped or
+// FrameParallel; throws InvalidArgument for Sequential): what runNavigationEngine and the
+// engine benchmark run. The keyframe queue holds one request: with more, keyframes wait
+// longer and are registered with staler priors (a queue of 32 on two H200s: one of five
+// runs of the test flight ended 5.95 m off instead of 1.51-1.54 m, for a few percent of
+// frame rate).
+PipelineOptions navigationPipelineOptions(const NavigationEngineOptions& engine_options);
 
 // Optional attachments of runNavigationEngine for a front end (all may be null or empty;
 // each must outlive the call). Nothing polls: every hook is called by the thread where

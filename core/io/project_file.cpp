@@ -85,9 +85,9 @@ void Project::check() const {
     throw InvalidArgument("project: camera from the flight log, but no flight log chosen");
   if (feature_model.empty()) throw InvalidArgument("project: no feature model chosen");
   if (device.empty()) throw InvalidArgument("project: no device chosen");
-  if (processing_mode != "overlapped" && processing_mode != "sequential")
+  if (processing_mode != "overlapped" && processing_mode != "sequential" && processing_mode != "frame-parallel")
     throw InvalidArgument("project: processing mode '" + processing_mode +
-                          "' is not one of overlapped, sequential");
+                          "' is not one of overlapped, sequential, frame-parallel");
 }
 
 std::string defaultResultsDir(const std::string& project_path) {
@@ -152,8 +152,9 @@ Project readProjectFile(const std::string& path) {
     project.satellite_device = stringField(*processing, "satellite_device", path, false);
     const std::string mode = stringField(*processing, "mode", path, false);
     if (!mode.empty()) {
-      if (mode != "overlapped" && mode != "sequential")
-        fail(path, "\"processing.mode\" must be \"overlapped\" or \"sequential\", not \"" + mode + "\"");
+      if (mode != "overlapped" && mode != "sequential" && mode != "frame-parallel")
+        fail(path, "\"processing.mode\" must be \"overlapped\", \"sequential\" or \"frame-parallel\", not \"" +
+                       mode + "\"");
       project.processing_mode = mode;
     }
     const auto every_keyframe = processing->find("register_every_keyframe");

@@ -60,7 +60,8 @@ struct Project {
   // Devices per stage; "" = device; "auto" = the engine's automatic placement.
   std::string vo_device;
   std::string satellite_device;
-  std::string processing_mode = "overlapped";  // "overlapped" (the engine) or "sequential"
+  // "overlapped" (the engine), "sequential" or "frame-parallel" (the engine over every GPU)
+  std::string processing_mode = "overlapped";
   // Overlapped mode's keyframe policy (engine::KeyframePolicy): false = latest wins (VO
   // never waits, requests made while the satellite stage is busy are dropped); true =
   // every keyframe is registered, VO waits for the satellite stage (offline review:

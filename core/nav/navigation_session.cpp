@@ -137,12 +137,25 @@ vision::ImageTransfers NavigationSession::voImageTransfers() const { return stat
 
 FrameResult NavigationSession::processFrame(std::int64_t frame, double t_s,
                                             const vision::Image& image, StageMarker* stages) {
+  checkArgument(!state_->finished, "navigation session already finished");
+  return afterOdometry(state_->vo->track(frame, t_s, image, stages), image, stages);
+}
+
+FrameResult NavigationSession::processExtractedFrame(std::int64_t frame, double t_s, const vision::Image& image,
+                                                     OdometryFrameFeatures features, StageMarker* stages) {
+  checkArgument(!state_->finished, "navigation session already finished");
+  return afterOdometry(state_->vo->trackFeatures(frame, t_s, std::move(features), stages), image, stages);
+}
+
+FrameResult NavigationSession::afterOdometry(OdometryMeasurement odometry, const vision::Image& image,
+                                             StageMarker* stages) {
   State& s = *state_;
-  checkArgument(!s.finished, "navigation session already finished");
   FrameResult out;
-  out.frame = frame;
-  out.t_s = t_s;
-  out.odometry = s.vo->track(frame, t_s, image, stages);
+  out.frame = odometry.frame;
+  out.t_s = odometry.t_s;
+  out.odometry = std::move(odometry);
+  const std::int64_t frame = out.frame;
+  const double t_s = out.t_s;
   if (out.odometry.is_keyframe) ++s.keyframes;
   if (!out.odometry.tracked && out.odometry.reference_frame < 0 && s.frames_processed > 0) ++s.lost_frames;
   const double height = s.heightAt(t_s);

@@ -122,6 +122,11 @@ class NavigationSession {
   // `stages` (may be null) gets the extract, match, pose and fusion marks.
   FrameResult processFrame(std::int64_t frame, double t_s, const vision::Image& image,
                            StageMarker* stages = nullptr);
+  // As processFrame, for a frame whose VO features were extracted elsewhere (a
+  // frame-parallel front end: the same VO model, see VisualOdometry::trackFeatures);
+  // `image` is only copied into a registration request (it may be on another device).
+  FrameResult processExtractedFrame(std::int64_t frame, double t_s, const vision::Image& image,
+                                    OdometryFrameFeatures features, StageMarker* stages = nullptr);
   // The image copies VO's extractor made so far (none when frames arrive on its device).
   vision::ImageTransfers voImageTransfers() const;
 
@@ -137,6 +142,9 @@ class NavigationSession {
   NavigationResult finish(bool completed, std::int64_t frames_total);
 
  private:
+  // Fusion and the registration request of a frame VO has measured.
+  FrameResult afterOdometry(OdometryMeasurement odometry, const vision::Image& image, StageMarker* stages);
+
   struct State;
   std::unique_ptr<State> state_;
 };

@@ -63,14 +63,6 @@ struct VisualOdometry::State {
   vision::FeatureSet last_features;
   std::uint64_t calls = 0;
 
-  std::vector<cv::Point2d> undistortedKeypoints(const vision::FeatureSet& features) const {
-    const std::vector<cv::Point2f> keypoints = features.keypoints();
-    std::vector<cv::Point2d> out;
-    out.reserve(keypoints.size());
-    for (const auto& k : keypoints) out.push_back(undistortPixel(camera, cv::Point2d(k.x, k.y)));
-    return out;
-  }
-
   void makeKeyframe(std::int64_t frame, const vision::FeatureSet& features,
                     std::vector<cv::Point2d> points) {
     has_keyframe = true;
@@ -102,23 +94,38 @@ std::string VisualOdometry::extractorName() const { return state_->extractor->na
 
 vision::ImageTransfers VisualOdometry::imageTransfers() const { return state_->extractor->transfers(); }
 
+OdometryFrameFeatures extractOdometryFeatures(vision::FeatureExtractor& extractor, const CameraModel& camera,
+                                              const vision::Image& image, StageMarker* stages) {
+  checkArgument(!image.empty(), "VO got an empty frame");
+  const auto start = std::chrono::steady_clock::now();
+  OdometryFrameFeatures out;
+  {
+    const StageScope stage(stages, Stage::Extract);
+    out.features = extractor.extract(image);
+    const std::vector<cv::Point2f> keypoints = out.features.keypoints();
+    out.undistorted_px.reserve(keypoints.size());
+    for (const auto& k : keypoints) out.undistorted_px.push_back(undistortPixel(camera, cv::Point2d(k.x, k.y)));
+  }
+  out.extract_ms = elapsedMs(start);
+  return out;
+}
+
 OdometryMeasurement VisualOdometry::track(std::int64_t frame, double t_s,
                                           const vision::Image& image, StageMarker* stages) {
+  return trackFeatures(frame, t_s, extractOdometryFeatures(*state_->extractor, state_->camera, image, stages),
+                       stages);
+}
+
+OdometryMeasurement VisualOdometry::trackFeatures(std::int64_t frame, double t_s,
+                                                  OdometryFrameFeatures frame_features, StageMarker* stages) {
   State& s = *state_;
-  checkArgument(!image.empty(), "VO got an empty frame");
   OdometryMeasurement out;
   out.frame = frame;
   out.t_s = t_s;
-
-  auto start = std::chrono::steady_clock::now();
-  vision::FeatureSet features;
-  std::vector<cv::Point2d> points;
-  {
-    const StageScope stage(stages, Stage::Extract);
-    features = s.extractor->extract(image);
-    points = s.undistortedKeypoints(features);
-  }
-  out.extract_ms = elapsedMs(start);
+  out.extract_ms = frame_features.extract_ms;
+  const vision::FeatureSet features = std::move(frame_features.features);
+  std::vector<cv::Point2d> points = std::move(frame_features.undistorted_px);
+  checkArgument(points.size() == std::size_t(features.size()), "VO features and keypoints disagree");
   s.last_features = features;
 
   if (!s.has_keyframe || s.keyframe_features.empty()) {
@@ -127,7 +134,7 @@ OdometryMeasurement VisualOdometry::track(std::int64_t frame, double t_s,
     return out;
   }
 
-  start = std::chrono::steady_clock::now();
+  auto start = std::chrono::steady_clock::now();
   vision::Matches matches;
   {
     const StageScope stage(stages, Stage::Match);

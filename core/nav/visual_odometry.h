@@ -61,6 +61,21 @@ struct OdometryMeasurement {
   std::vector<cv::Point2f> inlier_reference_px;
 };
 
+// The order-independent part of VO for one frame: its features and their keypoints
+// undistorted (pixels of the ideal pinhole camera). What frame-parallel runs compute on
+// several devices at once before VisualOdometry::trackFeatures takes them in frame order.
+struct OdometryFrameFeatures {
+  vision::FeatureSet features;                // on the extractor's device
+  std::vector<cv::Point2d> undistorted_px;    // one per keypoint
+  double extract_ms = 0.0;                    // host wall time of the extraction
+};
+
+// Extracts `image`'s features with `extractor` (any device) and undistorts their
+// keypoints with `camera`. `stages` (may be null) gets the extract mark.
+// Thread: the extractor's thread.
+OdometryFrameFeatures extractOdometryFeatures(vision::FeatureExtractor& extractor, const CameraModel& camera,
+                                              const vision::Image& image, StageMarker* stages = nullptr);
+
 class VisualOdometry {
  public:
   VisualOdometry(CameraModel camera, std::unique_ptr<vision::FeatureExtractor> extractor,
@@ -76,6 +91,12 @@ class VisualOdometry {
   // host wall times either way).
   OdometryMeasurement track(std::int64_t frame, double t_s, const vision::Image& image,
                             StageMarker* stages = nullptr);
+
+  // As track(), for a frame whose features were extracted elsewhere: by an extractor of
+  // the same model and keypoint budget as this VO's, on the matcher's device (move them
+  // there first: vision::featuresOnDevice). Frames must still come in order.
+  OdometryMeasurement trackFeatures(std::int64_t frame, double t_s, OdometryFrameFeatures frame_features,
+                                    StageMarker* stages = nullptr);
 
   // Features of the last tracked frame (for overlays); empty before the first frame.
   const vision::FeatureSet& lastFeatures() const;

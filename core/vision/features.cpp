@@ -154,6 +154,13 @@ FeatureSet makeFeatureSetFromHost(const std::vector<cv::Point2f>& keypoints_px,
   return makeFeatureSet(points, weights, rows, image_width, image_height, device);
 }
 
+FeatureSet featuresOnDevice(const FeatureSet& features, const DeviceSpec& device) {
+  if (features.device() == device || features.empty()) return features;
+  const FeatureSet::Impl& impl = features.impl();
+  return makeFeatureSet(impl.keypoints_px, impl.scores, impl.descriptors, impl.image_width, impl.image_height,
+                        device);
+}
+
 FeatureSet selectFeatures(const FeatureSet& features, const std::vector<int>& indices) {
   const int n = features.size();
   for (int i : indices)

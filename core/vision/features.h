@@ -43,6 +43,11 @@ class FeatureSet {
   std::shared_ptr<const Impl> impl_;
 };
 
+// `features` on `device`: the same set when it is there already, else a copy (a
+// device-to-device copy between GPUs; ordered after the producer's work by the current
+// streams of both devices). An empty set stays as it is (nothing to move).
+FeatureSet featuresOnDevice(const FeatureSet& features, const DeviceSpec& device);
+
 // The keypoints of `features` at `indices` (in that order, each in [0, size)), with
 // their scores and descriptors, on the same device and for the same image size.
 FeatureSet selectFeatures(const FeatureSet& features, const std::vector<int>& indices);

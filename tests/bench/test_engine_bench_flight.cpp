@@ -1,9 +1,10 @@
 // `skytrace-cli bench --flight` end to end on the CPU: a flight rendered over a real
 // orthophoto (320x240, 4 s) is navigated by the product's classes in every layout the
 // machine has, and each mode's track is scored against the flight's truth: sequential
-// and overlapped localise the flight within metres and agree with each other, vo_only
-// has no position to score, multi_gpu and multi_gpu_frames are skipped with a reason,
-// nothing crosses a bus on the CPU. Overlapped registers every keyframe (as `process`
+// and overlapped localise the flight within metres and agree with each other, and so
+// does the frame-parallel layout (multi_gpu_frames, here with two front ends on the
+// CPU); vo_only has no position to score, multi_gpu is skipped with a reason, nothing
+// crosses a bus on the CPU. Overlapped registers every keyframe (as `process`
 // does by default): with latest wins, how many keyframes get through, and so the score,
 // would depend on the machine's speed. Speed is not asserted (a shared 2-core machine).
 #include <QFile>
@@ -38,7 +39,8 @@ class TestEngineBenchFlight : public QObject {
     const QString json_path = dir.filePath("bench.json");
     const int code = skytrace::test::runCli({"bench", "--flight", flight, "--vo-model", "orb", "--frames", "120",
                                              "--warmup", "5", "--device", "cpu", "--keyframe-policy", "every",
-                                             "--transfer-mib", "0", "--out", json_path},
+                                             "--frame-parallel-devices", "cpu,cpu", "--transfer-mib", "0",
+                                             "--out", json_path},
                                             &output);
     QVERIFY2(code == 0, qPrintable(output));
     QFile file(json_path);
@@ -52,8 +54,9 @@ class TestEngineBenchFlight : public QObject {
     for (const auto& value : report["modes"].toArray()) modes[value.toObject()["mode"].toString()] = value.toObject();
     QCOMPARE(modes.size(), 5);
     QVERIFY(modes["multi_gpu"].contains("skipped"));
-    QVERIFY(modes["multi_gpu_frames"]["skipped"].toString().contains("front end"));
-    for (const QString& name : {QStringLiteral("sequential"), QStringLiteral("overlapped")}) {
+    QVERIFY(!modes["multi_gpu_frames"].contains("skipped"));
+    for (const QString& name :
+         {QStringLiteral("sequential"), QStringLiteral("overlapped"), QStringLiteral("multi_gpu_frames")}) {
       const QJsonObject accuracy = modes[name]["accuracy"].toObject();
       qInfo("%s: ATE %.2f m, %.0f%% within 5 m, %.0f%% localised, %d/%d fixes", qPrintable(name),
             accuracy["ate_rmse_m"].toDouble(), 100 * accuracy["within_5m"].toDouble(),
@@ -73,6 +76,9 @@ class TestEngineBenchFlight : public QObject {
     const double overlapped = ate("overlapped").toDouble();
     QVERIFY2(std::abs(sequential - overlapped) < 1.0,
              qPrintable(QString("sequential %1 m vs overlapped %2 m").arg(sequential).arg(overlapped)));
+    const double frame_parallel = ate("multi_gpu_frames").toDouble();
+    QVERIFY2(std::abs(sequential - frame_parallel) < 1.0,
+             qPrintable(QString("sequential %1 m vs frame-parallel %2 m").arg(sequential).arg(frame_parallel)));
     QVERIFY(ate("vo_only").isNull());
     QVERIFY(!modes["vo_only"]["stages"].toObject().contains("fine_match"));
     QCOMPARE(report["summary"].toObject()["sequential_ate_rmse_m"].toDouble(), sequential);

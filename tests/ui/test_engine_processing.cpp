@@ -319,7 +319,7 @@ class TestEngineProcessing : public QObject {
     cpu_choice.register_every_keyframe = true;
     const ui::ProcessingChoice every = ui::processingChoiceFor(cpu_choice, 0);
     QCOMPARE(every.keyframe_policy, engine::KeyframePolicy::EveryKeyframe);
-    QVERIFY(every.overlapped);
+    QCOMPARE(every.layout, engine::NavigationLayout::Overlapped);
 
     // A project written before the choice existed keeps its meaning: feature_model for
     // both stages on `device`, through the engine.
