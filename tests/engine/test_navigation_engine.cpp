@@ -26,6 +26,14 @@ class OdometryLog final : public engine::NavigationLiveSink {
   std::vector<nav::OdometryMeasurement> odometry;
 };
 
+// KITTI 00 (its first 20 frames) over the Australia orthophoto, as the tests navigate it.
+const char* const kSequence = "data/sequences/kitti_00";
+nav::NavigationInputs kittiInputs() {
+  const std::string basemap = test::sharedPath("data/orthophotos/australia.tif").toStdString();
+  const nav::CameraModel camera = nav::CameraModel::fromHorizontalFov(1241, 376, 80.0);
+  return nav::makeNavigationInputs(camera, {basemap}, std::nullopt);
+}
+
 nav::NavigationOptions orbOptions() {
   nav::NavigationOptions options;
   options.vo_features.model = "orb";
@@ -42,15 +50,9 @@ class TestNavigationEngine : public QObject {
  private Q_SLOTS:
   void matchesTheSequentialDriver() {
     SKYTRACE_REQUIRE_SHARED();
-    const std::string folder = test::sharedPath("data/sequences/kitti_00").toStdString();
-    const std::string basemap = test::sharedPath("data/orthophotos/australia.tif").toStdString();
-    const nav::CameraModel camera = nav::CameraModel::fromHorizontalFov(1241, 376, 80.0);
-    const nav::NavigationInputs inputs = nav::makeNavigationInputs(camera, {basemap}, std::nullopt);
-    nav::NavigationOptions options;
-    options.vo_features.model = "orb";
-    options.registration.features.model = "orb";
-    options.registration.features.max_keypoints = 1024;
-
+    const std::string folder = test::sharedPath(kSequence).toStdString();
+    const nav::NavigationInputs inputs = kittiInputs();
+    const nav::NavigationOptions options = orbOptions();
     const engine::DevicePlacement cpu = engine::resolveDevicePlacement("cpu", "", "", 0);
     app::ProcessingChoice sequential;
     sequential.options = options;
@@ -84,10 +86,8 @@ class TestNavigationEngine : public QObject {
 
   void frameParallelMeasuresTheSameOdometry() {
     SKYTRACE_REQUIRE_SHARED();
-    const std::string folder = test::sharedPath("data/sequences/kitti_00").toStdString();
-    const std::string basemap = test::sharedPath("data/orthophotos/australia.tif").toStdString();
-    const nav::CameraModel camera = nav::CameraModel::fromHorizontalFov(1241, 376, 80.0);
-    const nav::NavigationInputs inputs = nav::makeNavigationInputs(camera, {basemap}, std::nullopt);
+    const std::string folder = test::sharedPath(kSequence).toStdString();
+    const nav::NavigationInputs inputs = kittiInputs();
     const engine::DevicePlacement cpu = engine::resolveDevicePlacement("cpu", "", "", 0);
 
     engine::NavigationEngineOptions overlapped;
