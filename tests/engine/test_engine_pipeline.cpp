@@ -56,6 +56,8 @@ struct Trace {
   std::atomic<int> front_ends_alive{0};
   std::atomic<int> next_instance_id{0};
   std::atomic<int> satellite_steps_started{0};
+  std::atomic<int> idle_units_done{0};       // SatellitePayload::prepareWhileIdle work done
+  std::atomic<int> idle_calls_when_done{0};  // calls after the idle work was all done
 };
 
 struct FakeBehaviour {
@@ -68,6 +70,8 @@ struct FakeBehaviour {
   bool vo_awaits_fixes = false;  // VoPayload::awaitingFix() until each request's fix is back
   std::chrono::milliseconds front_end_step{0};
   std::int64_t front_end_throw_at = -1;  // frame where a front end throws
+  int satellite_idle_units = 0;  // prepareWhileIdle work, one unit per call
+  std::chrono::milliseconds satellite_idle_step{0};
 };
 
 struct FakePrepared final : PreparedFrame {
@@ -189,6 +193,16 @@ class FakeSatellite final : public SatellitePayload {
     fix->frame = request.frame;
     fix->accepted = true;
     return fix;
+  }
+
+  bool prepareWhileIdle(const RunControl& control) override {
+    control.checkpoint();
+    if (trace_->idle_units_done.load() >= b_.satellite_idle_units) {
+      ++trace_->idle_calls_when_done;
+      return false;
+    }
+    std::this_thread::sleep_for(b_.satellite_idle_step);
+    return ++trace_->idle_units_done < b_.satellite_idle_units;
   }
 
  private:
@@ -754,6 +768,32 @@ class TestEnginePipeline : public QObject {
     extra_satellite.extra_satellite_devices = {vision::parseDevice("cpu")};
     QVERIFY_THROWS_EXCEPTION(InvalidArgument,
                              Pipeline(extra_satellite, smallFrames(4), fakePayloads(trace, {}, false), nullptr));
+  }
+
+  void satelliteIdleWorkRunsBetweenRequests() {
+    // 100 frames of 3 ms, a keyframe every 10: the satellite worker is idle most of the
+    // run and does 20 units of 1 ms of idle work meanwhile; every keyframe is still
+    // registered, and once the payload has no idle work left it is asked again only
+    // after a request it processed (no polling loop).
+    auto trace = std::make_shared<Trace>();
+    FakeBehaviour behaviour;
+    behaviour.keyframe_every = 10;
+    behaviour.vo_step = std::chrono::milliseconds(3);
+    behaviour.satellite_idle_units = 20;
+    behaviour.satellite_idle_step = std::chrono::milliseconds(1);
+    PipelineOptions options;
+    options.keyframe_policy = KeyframePolicy::EveryKeyframe;
+    Pipeline pipeline(options, smallFrames(100), fakePayloads(trace, behaviour), nullptr);
+    pipeline.start();
+    QVERIFY(pipeline.wait(20000));
+    const RunReport report = pipeline.report();
+    QVERIFY2(report.completed, report.error.c_str());
+    QCOMPARE(report.keyframes_requested, std::int64_t(10));
+    QCOMPARE(report.keyframes_processed, std::int64_t(10));
+    QCOMPARE(report.fixes_applied, std::int64_t(10));
+    QCOMPARE(trace->idle_units_done.load(), 20);
+    QVERIFY2(trace->idle_calls_when_done.load() <= int(report.keyframes_processed) + 1,
+             qPrintable(QString::number(trace->idle_calls_when_done.load())));
   }
 
   void keyframePolicyNames() {
