@@ -811,13 +811,9 @@ class TestEnginePipeline : public QObject {
     auto trace = std::make_shared<Trace>();
     FakeBehaviour behaviour;
     behaviour.keyframe_every = 3;
-    SyntheticFrameOptions frames;
-    frames.width_px = 64;
-    frames.height_px = 48;
-    frames.frame_count = 30;
-    SyntheticFrameSource source(frames);
+    const std::unique_ptr<FrameSource> source = smallFrames(30)();
     LatencyRecorder recorder;
-    const RunReport report = runSequential(SequentialOptions{}, source, fakePayloads(trace, behaviour), &recorder);
+    const RunReport report = runSequential(SequentialOptions{}, *source, fakePayloads(trace, behaviour), &recorder);
     QVERIFY(report.completed);
     QCOMPARE(report.frames, std::int64_t(30));
     QCOMPARE(report.keyframes_requested, std::int64_t(10));
@@ -831,15 +827,11 @@ class TestEnginePipeline : public QObject {
   // exception that loses what was done.
   void sequentialCancelReturnsItsReport() {
     auto trace = std::make_shared<Trace>();
-    SyntheticFrameOptions frames;
-    frames.width_px = 64;
-    frames.height_px = 48;
-    frames.frame_count = 30;
-    SyntheticFrameSource source(frames);
+    const std::unique_ptr<FrameSource> source = smallFrames(30)();
     RunControl control;
     control.requestCancel();
     const RunReport report =
-        runSequential(SequentialOptions{}, source, fakePayloads(trace, FakeBehaviour{}), nullptr, &control);
+        runSequential(SequentialOptions{}, *source, fakePayloads(trace, FakeBehaviour{}), nullptr, &control);
     QVERIFY(report.cancelled);
     QVERIFY(!report.completed);
     QCOMPARE(report.frames, std::int64_t(0));
@@ -864,6 +856,11 @@ class TestEnginePipeline : public QObject {
     p = resolveDevicePlacement("", "cuda:1", "", 2);
     QCOMPARE(p.satellite.toString(), std::string("cuda:1"));  // follows VO when not cuda:0
     QVERIFY_THROWS_EXCEPTION(InvalidArgument, resolveDevicePlacement("gpu0", "", "", 0));
+    // "auto" is the same as not naming a device.
+    p = resolveDevicePlacement("auto", "auto", "auto", 2);
+    QCOMPARE(p.vo.toString(), std::string("cuda:0"));
+    QCOMPARE(p.satellite.toString(), std::string("cuda:1"));
+    QCOMPARE(p.reason, resolveDevicePlacement("", "", "", 2).reason);
   }
 };
 
