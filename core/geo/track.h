@@ -45,8 +45,8 @@ struct TrackPose {
 
 struct Track {
   std::string name;
-  // Absolute time of t_s = 0 as Unix seconds (UTC); NaN when unknown. Formats that need
-  // absolute times (GPX, KML, GeoPackage) then use 1970-01-01T00:00:00Z + t_s.
+  // Absolute time of t_s = 0 as Unix seconds (UTC); NaN when unknown: exports then hold
+  // relative times (t_s) only, never an invented date (track_io.h).
   double start_unix_s = std::numeric_limits<double>::quiet_NaN();
   std::string alt_reference = "ellipsoid";  // or "takeoff", "msl", "ground"
   std::vector<TrackPose> poses;

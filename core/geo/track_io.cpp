@@ -46,9 +46,9 @@ struct DatasetCloser {
 };
 using DatasetPtr = std::unique_ptr<GDALDataset, DatasetCloser>;
 
-double absoluteTime(const Track& track, const TrackPose& pose) {
-  return (std::isfinite(track.start_unix_s) ? track.start_unix_s : 0.0) + pose.t_s;
-}
+// The pose's UTC time as Unix seconds; NaN when the track's start is unknown (then no
+// format gets an absolute time: relative t_s only).
+double absoluteTime(const Track& track, const TrackPose& pose) { return track.start_unix_s + pose.t_s; }
 
 // Broken-down UTC time with fractional seconds, rounded to milliseconds.
 struct UtcTime {
@@ -300,7 +300,8 @@ void setPoseAttributes(OGRFeature& f, const Track& track, const TrackPose& p) {
   const int frame = f.GetFieldIndex("frame");
   if (frame >= 0 && p.frame >= 0) f.SetField(frame, static_cast<GIntBig>(p.frame));
   setReal(f, "t_s", p.t_s);
-  setTime(f, "time", absoluteTime(track, p));
+  const double time = absoluteTime(track, p);
+  if (std::isfinite(time)) setTime(f, "time", time);
   setReal(f, "alt_m", p.alt_m);
   setReal(f, "yaw_deg", p.yaw_deg);
   setReal(f, "pitch_deg", p.pitch_deg);
@@ -477,8 +478,10 @@ void writeKml(const Track& track, const fs::path& file, const std::string& targe
     const bool has_alt = std::isfinite(p.alt_m);
     out << "<Placemark><name>"
         << (p.frame >= 0 ? "frame " + std::to_string(p.frame) : "pose " + std::to_string(i))
-        << "</name><TimeStamp><when>" << isoTimeFromUnixSeconds(absoluteTime(track, p))
-        << "</when></TimeStamp>\n<ExtendedData><SchemaData schemaUrl=\"#poses\">";
+        << "</name>";
+    const double time = absoluteTime(track, p);
+    if (std::isfinite(time)) out << "<TimeStamp><when>" << isoTimeFromUnixSeconds(time) << "</when></TimeStamp>";
+    out << "\n<ExtendedData><SchemaData schemaUrl=\"#poses\">";
     if (p.frame >= 0) simple("frame", std::to_string(p.frame));
     simple("t_s", csvNumber(p.t_s, 6));
     simple("alt_m", csvNumber(p.alt_m, 3));

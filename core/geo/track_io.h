@@ -2,7 +2,9 @@
 // CSV by our own code) and reading them back.
 //
 // What each format holds (times are UTC, ISO 8601 with milliseconds; absolute time =
-// Track::start_unix_s + t_s, or 1970-01-01T00:00:00Z + t_s when the start is unknown):
+// Track::start_unix_s + t_s; when the start is unknown no format gets an absolute time,
+// only the relative t_s attribute: GPX points without <time>, KML placemarks without
+// <TimeStamp>, null "time" fields):
 //   geojson  RFC 7946 FeatureCollection: one LineString feature (kind = "track") and one
 //            Point feature per pose (kind = "pose"; [lon, lat(, alt)] and properties frame,
 //            t_s, time, alt_m, yaw_deg, pitch_deg, roll_deg, source, sigma_m).

@@ -317,6 +317,11 @@ NavigationResult NavigationSession::finish(bool completed, std::int64_t frames_t
                                   "online", alt_reference);
   result.odometry_track = trackFrom(s.fusion->odometryTrajectory(), s.inputs.enu,
                                     geo::PoseSource::Odometry, "odometry", alt_reference);
+  // The video's clock in UTC where the log states absolute time (exports then carry it).
+  if (s.inputs.telemetry) {
+    for (geo::Track* track : {&result.track, &result.online_track, &result.odometry_track})
+      track->start_unix_s = io::videoStartUnixSeconds(*s.inputs.telemetry);
+  }
   std::sort(s.fixes.begin(), s.fixes.end(),
             [](const RegistrationFix& a, const RegistrationFix& b) { return a.frame < b.frame; });
   result.fixes = s.fixes;

@@ -293,17 +293,23 @@ class TestTrackIo : public QObject {
     }
   }
 
-  // Unknown start: times are written from the epoch and read back as relative.
+  // Unknown start: no format gets an absolute time (no invented 1970 dates), every one
+  // keeps the relative times and reads back as relative.
   void relativeTimesStayRelative() {
     QTemporaryDir dir;
     Track track = makeTrack();
     track.start_unix_s = std::nan("");
-    const std::string path = (dir.path() + "/rel.gpx").toStdString();
-    exportTrack(track, path, TrackFormat::Gpx);
-    QVERIFY(skytrace::readFileBytes(path).find("<time>1970-01-01T00:00:00") != std::string::npos);
-    const Track back = readTrack(path);
-    QVERIFY(std::isnan(back.start_unix_s));
-    QVERIFY(std::abs(back.poses[10].t_s - track.poses[10].t_s) < 1e-3);
+    for (TrackFormat format : {TrackFormat::Gpx, TrackFormat::Kml, TrackFormat::GeoJson, TrackFormat::GeoPackage}) {
+      const std::string path = (dir.path() + "/rel." + trackFormatName(format)).toStdString();
+      exportTrack(track, path, format);
+      const std::string bytes = skytrace::readFileBytes(path);
+      QVERIFY2(bytes.find("1970-01-01") == std::string::npos, trackFormatName(format));
+      QVERIFY2(bytes.find("<time>") == std::string::npos, trackFormatName(format));
+      QVERIFY2(bytes.find("<TimeStamp>") == std::string::npos, trackFormatName(format));
+      const Track back = readTrack(path);
+      QVERIFY2(std::isnan(back.start_unix_s), trackFormatName(format));
+      QVERIFY2(std::abs(back.poses[10].t_s - track.poses[10].t_s) < 1e-3, trackFormatName(format));
+    }
   }
 
   // A cancelled export (a failure in the middle of writing) keeps the existing file and

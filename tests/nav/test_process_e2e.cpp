@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <csignal>
 
 #include <signal.h>
@@ -73,6 +74,12 @@ class TestProcessE2e : public QObject {
     // Every export reads back with the same number of poses.
     const auto csv = geo::readTrack((out + "/track.csv").toStdString());
     QCOMPARE(geo::readTrack((out + "/track.gpkg").toStdString()).poses.size(), csv.poses.size());
+    // The log's clock (the rendered SRT starts 2024-06-01 10:00:00) dates every export.
+    for (const char* name : {"track.gpx", "track.kml", "track.geojson", "track.gpkg"}) {
+      const geo::Track exported = geo::readTrack((out + "/" + name).toStdString());
+      QVERIFY2(std::abs(exported.start_unix_s - 1717236000.0) < 2e-3,
+               qPrintable(QString("%1 starts at %2").arg(name).arg(exported.start_unix_s, 0, 'f', 3)));
+    }
 
     QVERIFY(runCli({"eval", "--truth", flight_ + "/truth.csv", "--track", out + "/track.csv", "--out",
                     dir_.filePath("eval.json")}) == 0);

@@ -8,6 +8,12 @@
 
 namespace skytrace::io {
 
+// UTC Unix time of the video's t = 0 (video_t_s = log_t_s + time_offset_s); NaN when the
+// log states no absolute time.
+inline double videoStartUnixSeconds(const TelemetrySeries& series) {
+  return series.start_unix_s - series.time_offset_s;
+}
+
 // Samples with a position become PoseSource::Gnss poses; t_s is on the video timeline
 // (log_t_s + time_offset_s). Altitude: absolute when the log has it (alt_reference
 // "msl"/"ellipsoid" as the series says), else relative ("takeoff").
@@ -19,7 +25,7 @@ inline geo::Track gnssTrackFromTelemetry(const TelemetrySeries& series) {
   bool any_abs = false;
   for (const TelemetrySample& s : series.samples) any_abs |= s.hasPosition() && std::isfinite(s.alt_abs_m);
   track.alt_reference = any_abs ? series.abs_alt_reference : "takeoff";
-  if (std::isfinite(series.start_unix_s)) track.start_unix_s = series.start_unix_s - series.time_offset_s;
+  track.start_unix_s = videoStartUnixSeconds(series);
   for (const TelemetrySample& s : series.samples) {
     if (!s.hasPosition()) continue;
     geo::TrackPose pose;
