@@ -162,6 +162,15 @@ struct TileCache {
   vision::VladVocabulary vocabulary;
 };
 
+// A global search under construction: its tiles are read and extracted one at a time,
+// by tilesFor at once or by prepareWhileIdle between requests.
+struct PendingTiles {
+  long key = 0;
+  TileCache cache;
+  std::vector<std::pair<int, cv::Rect2d>> rects;  // (basemap, rectangle in ENU), every tile
+  std::size_t next = 0;                           // rects[next] is read next
+};
+
 cv::Rect2d envelope(const std::vector<cv::Point2d>& points) {
   double x0 = points[0].x, x1 = x0, y0 = points[0].y, y1 = y0;
   for (const auto& p : points) {
@@ -648,14 +657,6 @@ struct BasemapRegistrar::State {
     return fix;
   }
 
-  // A global search under construction: its tiles are read and extracted one at a time,
-  // by tilesFor at once or by prepareWhileIdle between requests.
-  struct PendingTiles {
-    long key = 0;
-    TileCache cache;
-    std::vector<std::pair<int, cv::Rect2d>> rects;  // (basemap, rectangle in ENU), every tile
-    std::size_t next = 0;                           // rects[next] is read next
-  };
   std::optional<PendingTiles> pending_tiles;
   // The ground resolution and footprint of the latest request's global search (what
   // prepareWhileIdle prepares); gsd 0: no request yet.
