@@ -1,20 +1,60 @@
 // `skytrace-cli export --track IN --format geojson|gpx|kml|gpkg|csv --out OUT`: converts
-// any readable track (CSV, GeoJSON, GPX, GeoPackage, KML) to one of the export formats.
-// The output is written atomically: an existing OUT survives a failed export.
+// any readable track (CSV, GeoJSON, GPX, GeoPackage, KML) or flight log (DJI SRT, PX4
+// ULog, a GPX or CSV log; its GNSS positions, with UTC times when the log states them)
+// to one of the export formats. The output is written atomically: an existing OUT
+// survives a failed export.
 #include <QCommandLineParser>
 #include <QTextStream>
 
 #include "app/cli/cli_command.h"
 #include "app/cli/cli_support.h"
 #include "core/geo/track_io.h"
+#include "core/io/telemetry/telemetry_reader.h"
+#include "core/io/telemetry/telemetry_track.h"
 #include "core/util/error.h"
 
 namespace skytrace::cli {
 namespace {
 
+geo::Track logTrack(const std::string& path) {
+  const io::TelemetrySeries series = io::readTelemetry(path);
+  for (const std::string& line : io::warningLines(series))
+    QTextStream(stderr) << "skytrace-cli: warning: " << QString::fromStdString(line) << "\n";
+  geo::Track track = io::gnssTrackFromTelemetry(series);
+  if (track.poses.empty())
+    throw FormatError(path + ": the log holds no GNSS positions (" + std::to_string(series.samples.size()) +
+                      " samples): nothing to export");
+  return track;
+}
+
+bool isTrackFile(const std::string& path) {
+  return geo::trackFormatFromPath(path).has_value();
+}
+
+// A track file as it is; a flight log (or a CSV/GPX that is a log, not a track) as its
+// GNSS track. Log warnings go to stderr.
+geo::Track readTrackOrLog(const std::string& path) {
+  if (isTrackFile(path)) {
+    try {
+      return geo::readTrack(path);
+    } catch (const FormatError& track_error) {
+      // A CSV or GPX flight log is not a track file: read it as a log below; report the
+      // track reader's error when it is not a log either.
+      try {
+        return logTrack(path);
+      } catch (const Error&) {
+        throw track_error;
+      }
+    }
+  }
+  return logTrack(path);
+}
+
 int runExport(const QStringList& args) {
   QCommandLineParser parser;
-  parser.addOption({QStringLiteral("track"), QStringLiteral("Track to convert (csv, geojson, gpx, gpkg, kml)."),
+  parser.addOption({QStringLiteral("track"),
+                    QStringLiteral("Track (csv, geojson, gpx, gpkg, kml) or flight log (DJI SRT, PX4 ULog, "
+                                   "GPX or CSV log) to convert."),
                     QStringLiteral("IN")});
   parser.addOption({QStringLiteral("format"),
                     QStringLiteral("Output format: geojson, gpx, kml, gpkg or csv (default: from "
@@ -49,7 +89,7 @@ int runExport(const QStringList& args) {
       throw InvalidArgument("cannot tell the format from '" + out_path.toStdString() +
                             "': give --format geojson|gpx|kml|gpkg|csv");
     }
-    const geo::Track track = geo::readTrack(in_path.toStdString());
+    const geo::Track track = readTrackOrLog(in_path.toStdString());
     geo::exportTrack(track, out_path.toStdString(), format);
     QTextStream(stdout) << "wrote " << track.poses.size() << " poses to " << out_path << " ("
                         << geo::trackFormatName(format) << ")\n";

@@ -4,7 +4,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cmath>
+
 #include "core/geo/track_io.h"
+#include "core/util/atomic_file.h"
 #include "tests/test_support.h"
 
 namespace {
@@ -90,6 +93,51 @@ class TestGeoCli : public QObject {
     QVERIFY(missing.err.contains("nope.csv: file not found"));
     QVERIFY(!QFile::exists(dir.path() + "/y.gpx"));
     QCOMPARE(runCli({"export", "--help"}).exit_code, 0);
+  }
+
+  // A flight log exports as its GNSS track: dated where the log states the time (the
+  // Air 2S SRT's first block at 2022-08-07 13:40:40.774, the ULog's GNSS UTC), relative
+  // (no date at all) where it does not (the P4 RTK SRT).
+  void exportFlightLogs() {
+    SKYTRACE_REQUIRE_SHARED();
+    QTemporaryDir dir;
+    struct Case {
+      const char* log;
+      const char* out;
+      std::size_t poses;
+      double first_time_unix_s;  // NaN: the log states no absolute time
+    };
+    const Case cases[] = {
+        {"data/flight_logs/dji_srt/air2s.srt", "air2s.gpx", 17, 1659879640.774},
+        {"data/flight_logs/px4_ulog/sample_log_small.ulg", "ulog.geojson", 32, 1618986658.6},
+        {"data/flight_logs/dji_srt/p4_rtk.SRT", "p4.kml", 55, std::nan("")},
+    };
+    for (const Case& c : cases) {
+      const QString out = dir.path() + "/" + c.out;
+      const CliResult r = runCli({"export", "--track", skytrace::test::sharedPath(c.log), "--out", out});
+      QVERIFY2(r.exit_code == 0, qPrintable(r.err));
+      const skytrace::geo::Track back = skytrace::geo::readTrack(out.toStdString());
+      QCOMPARE(back.poses.size(), c.poses);
+      QCOMPARE(back.poses.front().source, skytrace::geo::PoseSource::Gnss);
+      if (std::isnan(c.first_time_unix_s)) {
+        QVERIFY2(std::isnan(back.start_unix_s), c.log);
+        QVERIFY(skytrace::readFileBytes(out.toStdString()).find("<TimeStamp>") == std::string::npos);
+      } else {
+        const double first = back.start_unix_s + back.poses.front().t_s;
+        QVERIFY2(std::abs(first - c.first_time_unix_s) < 0.2,
+                 qPrintable(QString("%1: first pose at %2").arg(c.log).arg(first, 0, 'f', 3)));
+      }
+    }
+    // Neither a track nor a log: the track reader's error.
+    const QString text = dir.path() + "/notes.csv";
+    QFile file(text);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("these,are\nnot,positions\n");
+    file.close();
+    const CliResult bad = runCli({"export", "--track", text, "--out", dir.path() + "/bad.gpx"});
+    QCOMPARE(bad.exit_code, 1);
+    QVERIFY2(bad.err.contains("notes.csv"), qPrintable(bad.err));
+    QVERIFY(!QFile::exists(dir.path() + "/bad.gpx"));
   }
 };
 
