@@ -215,7 +215,10 @@ class TestBasemapRegistrar : public QObject {
     const nav::RegistrationFix fix = registrar.registerFrame(centreRequest());
     QVERIFY(fix.global_mode);
     QVERIFY(calls.empty());
+    // The same requests without idle preparation (RANSAC's seed follows the registrar's
+    // calls, so the prior-mode keyframe comes first there too).
     nav::BasemapRegistrar on_demand = makeRegistrar();
+    QVERIFY(!on_demand.registerFrame(request).global_mode);
     const nav::RegistrationFix reference = on_demand.registerFrame(centreRequest());
     QCOMPARE(fix.reason, reference.reason);
     QCOMPARE(fix.inliers, reference.inliers);
