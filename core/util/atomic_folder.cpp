@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "core/util/error.h"
+#include "core/util/remove_tree.h"
 
 namespace skytrace {
 namespace fs = std::filesystem;
@@ -62,8 +63,7 @@ AtomicFolder::AtomicFolder(fs::path target, std::string marker_file)
 
 AtomicFolder::~AtomicFolder() {
   if (!committed_) {
-    std::error_code ec;
-    fs::remove_all(staging_, ec);
+    removeTree(staging_);
   }
 }
 
@@ -99,7 +99,7 @@ void AtomicFolder::commit() {
     staging_ = aside;
   }
   committed_ = true;
-  fs::remove_all(staging_, ec);  // the previous results; a leftover is harmless
+  removeTree(staging_);  // the previous results; a leftover is harmless
 }
 
 }  // namespace skytrace
