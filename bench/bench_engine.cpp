@@ -1,7 +1,5 @@
 // skytrace-bench-engine: the engine benchmark (bench/harness/engine_bench.h) as a small
-// program for the GPU-only build, which has no skytrace-cli (no OpenCV/GDAL there).
-// Same options as `skytrace-cli bench` except --video (synthetic frames only) and
-// --plot, plus --tf32 (TF32 tensor cores for cuDNN convolutions and cuBLAS matmuls in
+// program. Same options as `skytrace-cli bench` except --plot, plus --tf32 (TF32 tensor cores for cuDNN convolutions and cuBLAS matmuls in
 // the whole process, as PyTorch's own default for convolutions; off: exact float32);
 // writes the JSON to --out (default bench_engine.json).
 //   skytrace-bench-engine --synthetic 640x480 --frames 300 --device cuda:0
@@ -47,7 +45,7 @@ int main(int argc, char** argv) {
     const skytrace::engine::EngineBenchOptions options =
         skytrace::engine::parseEngineBenchArguments(args);
     nlohmann::json report = skytrace::engine::runEngineBench(
-        options, nullptr, [](const std::string& line) { std::cerr << line << std::endl; });
+        options, [](const std::string& line) { std::cerr << line << std::endl; });
     report["workload"]["tf32"] = tf32;
     std::ofstream file(out);
     file << report.dump(2) << "\n";

@@ -16,9 +16,9 @@
 #                                 (python3's torch, or SKYTRACE_TORCH_PREFIX) and the prefix;
 #                                 builds everything.
 #   scripts/device.sh test [ARGS] ctest in build-cuda (ARGS e.g. -L gpu).
-#   scripts/device.sh bench       skytrace-cli bench (ALIKED-n16rot VO + registration,
-#                                 640x480 synthetic, every mode the GPUs allow), the same
-#                                 on a rendered flight with the product's navigation when
+#   scripts/device.sh bench       skytrace-cli bench (the product's navigation, ALIKED-n16rot,
+#                                 on a 640x480 synthetic flight, every mode the GPUs
+#                                 allow), the same on a rendered flight when
 #                                 $SKYTRACE_BENCH_FLIGHT (default device-deps/flight) holds
 #                                 one, and skytrace-bench-vision; JSON into the results
 #                                 folder. $SKYTRACE_TEST_FLIGHT_DIR (that flight) also
@@ -301,8 +301,9 @@ product() {
   "$cli" bench --flight "$flight" --basemap "$map" --frames 600 --preload --device cuda \
     --modes "$bench_modes" --keyframe-policy every --out "$out/bench_flight.json" > "$out/bench_flight.log" 2>&1 ||
     status=1
-  "$cli" bench --synthetic 640x480 --frames 300 --preload --device cuda --modes vo_only,overlapped \
-    --weights-dir "$model_dir" --out "$out/bench_synthetic.json" > "$out/bench_synthetic.log" 2>&1 || status=1
+  "$cli" bench --synthetic 640x480 --frames 600 --preload --device cuda --modes "$bench_modes" \
+    --keyframe-policy every --weights-dir "$model_dir" --out "$out/bench_synthetic.json" \
+    > "$out/bench_synthetic.log" 2>&1 || status=1
   timeout 300 "$build_dir/app/gui/skytrace" --video "$video" --basemap "$map" --telemetry "$srt" --process \
     --plot latency --screenshot "$out/gui_latency.png" > "$out/gui.log" 2>&1 || status=1
   rm -rf "$work"

@@ -1,10 +1,10 @@
-// `skytrace-cli bench`: the engine benchmark (bench/harness/engine_bench.h). One workload,
-// several modes (sequential, vo_only, overlapped, multi_gpu) in one run; writes
-// bench.json and a bar chart bench.png beside it.
+// `skytrace-cli bench`: the engine benchmark (bench/harness/engine_bench.h): the product's
+// navigation on one workload in several engine modes (sequential, vo_only, overlapped,
+// multi_gpu, multi_gpu_frames) in one run; writes bench.json and a bar chart bench.png.
 //   skytrace-cli bench --flight DIR --frames 600 [--device cuda] --out bench.json
-//                                                  (the product's navigation, with ATE)
 //   skytrace-cli bench --synthetic 640x480 --frames 200 [--device cuda] --out bench.json
-//   skytrace-cli bench --video flight.mp4 --frames 300 --out bench.json
+//                                    (a flight rendered first over a procedural map)
+//   skytrace-cli bench --video flight.mp4 --basemap map.tif --frames 300 --out bench.json
 //   skytrace-cli bench --vo-model superpoint+lightglue --sat-model dinov2+litesam
 //       --weights-dir DIR --device cuda --out bench.json     (the seed pipeline)
 //   skytrace-cli bench --plot bench.json [--png chart.png]   (a JSON from the GPU machine)
@@ -23,7 +23,6 @@
 #include "app/cli/cli_command.h"
 #include "app/cli/cli_support.h"
 #include "bench/harness/engine_bench.h"
-#include "core/engine/video_frame_source.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 
@@ -36,9 +35,10 @@ const char* const kUsage =
     "Runs one workload through the engine in several modes and writes bench.json (per\n"
     "stage p50/p99, fps, VO latency alone vs loaded, H2D GB/s pinned vs pageable, peak\n"
     "device memory; with --flight the accuracy of each mode's track) and bench.png.\n"
-    "--flight DIR navigates a rendered flight with the classes `process` runs. The seed\n"
-    "pipeline: --vo-model superpoint+lightglue --sat-model dinov2+litesam (weights under\n"
-    "their published names in --weights-dir or the model directory). Options:\n";
+    "Every workload is navigated by the classes `process` runs; a rendered flight's\n"
+    "modes are scored against its truth. The seed pipeline: --vo-model\n"
+    "superpoint+lightglue --sat-model dinov2+litesam (weights under their published\n"
+    "names in --weights-dir or the model directory). Options:\n";
 
 // Grouped bars: per stage (and VO frame / satellite keyframe) the p50 of every mode.
 void writePlot(const nlohmann::json& report, const std::string& png_path) {
@@ -157,8 +157,7 @@ int runBench(const QStringList& qargs) {
     if (!out_folder.empty()) std::filesystem::create_directories(out_folder, ec);
     if (ec) throw IoError(out_folder.string() + ": cannot create the folder for --out (" + ec.message() + ")");
     const nlohmann::json report = engine::runEngineBench(
-        options, [](const std::string& path) { return std::make_unique<engine::VideoFrameSource>(path); },
-        [](const std::string& line) { QTextStream(stderr) << QString::fromStdString(line) << "\n"; });
+        options, [](const std::string& line) { QTextStream(stderr) << QString::fromStdString(line) << "\n"; });
     writeFileAtomically(out, report.dump(2) + "\n");
     const std::string target = png.empty() ? defaultPngPath(out) : png;
     writePlot(report, target);

@@ -4,13 +4,17 @@
 #include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
 
+#include <stdlib.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "core/app/flight_processing.h"
@@ -20,18 +24,22 @@
 #include "core/engine/gpu_streams_impl.h"
 #include "core/engine/latency_recorder.h"
 #include "core/engine/navigation_payloads.h"
-#include "core/engine/pipeline.h"
 #include "core/engine/paced_frame_source.h"
+#include "core/engine/pipeline.h"
 #include "core/engine/preloaded_frame_source.h"
 #include "core/engine/sequential_run.h"
-#include "core/engine/synthetic_frame_source.h"
+#include "core/engine/video_frame_source.h"
+#include "core/geo/procedural_basemap.h"
 #include "core/io/telemetry/telemetry_reader.h"
+#include "core/io/video_source.h"
 #include "core/nav/camera_model.h"
+#include "core/nav/flight_simulation.h"
 #include "core/nav/model_choice.h"
 #include "core/nav/trajectory_eval.h"
 #include "core/nav/truth_csv.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/remove_tree.h"
 #include "core/vision/aliked_config.h"
 #include "core/vision/model_paths.h"
 #include "core/vision/torch_runtime.h"
@@ -43,13 +51,18 @@ using nlohmann::json;
 void EngineBenchOptions::check() const {
   if (!flight_dir.empty() && !video_path.empty())
     throw InvalidArgument("--flight and --video exclude each other (a flight folder names its video)");
+  if (!video_path.empty() && basemap.empty())
+    throw InvalidArgument("--video needs --basemap: the benchmark navigates the video on a map, as `process` does");
   if (video_path.empty() && flight_dir.empty()) {
-    SyntheticFrameOptions synthetic;
-    synthetic.width_px = width_px;
-    synthetic.height_px = height_px;
-    synthetic.frame_count = frames;
-    synthetic.check();
+    if (synthetic_width_px < 64 || synthetic_height_px < 64 || synthetic_width_px > 4096 ||
+        synthetic_height_px > 4096)
+      throw InvalidArgument("--synthetic: frames of 64x64 to 4096x4096 pixels, got " +
+                            std::to_string(synthetic_width_px) + "x" + std::to_string(synthetic_height_px));
   }
+  if (!telemetry_path.empty() && video_path.empty())
+    throw InvalidArgument("--telemetry goes with --video (a rendered flight brings its own log)");
+  if (!camera_path.empty() && video_path.empty())
+    throw InvalidArgument("--camera goes with --video (a rendered flight brings its own camera.json)");
   if (frames < 2) throw InvalidArgument("--frames must be >= 2");
   if (warmup_frames < 0 || warmup_frames >= frames)
     throw InvalidArgument("--warmup must be in [0, frames)");
@@ -63,14 +76,25 @@ void EngineBenchOptions::check() const {
   if (satellite_sm_limit < 0) throw InvalidArgument("--sat-sm-limit must be >= 0 (0: no limit)");
   if (frame_parallel_devices.size() == 1)
     throw InvalidArgument("--frame-parallel-devices needs at least two devices (e.g. cuda:0,cuda:1)");
-  if (tiles < 1) throw InvalidArgument("--tiles must be >= 1");
+  if (vo_keypoints < 1) throw InvalidArgument("--vo-keypoints must be >= 1");
+  if (satellite_keypoints < 0) throw InvalidArgument("--sat-keypoints must be >= 1 (0: as `process`)");
+  if (register_every_n_keyframes < 1) throw InvalidArgument("--keyframe-interval must be >= 1");
+  if (retrieval_candidates < 0) throw InvalidArgument("--candidates must be >= 1 (0: as `process`)");
+  if (retrieval_input_px < 0 || retrieval_input_px % 14 != 0)
+    throw InvalidArgument("--retrieval-crop must be a multiple of 14 (DINOv2's patch size; 0: 224)");
+  if (dense_size_px < 0 || dense_size_px % 32 != 0)
+    throw InvalidArgument("--fine-size must be a multiple of 32 (LiteSAM's stride; 0: 512)");
+  {
+    nav::NavigationOptions scratch;  // the model specs, checked as `process` checks them
+    nav::applyVisualOdometryModel(vo_model, scratch);
+    if (!satellite_model.empty()) nav::applySatelliteModel(satellite_model, scratch.registration);
+  }
   if (ring_slots < 2) throw InvalidArgument("--ring-slots must be >= 2");
   keyframePolicyName(keyframe_policy);  // throws for a value outside the enum
   if (!std::isfinite(pace_fps) || pace_fps < 0.0)
     throw InvalidArgument("--pace-fps must be >= 0 (0: free-running)");
   if (transfer_mib < 0 || transfer_repeats < 1)
     throw InvalidArgument("--transfer-mib must be >= 0 and repeats >= 1");
-  payload.check();
 }
 
 namespace {
@@ -107,40 +131,40 @@ double toDouble(const std::string& option, const std::string& value) {
 }  // namespace
 
 std::string engineBenchUsage() {
-  return "  --flight DIR          the product's navigation on a rendered flight (`skytrace-cli\n"
-         "                        render --out DIR`): each mode's track scored against its truth\n"
-         "  --basemap PATH        with --flight: the map to navigate on (default: the flight's)\n"
-         "  --no-telemetry        with --flight: navigate without the flight's log (video only)\n"
-         "  --synthetic WxH       the models alone on synthetic frames of this size (default\n"
-         "                        640x480; no map, no accuracy)\n"
-         "  --video PATH          the models alone on a video's frames\n"
+  return "Workload (the product's navigation, as `process` runs it; default --synthetic 640x480):\n"
+         "  --flight DIR          a rendered flight (`skytrace-cli render --out DIR`): each\n"
+         "                        mode's track scored against its truth\n"
+         "  --synthetic WxH       the same on a flight rendered first (procedural basemap,\n"
+         "                        WxH video of --frames frames, log, truth) in a temporary folder\n"
+         "  --seed N              the synthetic flight's seed (default 1)\n"
+         "  --video PATH          a recorded video navigated on --basemap (no truth: no accuracy)\n"
+         "  --basemap PATH        the map (--video: required; --flight: default the flight's)\n"
+         "  --telemetry FILE      with --video: its flight log\n"
+         "  --camera FILE         with --video: camera JSON (default as `process`)\n"
+         "  --no-telemetry        --flight/--synthetic: navigate without the flight's log\n"
          "  --frames N            frames per mode (default 200)\n"
          "  --warmup N            frames left out of the statistics (default 10)\n"
-         "  --modes a,b           sequential,vo_only,overlapped,multi_gpu (default: all)\n"
+         "  --modes a,b           sequential,vo_only,overlapped,multi_gpu,multi_gpu_frames\n"
+         "                        (default: all)\n"
          "  --device D            cpu, cuda, cuda:N for both stages\n"
-         "  --vo-device D / --sat-device D   per stage (two GPUs: satellite on cuda:1)\n"
-         "  --vo-model M          FEATURES[+mnn|+lightglue]; features aliked-t16|n16|n16rot|n32,\n"
-         "                        superpoint, orb, sift (default aliked-n16rot, i.e. +mnn),\n"
-         "                        e.g. superpoint+lightglue, aliked-n16rot+lightglue\n"
+         "  --vo-device D / --sat-device D   per stage (two GPUs: registration on cuda:1)\n"
+         "  --vo-model M          as `process --vo-model` (default aliked-n16rot), e.g.\n"
+         "                        superpoint+lightglue, aliked-n16rot+lightglue, orb\n"
          "  --vo-keypoints N      (default 1024)\n"
-         "  --sat-model M         FEATURES[+MATCHER] (mean-descriptor retrieval over the tiles)\n"
-         "                        or RETRIEVAL+FINE: dinov2[-vits14|-vitb14|...]+litesam or\n"
-         "                        dinov2+FEATURES[+MATCHER] (default aliked-n16rot)\n"
-         "  --sat-keypoints N     local features of the satellite stage (default 2048)\n"
-         "  --retrieval-crop N    DINOv2 square crop side in px, multiple of 14 (default 224)\n"
-         "  --fine-size N         LiteSAM square pair side in px, multiple of 32 (default 512)\n"
-         "  --lightglue-depth D   full (every layer, every point: default) or adaptive (the\n"
-         "                        original's early exit and pruning)\n"
-         "  --weights-dir DIR     weights under their published file names (superpoint_v1.pth,\n"
-         "                        superpoint_lightglue.pth, aliked_lightglue.pth, aliked-*.pth,\n"
-         "                        dinov2_vits14_pretrain.pth, mloftr.ckpt; default: the model\n"
-         "                        directory, SKYTRACE_MODEL_DIR)\n"
-         "  --keyframe-interval N every N-th frame goes to the satellite stage (default 1)\n"
-         "  --keyframe-policy P   overlapped/multi_gpu with a busy satellite stage: latest (drop\n"
-         "                        the oldest request, VO never waits: default) or every (VO\n"
-         "                        waits for room: every keyframe registered)\n"
-         "  --candidates N        tiles fine-matched per keyframe (default 1)\n"
-         "  --tiles N             basemap-like tiles (default 8)\n"
+         "  --sat-model M         as `process --sat-model`, e.g. dinov2+litesam (default: the\n"
+         "                        VO model's features with VLAD retrieval)\n"
+         "  --sat-keypoints N     registration's local features (default: as `process`)\n"
+         "  --retrieval-crop N    DINOv2 input side in px, multiple of 14 (default 224)\n"
+         "  --fine-size N         LiteSAM input long side in px, multiple of 32 (default 512;\n"
+         "                        `process --sat-size`)\n"
+         "  --candidates N        global search: tiles fine-matched per keyframe (default 4)\n"
+         "  --lightglue-depth D   adaptive (the original's early exit and pruning: default, as\n"
+         "                        `process`) or full (every layer on every point)\n"
+         "  --weights-dir DIR     the model directory (weights under their published names)\n"
+         "  --keyframe-interval N every N-th VO keyframe is registered (default 1)\n"
+         "  --keyframe-policy P   engine modes with a busy registration: latest (drop the\n"
+         "                        oldest request, VO never waits: default) or every (VO waits\n"
+         "                        for room: every keyframe registered, as `process`)\n"
          "  --ring-slots N        frame ring depth (default 4)\n"
          "  --transfer-mib N      H2D copy size for the pinned/pageable test, 0 = skip (default 64)\n"
          "  --threads N           LibTorch intra-op threads\n"
@@ -152,8 +176,9 @@ std::string engineBenchUsage() {
          "  --frame-parallel-devices a,b\n"
          "                        the devices of multi_gpu_frames (default cuda:0,cuda:1 when\n"
          "                        there are two GPUs; e.g. cpu,cpu to try the mode anywhere)\n"
-         "  --sat-sm-limit N      CUDA: the satellite stage's kernels on at most N SMs of its GPU\n"
-         "                        (a green context; VO keeps the others), 0 = no limit (default)\n";
+         "  --sat-sm-limit N      CUDA: registration's kernels on at most N SMs of its GPU\n"
+         "                        (a green context; VO keeps the others), 0 = no limit (default)\n"
+         "  --tiles N             ignored (earlier versions' model-only workload)\n";
 }
 
 EngineBenchOptions parseEngineBenchArguments(const std::vector<std::string>& args) {
@@ -161,7 +186,7 @@ EngineBenchOptions parseEngineBenchArguments(const std::vector<std::string>& arg
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& key = args[i];
     if (key == "--aliked-fp16") {  // a flag without a value
-      options.payload.aliked_float16 = true;
+      options.aliked_float16 = true;
       continue;
     }
     if (key == "--preload") {  // a flag without a value
@@ -177,14 +202,22 @@ EngineBenchOptions parseEngineBenchArguments(const std::vector<std::string>& arg
     if (key == "--synthetic") {
       const auto x = value.find('x');
       if (x == std::string::npos) throw InvalidArgument("--synthetic expects WxH, got '" + value + "'");
-      options.width_px = toInt(key, value.substr(0, x));
-      options.height_px = toInt(key, value.substr(x + 1));
+      options.synthetic_width_px = toInt(key, value.substr(0, x));
+      options.synthetic_height_px = toInt(key, value.substr(x + 1));
+    } else if (key == "--seed") {
+      const int seed = toInt(key, value);
+      if (seed < 0) throw InvalidArgument("--seed must be >= 0");
+      options.synthetic_seed = static_cast<std::uint64_t>(seed);
     } else if (key == "--video") {
       options.video_path = value;
     } else if (key == "--flight") {
       options.flight_dir = value;
     } else if (key == "--basemap") {
-      options.flight_basemap = value;
+      options.basemap = value;
+    } else if (key == "--telemetry") {
+      options.telemetry_path = value;
+    } else if (key == "--camera") {
+      options.camera_path = value;
     } else if (key == "--frames") {
       options.frames = toInt(key, value);
     } else if (key == "--warmup") {
@@ -198,32 +231,32 @@ EngineBenchOptions parseEngineBenchArguments(const std::vector<std::string>& arg
     } else if (key == "--sat-device") {
       options.sat_device = value;
     } else if (key == "--vo-model") {
-      options.payload.vo_model = value;
+      options.vo_model = value;
     } else if (key == "--vo-keypoints") {
-      options.payload.vo_keypoints = toInt(key, value);
+      options.vo_keypoints = toInt(key, value);
     } else if (key == "--sat-model") {
-      options.payload.satellite_model = value;
-      options.satellite_model_given = true;
+      options.satellite_model = value;
     } else if (key == "--sat-keypoints") {
-      options.payload.satellite_keypoints = toInt(key, value);
+      options.satellite_keypoints = toInt(key, value);
     } else if (key == "--retrieval-crop") {
-      options.payload.retrieval_crop_px = toInt(key, value);
+      options.retrieval_input_px = toInt(key, value);
     } else if (key == "--fine-size") {
-      options.payload.fine_match_size_px = toInt(key, value);
+      options.dense_size_px = toInt(key, value);
     } else if (key == "--lightglue-depth") {
       if (value != "full" && value != "adaptive")
         throw InvalidArgument("--lightglue-depth expects full or adaptive, got '" + value + "'");
-      options.payload.lightglue_adaptive = value == "adaptive";
+      options.lightglue_adaptive = value == "adaptive";
     } else if (key == "--weights-dir") {
-      options.payload.weights_dir = value;
+      options.weights_dir = value;
     } else if (key == "--keyframe-interval") {
-      options.payload.keyframe_interval = toInt(key, value);
+      options.register_every_n_keyframes = toInt(key, value);
     } else if (key == "--keyframe-policy") {
       options.keyframe_policy = parseKeyframePolicy(value);
     } else if (key == "--candidates") {
-      options.payload.retrieval_candidates = toInt(key, value);
+      options.retrieval_candidates = toInt(key, value);
     } else if (key == "--tiles") {
-      options.tiles = toInt(key, value);
+      toInt(key, value);
+      options.ignored_options.push_back("--tiles " + value);
     } else if (key == "--ring-slots") {
       options.ring_slots = toInt(key, value);
     } else if (key == "--transfer-mib") {
@@ -331,11 +364,10 @@ json slowestSatelliteKeyframes(const std::vector<LatencySample>& samples, std::s
   return slowest;
 }
 
-// `stats`: the synthetic workload's counters (null for the flight workload, whose
-// accuracy entry says what its work achieved).
+// One mode's entry. `navigation`: what the run's navigation ended with (null when it
+// ended without a result, e.g. after an error).
 json modeJson(const RunReport& report, const std::vector<LatencySample>& samples,
-              const VisionPayloadStats* stats_or_null, std::size_t warmup) {
-  const VisionPayloadStats stats = stats_or_null ? *stats_or_null : VisionPayloadStats{};
+              const nav::NavigationResult* navigation, std::size_t warmup) {
   json stages = json::object();
   for (int s = 0; s < kStageCount; ++s) {
     std::vector<double> durations;
@@ -344,8 +376,18 @@ json modeJson(const RunReport& report, const std::vector<LatencySample>& samples
         durations.push_back(sample.duration_ms);
     if (!durations.empty()) stages[stageName(static_cast<Stage>(s))] = distribution(durations);
   }
-  const auto safeDiv = [](std::int64_t a, std::int64_t b) {
-    return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0;
+  // The registration attempts of the run (every keyframe the navigation asked for).
+  std::int64_t attempted = 0, accepted = 0, matches = 0, inliers = 0;
+  if (navigation) {
+    for (const nav::RegistrationFix& fix : navigation->fixes) {
+      ++attempted;
+      accepted += fix.accepted;
+      matches += fix.matches;
+      inliers += fix.inliers;
+    }
+  }
+  const auto mean = [](std::int64_t sum, std::int64_t count) {
+    return count > 0 ? static_cast<double>(sum) / static_cast<double>(count) : 0.0;
   };
   std::int64_t max_bytes_in_use = -1;
   for (const LatencySample& sample : samples)
@@ -375,14 +417,10 @@ json modeJson(const RunReport& report, const std::vector<LatencySample>& samples
                  {"late", report.fixes_late},
                  {"out_of_order", report.fixes_out_of_order},
                  {"lost_at_end", report.fixes_lost_at_end},
-                 {"accepted", stats.fixes_accepted},
-                 {"mean_matches", safeDiv(stats.fix_matches, stats.keyframes)},
-                 {"mean_inliers", safeDiv(stats.fix_inliers, stats.keyframes)}}},
-      {"vo_keypoints", {{"frames", stats.vo_frames},
-                        {"mean", safeDiv(stats.vo_keypoints, stats.vo_frames)}}},
-      {"vo_pairs", {{"count", stats.vo_pairs},
-                    {"mean_matches", safeDiv(stats.vo_matches, stats.vo_pairs)},
-                    {"mean_inliers", safeDiv(stats.vo_inliers, stats.vo_pairs)}}},
+                 {"attempted", attempted},
+                 {"accepted", accepted},
+                 {"mean_matches", mean(matches, attempted)},
+                 {"mean_inliers", mean(inliers, attempted)}}},
       {"device_bytes", {{"peak_vo", report.peak_vo_device_bytes},
                         {"peak_satellite", report.peak_satellite_device_bytes},
                         {"max_in_use_sampled", max_bytes_in_use}}},
@@ -416,107 +454,175 @@ json measureTransfers(const vision::DeviceSpec& device, int mib, int repeats) {
   return result;
 }
 
-std::string lightGlueDescription(const VisionPayloadOptions& options) {
-  return options.lightglue_adaptive
-             ? "LightGlue adaptive (early exit 0.95, pruning 0.99: the original's defaults)"
-             : "LightGlue full depth (every layer on every point: no early exit, no pruning)";
-}
+// A flight rendered for --synthetic, in a temporary folder removed with this object.
+class SyntheticFlight {
+ public:
+  SyntheticFlight(const EngineBenchOptions& options, const std::function<void(const std::string&)>& say) {
+    namespace fs = std::filesystem;
+    std::string pattern = (fs::temp_directory_path() / "skytrace-bench-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw IoError("cannot create a temporary folder for the synthetic flight in " +
+                                                fs::temp_directory_path().string());
+    dir_ = pattern;
+    geo::ProceduralBasemapOptions map;
+    map.seed = options.synthetic_seed;
+    const fs::path basemap = dir_ / "basemap.tif";
+    say("bench: rendering a synthetic flight (" + std::to_string(options.synthetic_width_px) + "x" +
+        std::to_string(options.synthetic_height_px) + ", " + std::to_string(options.frames) +
+        " frames) over a procedural basemap in " + dir_.string());
+    geo::writeProceduralBasemap(basemap.string(), map);
+    nav::FlightSimulationOptions flight;
+    flight.basemap_path = basemap.string();
+    flight.out_dir = dir_ / "flight";
+    flight.width_px = options.synthetic_width_px;
+    flight.height_px = options.synthetic_height_px;
+    flight.seed = options.synthetic_seed;
+    // `skytrace-cli demo`'s flight (100 m over the 0.25 m map), long enough for every
+    // frame a mode reads, without blur (rendering cost) and without a spoofed log.
+    flight.altitude_m = 100.0;
+    flight.speed_mps = 15.0;
+    flight.fps = 30.0;
+    flight.duration_s = static_cast<double>(options.frames + 1) / flight.fps;
+    flight.effects.exposure_variation = 0.05;
+    flight.effects.colour_variation = 0.02;
+    flight.effects.noise_sigma = 1.5;
+    nav::simulateFlight(flight);
+    description_ = json{{"kind", "synthetic"},
+                        {"size", std::to_string(flight.width_px) + "x" + std::to_string(flight.height_px)},
+                        {"seed", options.synthetic_seed},
+                        {"basemap", "procedural (as `skytrace-cli demo`), 0.25 m/px"},
+                        {"altitude_m", flight.altitude_m},
+                        {"speed_mps", flight.speed_mps},
+                        {"fps", flight.fps}};
+  }
+  ~SyntheticFlight() { removeTree(dir_); }
+  SyntheticFlight(const SyntheticFlight&) = delete;
+  SyntheticFlight& operator=(const SyntheticFlight&) = delete;
 
-std::string voDescription(const VisionPayloadOptions& options) {
-  const FeatureMatchingModel model = parseFeatureMatchingModel(options.vo_model);
-  return model.features + " (" + std::to_string(options.vo_keypoints) + " keypoints) + " +
-         (model.matcher == "lightglue" ? lightGlueDescription(options) : std::string("MNN")) +
-         " + LO-RANSAC homography (" + std::to_string(options.ransac_hypotheses) + " hypotheses)";
-}
+  std::filesystem::path flightDir() const { return dir_ / "flight"; }
+  const json& description() const { return description_; }
 
-std::string satelliteDescription(const VisionPayloadOptions& options, std::size_t tiles) {
-  const SatelliteModel model = parseSatelliteModel(options.satellite_model);
-  const auto local = [&](const FeatureMatchingModel& m) {
-    return m.features + " (" + std::to_string(options.satellite_keypoints) + " keypoints) + " +
-           (m.matcher == "lightglue" ? lightGlueDescription(options) : std::string("MNN")) +
-           " + RANSAC homography";
-  };
-  const std::string n = std::to_string(tiles) + " tiles";
-  if (model.retrieval.empty())
-    return "retrieval: mean local descriptor of " + local(model.local) + " against " + n +
-           "; fine_match: the same features matched to the best tile(s)";
-  const std::string crop = std::to_string(options.retrieval_crop_px);
-  const std::string retrieval = "retrieval: " + model.retrieval + " CLS+GeM on a " + crop + "x" +
-                                crop + " centre crop (float32) against " + n +
-                                " (described once per payload)";
-  if (model.dense_matcher.empty())
-    return retrieval + "; fine_match: " + local(model.local) + " to the best tile(s)";
-  const std::string size = std::to_string(options.fine_match_size_px);
-  return retrieval + "; fine_match: " + model.dense_matcher + " on " + size + "x" + size +
-         " grayscale pairs (keyframe vs best tile(s), MobileOne reparameterised, float32) + RANSAC homography";
-}
+ private:
+  std::filesystem::path dir_;
+  json description_;
+};
 
-// The product's navigation on a rendered flight (--flight): what `process` would run on
-// it, set up once; each mode gets fresh payloads and is scored against truth.csv.
-struct FlightWorkload {
+// What the benchmark navigates: the video, the navigation inputs and the options
+// `process` would choose for the bench's options (core/app's processing choice), set up
+// once; each mode gets fresh payloads. `truth` (rendered flights) scores each mode.
+struct NavigationWorkload {
   std::string video_path;
   nav::NavigationInputs inputs;
-  nav::NavigationOptions options;  // core/app's processing choice for the bench's options
-  geo::Track truth;
+  nav::NavigationOptions options;
+  std::optional<geo::Track> truth;
   json description;
 };
 
-FlightWorkload loadFlightWorkload(const EngineBenchOptions& options, int cuda_count) {
-  namespace fs = std::filesystem;
-  const fs::path dir = options.flight_dir;
-  const fs::path manifest = dir / "flight.json";
-  const json flight = json::parse(readFileBytes(manifest), nullptr, false);
-  if (flight.is_discarded() || !flight.contains("video"))
-    throw FormatError(manifest.string() + ": not a flight written by `skytrace-cli render` (no \"video\")");
-  const auto inDir = [&](const std::string& path) { return fs::path(path).is_absolute() ? fs::path(path) : dir / path; };
-  FlightWorkload workload;
-  workload.video_path = inDir(flight["video"].value("path", "flight.mp4")).string();
-  const std::string basemap = !options.flight_basemap.empty()
-                                  ? options.flight_basemap
-                                  : inDir(flight.value("basemap", json::object()).value("path", "")).string();
-  const json files = flight.value("files", json::object());
+// The bench's model options on top of `process`'s choice.
+void applyBenchModelOptions(const EngineBenchOptions& bench, nav::NavigationOptions& options) {
+  options.vo_features.max_keypoints = bench.vo_keypoints;
+  if (bench.satellite_keypoints > 0) options.registration.features.max_keypoints = bench.satellite_keypoints;
+  options.register_every_n_keyframes = bench.register_every_n_keyframes;
+  if (bench.retrieval_candidates > 0) options.registration.global_candidates = bench.retrieval_candidates;
+  if (bench.retrieval_input_px > 0) options.registration.retrieval_descriptor.input_size_px = bench.retrieval_input_px;
+  if (!bench.lightglue_adaptive) {
+    options.vo_match.depth_confidence = -1.0;
+    options.vo_match.width_confidence = -1.0;
+  }
+  if (bench.aliked_float16) {
+    for (vision::ExtractorOptions* features : {&options.vo_features, &options.registration.features})
+      if (features->model.rfind("aliked", 0) == 0) features->half_precision = true;
+  }
+}
+
+// What `process` would choose for the bench's options (models, weights, devices; core/app's
+// processing choice) with the bench's model options on top. Throws ModelError for a
+// weight file a chosen model needs and does not find (before anything is rendered or run).
+app::ProcessingChoice benchChoice(const EngineBenchOptions& options, int cuda_count) {
   app::FlightRequest request;
-  request.video_path = workload.video_path;
-  request.basemap_paths = {basemap};
-  request.camera.source = app::CameraChoice::Source::kFile;
-  request.camera.file = inDir(files.value("camera", "camera.json")).string();
-  if (options.flight_telemetry && files.contains("telemetry"))
-    request.telemetry_path = inDir(files["telemetry"].get<std::string>()).string();
   // Models as `process --vo-model` (and --sat-model when given): both stages' local
-  // features are the VO model's unless the satellite stage names its own.
-  const FeatureMatchingModel vo = parseFeatureMatchingModel(options.payload.vo_model);
-  request.feature_model = vo.features;
-  request.vo_model = options.payload.vo_model;
-  if (options.satellite_model_given) request.satellite_model = options.payload.satellite_model;
+  // features are the VO model's unless the registration names its own.
+  nav::NavigationOptions vo_spec;
+  nav::applyVisualOdometryModel(options.vo_model, vo_spec);
+  request.feature_model = vo_spec.vo_features.model;
+  request.vo_model = options.vo_model;
+  request.satellite_model = options.satellite_model;
+  request.satellite_size_px = options.dense_size_px;
   request.device = options.device;
   request.vo_device = options.vo_device;
   request.satellite_device = options.sat_device;
   // --weights-dir is the model directory here (SKYTRACE_MODEL_DIR still wins).
-  if (!options.payload.weights_dir.empty()) vision::setDefaultModelDirectory(options.payload.weights_dir);
+  if (!options.weights_dir.empty()) vision::setDefaultModelDirectory(options.weights_dir);
   app::ProcessingChoice choice = app::processingChoiceFor(request, cuda_count);
-  choice.options.vo_features.max_keypoints = options.payload.vo_keypoints;
+  applyBenchModelOptions(options, choice.options);
   for (const app::MissingWeights& missing : app::missingWeights(choice.options))
     if (!missing.falls_back) throw ModelError(missing.message);
-  workload.options = choice.options;
+  return choice;
+}
+
+// The video, camera, log, map and truth of the workload: a rendered flight's folder
+// (flight_dir) or the options' recorded video.
+NavigationWorkload loadNavigationWorkload(const EngineBenchOptions& options, const std::string& flight_dir,
+                                          const nav::NavigationOptions& navigation_options) {
+  namespace fs = std::filesystem;
+  app::FlightRequest request;
+  NavigationWorkload workload;
+  fs::path truth_path;
+  std::string basemap = options.basemap;
+  if (!flight_dir.empty()) {
+    const fs::path dir = flight_dir;
+    const fs::path manifest = dir / "flight.json";
+    const json flight = json::parse(readFileBytes(manifest), nullptr, false);
+    if (flight.is_discarded() || !flight.contains("video"))
+      throw FormatError(manifest.string() + ": not a flight written by `skytrace-cli render` (no \"video\")");
+    const auto inDir = [&](const std::string& path) { return fs::path(path).is_absolute() ? fs::path(path) : dir / path; };
+    workload.video_path = inDir(flight["video"].value("path", "flight.mp4")).string();
+    if (basemap.empty()) basemap = inDir(flight.value("basemap", json::object()).value("path", "")).string();
+    const json files = flight.value("files", json::object());
+    request.camera.source = app::CameraChoice::Source::kFile;
+    request.camera.file = inDir(files.value("camera", "camera.json")).string();
+    if (options.flight_telemetry && files.contains("telemetry"))
+      request.telemetry_path = inDir(files["telemetry"].get<std::string>()).string();
+    truth_path = inDir(files.value("truth", "truth.csv"));
+  } else {
+    workload.video_path = options.video_path;
+    request.telemetry_path = options.telemetry_path;
+    if (!options.camera_path.empty()) {
+      request.camera.source = app::CameraChoice::Source::kFile;
+      request.camera.file = options.camera_path;
+    }
+  }
+  request.video_path = workload.video_path;
+  request.basemap_paths = {basemap};
+  workload.options = navigation_options;
+
+  io::VideoInfo video;
+  {
+    auto source = io::openVideoSource(workload.video_path);  // fails early on an unreadable video
+    video = source->info();
+  }
+  nav::checkVideoFrameSize(workload.video_path, video.width_px, video.height_px);
+  std::string camera_source;
+  const nav::CameraModel camera = app::resolveCamera(request, video, &camera_source);
   std::optional<io::TelemetrySeries> telemetry;
   if (!request.telemetry_path.empty()) telemetry = io::readTelemetry(request.telemetry_path);
-  workload.inputs = nav::makeNavigationInputs(nav::readCameraFile(request.camera.file), request.basemap_paths,
-                                              std::move(telemetry));
-  workload.truth = nav::readCsvTrack(inDir(files.value("truth", "truth.csv")));
-  workload.description = json{{"flight", options.flight_dir},
+  workload.inputs = nav::makeNavigationInputs(camera, request.basemap_paths, std::move(telemetry));
+  if (!truth_path.empty()) workload.truth = nav::readCsvTrack(truth_path);
+  workload.description = json{{"flight", flight_dir.empty() ? json(nullptr) : json(flight_dir)},
                               {"video", workload.video_path},
                               {"basemap", basemap},
+                              {"camera", camera_source},
                               {"telemetry", request.telemetry_path.empty() ? json(nullptr) : json(request.telemetry_path)},
-                              {"vo_model", nav::visualOdometryModelName(choice.options)},
-                              {"satellite_model", nav::satelliteModelName(choice.options.registration)},
-                              {"vo_keypoints", choice.options.vo_features.max_keypoints},
-                              {"satellite_keypoints", choice.options.registration.features.max_keypoints}};
+                              {"vo_model", nav::visualOdometryModelName(navigation_options)},
+                              {"satellite_model", nav::satelliteModelName(navigation_options.registration)},
+                              {"vo_keypoints", navigation_options.vo_features.max_keypoints},
+                              {"satellite_keypoints", navigation_options.registration.features.max_keypoints},
+                              {"register_every_n_keyframes", navigation_options.register_every_n_keyframes}};
   return workload;
 }
 
-// What a flight mode's navigation achieved: its track against the truth over the frames
-// it ran, its fixes and the frame copies between host and device.
-json flightAccuracy(const NavigationRunOutput& output, const geo::Track& truth) {
+// What a mode's navigation achieved: its fixes, the frame copies between host and
+// device, and (with a truth) its track against the truth over the frames it ran.
+json navigationAccuracy(const NavigationRunOutput& output, const std::optional<geo::Track>& truth) {
   const std::optional<nav::NavigationResult> result = output.result();
   if (!result) return json{{"error", "the run ended without a navigation result"}};
   int accepted = 0;
@@ -528,9 +634,13 @@ json flightAccuracy(const NavigationRunOutput& output, const geo::Track& truth) 
                 {"frame_transfers", {{"vo_uploads", result->vo_frame_transfers.uploads},
                                      {"vo_downloads", result->vo_frame_transfers.downloads},
                                      {"keyframe_downloads", output.keyframeTransfers().downloads}}}};
-  geo::Track truth_run = truth;
+  if (!truth) {
+    accuracy["truth"] = "none (a recorded video): no ATE";
+    return accuracy;
+  }
+  geo::Track truth_run = *truth;
   truth_run.poses.clear();
-  for (const geo::TrackPose& pose : truth.poses)
+  for (const geo::TrackPose& pose : truth->poses)
     if (pose.frame >= 0 && pose.frame < result->frames_processed) truth_run.poses.push_back(pose);
   const nav::EvalReport report = nav::evaluateTrack(truth_run, result->track, nav::EvalOptions{});
   const nav::EvalSummary& s = report.overall;
@@ -551,72 +661,39 @@ std::string isoTimeNow() {
 
 }  // namespace
 
-json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& open_video,
-                    const std::function<void(const std::string&)>& log) {
+json runEngineBench(const EngineBenchOptions& options, const std::function<void(const std::string&)>& log) {
   options.check();
   const auto say = [&](const std::string& line) {
     if (log) log(line);
   };
+  for (const std::string& ignored : options.ignored_options)
+    say("bench: " + ignored + " ignored (the workload is the product's navigation; its map sets the tiles)");
   if (options.threads > 0) at::set_num_threads(options.threads);
   const int cuda_count = vision::cudaDeviceCount();
   const DevicePlacement placement =
       resolveDevicePlacement(options.device, options.vo_device, options.sat_device, cuda_count);
   vision::requireDeviceAvailable(placement.vo);
   vision::requireDeviceAvailable(placement.satellite);
-  if (options.payload.aliked_float16 && !(placement.vo.cuda && placement.satellite.cuda))
+  if (options.aliked_float16 && !(placement.vo.cuda && placement.satellite.cuda))
     throw InvalidArgument("--aliked-fp16 needs CUDA devices for both stages (placement: VO " +
                           placement.vo.toString() + ", satellite " + placement.satellite.toString() + ")");
-  // The flight workload (the product's navigation), or the models alone.
-  std::optional<FlightWorkload> flight;
-  if (!options.flight_dir.empty()) flight = loadFlightWorkload(options, cuda_count);
-  // Every weight file first (ModelError naming the missing one), not in a worker thread.
-  json weights = json::object();
-  if (!flight)
-    for (const auto& [role, path] : visionPayloadWeights(options.payload)) weights[role] = path;
+  // The models first (a missing weight file stops the benchmark here), then the workload:
+  // a rendered flight (given, or rendered now) or a recorded video.
+  const app::ProcessingChoice choice = benchChoice(options, cuda_count);
+  std::optional<SyntheticFlight> synthetic;
+  if (options.flight_dir.empty() && options.video_path.empty()) synthetic.emplace(options, say);
+  const std::string flight_dir = synthetic ? synthetic->flightDir().string() : options.flight_dir;
+  NavigationWorkload work = loadNavigationWorkload(options, flight_dir, choice.options);
+  if (synthetic) work.description["synthetic"] = synthetic->description();
 
-  // The workload: a source factory and the satellite stage's tiles.
-  std::function<std::unique_ptr<FrameSource>()> make_source;
-  auto tiles = std::make_shared<std::vector<HostImage>>();
-  std::string workload;
-  if (flight) {
-    if (!open_video) throw InvalidArgument("--flight is not supported by this build (no video reader)");
-    make_source = [&open_video, path = flight->video_path] { return open_video(path); };
-    workload = make_source()->info().description;
-  } else if (options.video_path.empty()) {
-    SyntheticFrameOptions synthetic;
-    synthetic.width_px = options.width_px;
-    synthetic.height_px = options.height_px;
-    synthetic.frame_count = options.frames;
-    make_source = [synthetic] { return std::make_unique<SyntheticFrameSource>(synthetic); };
-    const SyntheticFrameSource ground(synthetic);
-    for (int t = 0; t < options.tiles; ++t)
-      tiles->push_back(ground.groundTile(t * options.frames / options.tiles, options.width_px,
-                                         options.height_px));
-    workload = ground.info().description;
-  } else {
-    if (!open_video) throw InvalidArgument("--video is not supported by this build (use --synthetic WxH)");
-    make_source = [&open_video, path = options.video_path] { return open_video(path); };
-    // Tiles: frames spread over the benchmarked part of the video.
-    std::unique_ptr<FrameSource> source = make_source();
-    const FrameSourceInfo info = source->info();
-    const std::int64_t span = info.frame_count > 0 ? std::min(info.frame_count, options.frames) : options.frames;
-    HostImage frame;
-    frame.width_px = info.width_px;
-    frame.height_px = info.height_px;
-    frame.bgr.resize(static_cast<std::size_t>(info.width_px) * info.height_px * 3);
-    std::int64_t index = -1;
-    double t_s = 0.0;
-    for (std::int64_t read = 0; read < span && static_cast<int>(tiles->size()) < options.tiles; ++read) {
-      if (!source->read(&index, &t_s, frame.bgr.data(), static_cast<std::size_t>(info.width_px) * 3)) break;
-      if (read % std::max<std::int64_t>(1, span / options.tiles) == 0) tiles->push_back(frame);
-    }
-    workload = info.description;
-  }
-
+  std::function<std::unique_ptr<FrameSource>()> make_source = [path = work.video_path] {
+    return std::make_unique<VideoFrameSource>(path);
+  };
+  std::string source_description = make_source()->info().description;
   if (options.preload_frames) {
     std::unique_ptr<FrameSource> source = make_source();
     std::shared_ptr<const PreloadedFrames> frames = preloadFrames(*source, options.frames);
-    workload = frames->info.description;
+    source_description = frames->info.description;
     make_source = [frames] { return std::make_unique<PreloadedFrameSource>(frames); };
   }
   // The modes' frames: paced at --pace-fps when given (the warm-up run reads make_source
@@ -629,49 +706,40 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
     };
   }
 
+  const std::string kind = synthetic ? "synthetic" : (options.flight_dir.empty() ? "video" : "flight");
   json report{{"tool", "skytrace engine bench"},
               {"date_utc", isoTimeNow()},
               {"torch", vision::torchRuntimeSummary()},
               {"engine_cuda_build", engineBuiltWithCuda()},
               {"cuda_devices", cuda_count},
-              {"workload", {{"source", workload},
+              {"workload", {{"kind", kind},
+                            {"source", source_description},
+                            {"navigation", work.description},
                             {"frames", options.frames},
                             {"warmup_frames", options.warmup_frames},
                             {"warmup_run", "an unreported run of warmup+10 frames precedes the modes"},
-                            {"vo_model", options.payload.vo_model},
-                            {"aliked_float16", options.payload.aliked_float16},
+                            {"vo_model", work.description["vo_model"]},
+                            {"satellite_model", work.description["satellite_model"]},
+                            {"vo_keypoints", work.description["vo_keypoints"]},
+                            {"satellite_keypoints", work.description["satellite_keypoints"]},
+                            {"vo_pipeline", "the product's visual odometry (core/nav NavigationSession through "
+                                            "the engine's navigation payload, as `skytrace-cli process` runs "
+                                            "it): " + work.description["vo_model"].get<std::string>()},
+                            {"satellite_pipeline", "the product's basemap registration (core/nav "
+                                                   "BasemapRegistrar): " +
+                                                       work.description["satellite_model"].get<std::string>()},
+                            {"lightglue_depth", options.lightglue_adaptive ? "adaptive" : "full"},
+                            {"aliked_float16", options.aliked_float16},
                             {"cudnn_autotune", vision::cudnnAutotune()},
                             {"aliked_fused_kernels", vision::alikedFusedKernelsByDefault()},
-                            {"vo_keypoints", options.payload.vo_keypoints},
-                            {"satellite_model", options.payload.satellite_model},
-                            {"satellite_keypoints", options.payload.satellite_keypoints},
-                            {"keyframe_interval", options.payload.keyframe_interval},
                             {"keyframe_policy", keyframePolicyName(options.keyframe_policy)},
-                            {"vo_pipeline", voDescription(options.payload)},
-                            {"satellite_pipeline", satelliteDescription(options.payload, tiles->size())},
-                            {"retrieval_candidates", options.payload.retrieval_candidates},
                             {"pace_fps", options.pace_fps},
                             {"satellite_sm_limit", options.satellite_sm_limit},
-                            {"weights", weights}}},
+                            {"ignored_options", options.ignored_options}}},
               {"placement", {{"vo", placement.vo.toString()},
                              {"satellite", placement.satellite.toString()},
                              {"reason", placement.reason}}}};
 
-  if (flight) {
-    json& described = report["workload"];
-    described["navigation"] = flight->description;
-    described["vo_model"] = flight->description["vo_model"];
-    described["satellite_model"] = flight->description["satellite_model"];
-    described["vo_keypoints"] = flight->description["vo_keypoints"];
-    described["satellite_keypoints"] = flight->description["satellite_keypoints"];
-    described["keyframe_interval"] = nullptr;  // the navigation asks for keyframes itself
-    described["vo_pipeline"] = "the product's visual odometry (core/nav NavigationSession through the engine's "
-                               "navigation payload, as `skytrace-cli process` runs it): " +
-                               flight->description["vo_model"].get<std::string>();
-    described["satellite_pipeline"] = "the product's basemap registration (core/nav BasemapRegistrar): " +
-                                      flight->description["satellite_model"].get<std::string>();
-    described.erase("retrieval_candidates");
-  }
   const std::size_t warmup = static_cast<std::size_t>(options.warmup_frames);
   // A short unreported run first, so that one-time costs (CUDA context, cuDNN algorithm
   // choice, RANSAC graph capture, allocator growth) do not land on whichever mode comes
@@ -688,9 +756,7 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
     warm_options.keyframe_policy = options.keyframe_policy;
     auto warm_output = std::make_shared<NavigationRunOutput>();
     Pipeline pipeline(warm_options, make_source,
-                      flight ? makeNavigationPayloads(flight->inputs, flight->options, warm_frames, warm_output)
-                             : makeVisionPayloads(options.payload, tiles, nullptr),
-                      nullptr);
+                      makeNavigationPayloads(work.inputs, work.options, warm_frames, warm_output), nullptr);
     pipeline.start();
     pipeline.wait(std::numeric_limits<int>::max());
     const RunReport warm_report = pipeline.report();
@@ -704,8 +770,13 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
   for (const vision::DeviceSpec& device : frame_parallel) vision::requireDeviceAvailable(device);
   json modes = json::array();
   for (const std::string& mode : options.modes) {
-    DevicePlacement mode_placement = placement;
-    PipelineOptions pipeline_options;
+    // The layout `process` runs: overlapped (also vo_only and multi_gpu, with another
+    // placement) or frame-parallel.
+    NavigationEngineOptions layout;
+    layout.layout = NavigationLayout::Overlapped;
+    layout.placement = placement;
+    layout.keyframe_policy = options.keyframe_policy;
+    layout.satellite_sm_limit = options.satellite_sm_limit;
     if (mode == "multi_gpu_frames") {
       if (frame_parallel.empty()) {
         modes.push_back(json{{"mode", mode}, {"skipped", "needs two CUDA devices (or --frame-parallel-devices), found " +
@@ -713,76 +784,48 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
         say("bench: multi_gpu_frames skipped (" + std::to_string(cuda_count) + " CUDA devices)");
         continue;
       }
-      mode_placement.vo = frame_parallel.front();
-      pipeline_options.front_end_devices = frame_parallel;
-      if (flight) {
-        // As `process --mode frame-parallel`: one registration worker, on the last device
-        // (the navigation applies fixes in the order they were asked for).
-        mode_placement.satellite = frame_parallel.back();
-      } else {
-        mode_placement.satellite = frame_parallel.front();
-        pipeline_options.extra_satellite_devices.assign(frame_parallel.begin() + 1, frame_parallel.end());
-      }
+      // As `process --mode frame-parallel`: one registration worker, on the last device
+      // (the navigation applies fixes in the order they were asked for).
+      layout.layout = NavigationLayout::FrameParallel;
+      layout.placement.vo = frame_parallel.front();
+      layout.placement.satellite = frame_parallel.back();
+      layout.front_end_devices = frame_parallel;
     } else if (mode == "multi_gpu") {
       if (cuda_count < 2) {
         modes.push_back(json{{"mode", mode}, {"skipped", "needs two CUDA devices, found " + std::to_string(cuda_count)}});
         say("bench: multi_gpu skipped (" + std::to_string(cuda_count) + " CUDA devices)");
         continue;
       }
-      mode_placement.vo = vision::parseDevice("cuda:0");
-      mode_placement.satellite = vision::parseDevice("cuda:1");
+      layout.placement.vo = vision::parseDevice("cuda:0");
+      layout.placement.satellite = vision::parseDevice("cuda:1");
     } else if (mode == "overlapped" && options.sat_device.empty()) {
-      mode_placement.satellite = mode_placement.vo;  // one GPU: the design's single-device case
+      layout.placement.satellite = layout.placement.vo;  // one GPU: the design's single-device case
     }
-    std::string devices = "VO " + mode_placement.vo.toString();
-    if (!pipeline_options.front_end_devices.empty()) {
+    std::string devices = "VO " + layout.placement.vo.toString();
+    if (!layout.front_end_devices.empty()) {
       devices += ", front ends";
-      for (const vision::DeviceSpec& device : pipeline_options.front_end_devices) devices += " " + device.toString();
+      for (const vision::DeviceSpec& device : layout.front_end_devices) devices += " " + device.toString();
     }
-    if (mode != "vo_only") {
-      devices += ", satellite " + mode_placement.satellite.toString();
-      for (const vision::DeviceSpec& device : pipeline_options.extra_satellite_devices)
-        devices += " " + device.toString();
-    }
+    if (mode != "vo_only") devices += ", registration " + layout.placement.satellite.toString();
     say("bench: mode " + mode + " (" + devices + ")");
-    auto stats = std::make_shared<VisionStatsSink>();
     auto navigation = std::make_shared<NavigationRunOutput>();
-    PayloadFactories payloads;
-    if (flight) {
-      nav::NavigationOptions mode_options = flight->options;
-      if (mode == "vo_only") mode_options.registration_enabled = false;
-      payloads = makeNavigationPayloads(flight->inputs, mode_options, options.frames, navigation);
-    } else {
-      payloads = makeVisionPayloads(options.payload, tiles, stats);
-    }
+    nav::NavigationOptions mode_options = work.options;
+    if (mode == "vo_only") mode_options.registration_enabled = false;
+    PayloadFactories payloads = makeNavigationPayloads(work.inputs, mode_options, options.frames, navigation);
     if (mode == "vo_only") payloads.satellite = nullptr;
     LatencyLog recorder;  // every sample, pushed by the thread that measured it
     RunReport run;
     try {
       if (mode == "sequential") {
         std::unique_ptr<FrameSource> source = make_mode_source();
-        SequentialOptions sequential;
-        sequential.device = mode_placement.vo;
+        SequentialOptions sequential;  // as `process --mode sequential`
+        sequential.device = layout.placement.vo;
+        sequential.satellite_device = layout.placement.satellite;
         sequential.max_frames = options.frames;
-        if (flight) sequential.satellite_device = mode_placement.satellite;  // as `process --mode sequential`
         run = runSequential(sequential, *source, payloads, &recorder);
       } else {
-        if (flight) {
-          // The engine options `process` runs this layout with (its keyframe queue too).
-          NavigationEngineOptions layout;
-          layout.layout = pipeline_options.front_end_devices.empty() ? NavigationLayout::Overlapped
-                                                                     : NavigationLayout::FrameParallel;
-          layout.placement = mode_placement;
-          layout.keyframe_policy = options.keyframe_policy;
-          layout.satellite_sm_limit = options.satellite_sm_limit;
-          layout.extra_satellite_devices = pipeline_options.extra_satellite_devices;
-          layout.front_end_devices = pipeline_options.front_end_devices;
-          pipeline_options = navigationPipelineOptions(layout);
-        } else {
-          pipeline_options.placement = mode_placement;
-          pipeline_options.keyframe_policy = options.keyframe_policy;
-          pipeline_options.satellite_sm_limit = options.satellite_sm_limit;
-        }
+        // The engine options `process` runs this layout with (its keyframe queue too).
+        PipelineOptions pipeline_options = navigationPipelineOptions(layout);
         pipeline_options.ring_slots = options.ring_slots;
         pipeline_options.max_frames = options.frames;
         pipeline_options.mode_name = mode;
@@ -796,11 +839,11 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
       run.error = e.what();
     }
     const std::vector<LatencySample> samples = recorder.samples();
-    const VisionPayloadStats counters = stats->snapshot();
-    json entry = modeJson(run, samples, flight ? nullptr : &counters, warmup);
-    if (flight && run.error.empty()) {
+    const std::optional<nav::NavigationResult> result = navigation->result();
+    json entry = modeJson(run, samples, result ? &*result : nullptr, warmup);
+    if (run.error.empty()) {
       try {
-        entry["accuracy"] = flightAccuracy(*navigation, flight->truth);
+        entry["accuracy"] = navigationAccuracy(*navigation, work.truth);
       } catch (const std::exception& e) {
         entry["accuracy"] = json{{"error", e.what()}};
       }
@@ -846,7 +889,8 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
   // The slowest stage of the frame-rate-bound chain: decode, upload, VO; with the
   // latest-wins policy the satellite stage drops requests and does not bound the frame
   // rate. With --keyframe-policy every, VO waits for room, so every keyframe is on that
-  // chain too: the satellite stage costs its keyframe p50 once per keyframe interval.
+  // chain too: the satellite stage costs its keyframe p50 times the keyframes the
+  // navigation asked for per frame.
   // (On one device the two stages also compete for it, so this bound is optimistic
   // there; with the satellite stage on a second GPU it is the right one.)
   const bool every_keyframe = options.keyframe_policy == KeyframePolicy::EveryKeyframe;
@@ -854,9 +898,9 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
     double slowest = std::max({number(mode, {"stages", "decode", "p50_ms"}),
                                number(mode, {"stages", "upload", "p50_ms"}),
                                number(mode, {"vo_frame", "p50_ms"})});
-    if (every_keyframe)
-      slowest = std::max(slowest, number(mode, {"satellite_keyframe", "p50_ms"}) /
-                                      std::max(1, options.payload.keyframe_interval));
+    const double keyframes_per_frame = number(mode, {"keyframes", "requested"}) / number(mode, {"frames"});
+    if (every_keyframe && std::isfinite(keyframes_per_frame))
+      slowest = std::max(slowest, number(mode, {"satellite_keyframe", "p50_ms"}) * keyframes_per_frame);
     return slowest;
   };
   const auto finiteOrNull = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
@@ -874,15 +918,16 @@ json runEngineBench(const EngineBenchOptions& options, const VideoSourceOpener& 
   summary["vo_frame_p50_ms_alone"] = number(vo_only, {"vo_frame", "p50_ms"});
   if (!std::isfinite(summary["satellite_keyframe_p50_ms"].get<double>())) summary["satellite_keyframe_p50_ms"] = nullptr;
   if (!std::isfinite(summary["vo_frame_p50_ms_alone"].get<double>())) summary["vo_frame_p50_ms_alone"] = nullptr;
-  // Accuracy (flight workload): the same flight through every layout must give the same
-  // navigation, so a faster layout that breaks it shows here.
-  if (flight) {
+  // Accuracy (rendered flights): the same flight through every layout must give the
+  // same navigation, so a faster layout that breaks it shows here.
+  if (work.truth) {
     summary["sequential_ate_rmse_m"] = number(sequential, {"accuracy", "ate_rmse_m"});
     summary["overlapped_ate_rmse_m"] = number(overlapped, {"accuracy", "ate_rmse_m"});
     summary["multi_gpu_ate_rmse_m"] = number(multi, {"accuracy", "ate_rmse_m"});
+    summary["multi_gpu_frames_ate_rmse_m"] = number(multi_frames, {"accuracy", "ate_rmse_m"});
     summary["overlapped_within_5m"] = number(overlapped, {"accuracy", "within_5m"});
     for (const char* key : {"sequential_ate_rmse_m", "overlapped_ate_rmse_m", "multi_gpu_ate_rmse_m",
-                            "overlapped_within_5m"})
+                            "multi_gpu_frames_ate_rmse_m", "overlapped_within_5m"})
       if (!std::isfinite(summary[key].get<double>())) summary[key] = nullptr;
   }
   report["summary"] = summary;

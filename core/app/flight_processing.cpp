@@ -70,8 +70,13 @@ void checkWeights(const char* stage, bool falls_back, const std::function<void()
 // A project's device field as resolveDevicePlacement takes it ("auto" means automatic).
 std::string placementDeviceName(const std::string& device) { return device == "auto" ? std::string() : device; }
 
-// The camera the request asks for; `source` is what report.json names: the file, "hfov"
-// (a field of view given) or "default" (70 deg, nothing given or found).
+// The observer's live sink when it wants live results, else none.
+engine::NavigationLiveSink* liveSinkOf(FlightObserver& observer) {
+  return observer.wantsLiveResults() ? &observer : nullptr;
+}
+
+}  // namespace
+
 nav::CameraModel resolveCamera(const FlightRequest& request, const io::VideoInfo& video, std::string* source) {
   namespace fs = std::filesystem;
   switch (request.camera.source) {
@@ -93,13 +98,6 @@ nav::CameraModel resolveCamera(const FlightRequest& request, const io::VideoInfo
   *source = "default";
   return nav::CameraModel::fromHorizontalFov(video.width_px, video.height_px, 70.0);
 }
-
-// The observer's live sink when it wants live results, else none.
-engine::NavigationLiveSink* liveSinkOf(FlightObserver& observer) {
-  return observer.wantsLiveResults() ? &observer : nullptr;
-}
-
-}  // namespace
 
 NavigationRun runNavigation(const std::string& video_path, nav::NavigationInputs inputs,
                             const ProcessingChoice& choice, std::int64_t frames_total, FlightObserver& observer) {

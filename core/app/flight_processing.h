@@ -22,6 +22,7 @@
 #include "core/engine/run_control.h"
 #include "core/geo/geodesy.h"
 #include "core/io/project_file.h"
+#include "core/io/video_source.h"
 #include "core/nav/camera_model.h"
 #include "core/nav/navigation_session.h"
 
@@ -80,6 +81,12 @@ struct FlightRequest {
   std::string results_dir = "out/process";
   std::string skytrace_version;  // for report.json
 };
+
+// The camera `request` asks for, for a video of `video`'s frame size; `source` is what
+// report.json names: the file, "hfov" (a field of view given) or "default" (70 deg,
+// nothing given, no camera.json beside the video). Throws IoError / FormatError for an
+// unreadable camera file.
+nav::CameraModel resolveCamera(const FlightRequest& request, const io::VideoInfo& video, std::string* source);
 
 // The request of a GUI project (its models, devices, mode and keyframe policy; the
 // weights from the model directory). The project's "telemetry" camera source, which no

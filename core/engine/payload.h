@@ -1,6 +1,6 @@
-// The two payloads the engine runs, as small interfaces, so that the same workers run
-// the real navigation (core/engine/navigation_payloads.h: NavigationSession and
-// BasemapRegistrar) and the vision-only benchmark workload (vision_payloads.h).
+// The two payloads the engine runs, as small interfaces between the engine's workers and
+// the navigation (core/engine/navigation_payloads.h: NavigationSession and
+// BasemapRegistrar); tests plug in small payloads of their own.
 //   VO payload:        frame -> result (kept by the payload) + optional keyframe request;
 //                      fixes come back later, in any order, and are applied on the VO
 //                      thread.

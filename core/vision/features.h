@@ -73,6 +73,10 @@ struct ExtractorOptions {
   // frame size (faster; results equal to the eager path up to float rounding). false, or
   // SKYTRACE_CUDA_GRAPHS=0 in the environment, runs eagerly. No effect elsewhere.
   bool use_cuda_graphs = true;
+  // ALIKED models on CUDA: the dense part (encoder, projections, score head) in float16 on
+  // tensor cores (faster where not fused; keypoints deviate slightly from float32).
+  // Creating the extractor on another device throws InvalidArgument; other models refuse it.
+  bool half_precision = false;
 
   void check() const;  // throws InvalidArgument
 };

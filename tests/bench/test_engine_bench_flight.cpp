@@ -7,6 +7,9 @@
 // crosses a bus on the CPU. Overlapped registers every keyframe (as `process`
 // does by default): with latest wins, how many keyframes get through, and so the score,
 // would depend on the machine's speed. Speed is not asserted (a shared 2-core machine).
+// A recorded video too small to navigate (--video with 1x1 frames, on the same map)
+// stops before the first mode with the reason, as `process` does, and writes no JSON.
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -82,6 +85,34 @@ class TestEngineBenchFlight : public QObject {
     QVERIFY(ate("vo_only").isNull());
     QVERIFY(!modes["vo_only"]["stages"].toObject().contains("fine_match"));
     QCOMPARE(report["summary"].toObject()["sequential_ate_rmse_m"].toDouble(), sequential);
+  }
+
+  void tinyVideoIsRefusedBeforeTheModes() {
+    QTemporaryDir dir;
+    static const unsigned char kOnePixelPng[] = {
+        0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+        0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00, 0x00, 0x90, 0x77, 0x53,
+        0xde, 0x00, 0x00, 0x00, 0x0c, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x68, 0x68, 0x68, 0x00,
+        0x00, 0x03, 0x04, 0x01, 0x81, 0x4b, 0xd3, 0xd2, 0x10, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e,
+        0x44, 0xae, 0x42, 0x60, 0x82};
+    const QString frames = dir.filePath("tiny");
+    QVERIFY(QDir().mkpath(frames));
+    for (int i = 0; i < 3; ++i) {
+      QFile png(frames + QString("/%1.png").arg(i));
+      QVERIFY(png.open(QIODevice::WriteOnly));
+      png.write(reinterpret_cast<const char*>(kOnePixelPng), sizeof kOnePixelPng);
+    }
+    const QString ortho = skytrace::test::sharedPath("data/orthophotos/5b90f92da0d7280005fab355_4310.tif");
+    const QString json = dir.filePath("bench.json");
+    QString output;
+    const int code = skytrace::test::runCli({"bench", "--video", frames, "--basemap", ortho, "--frames", "2",
+                                             "--warmup", "0", "--device", "cpu", "--vo-model", "orb",
+                                             "--transfer-mib", "0", "--out", json},
+                                            &output);
+    QVERIFY2(code == 1, qPrintable(output));
+    QVERIFY2(output.contains("too small"), qPrintable(output));
+    QVERIFY2(!output.contains("bench: mode"), qPrintable(output));
+    QVERIFY(!QFile::exists(json));
   }
 };
 

@@ -140,7 +140,7 @@ class TestCliRealWeights : public QObject {
     QString log;
     const QString out = dir_.filePath("bench.json");
     const int code = runCli({"bench", "--synthetic", "160x128", "--frames", "3", "--warmup", "0",
-                             "--modes", "sequential,overlapped", "--device", "cpu", "--tiles", "2",
+                             "--modes", "sequential,overlapped", "--device", "cpu",
                              "--sat-keypoints", "256", "--vo-keypoints", "256", "--transfer-mib", "0",
                              "--weights-dir", skytrace::test::sharedPath("models/aliked"), "--out", out},
                             &log);
