@@ -67,8 +67,6 @@ void checkWeights(const char* stage, bool falls_back, const std::function<void()
   }
 }
 
-// A project's device field as resolveDevicePlacement takes it ("auto" means automatic).
-std::string placementDeviceName(const std::string& device) { return device == "auto" ? std::string() : device; }
 
 // The observer's live sink when it wants live results, else none.
 engine::NavigationLiveSink* liveSinkOf(FlightObserver& observer) {
@@ -176,8 +174,8 @@ FlightRequest flightRequestFromProject(const io::Project& project, std::vector<s
   request.vo_model = project.vo_model;
   request.satellite_model = project.satellite_model;
   if (project.processing_mode != "frame-parallel") {  // frame-parallel: every GPU
-    request.vo_device = placementDeviceName(project.effectiveVoDevice());
-    request.satellite_device = placementDeviceName(project.effectiveSatelliteDevice());
+    request.vo_device = project.effectiveVoDevice();  // "auto": resolveDevicePlacement's rules
+    request.satellite_device = project.effectiveSatelliteDevice();
   }
   request.mode = project.processing_mode == "sequential" || project.processing_mode == "frame-parallel"
                      ? project.processing_mode
@@ -191,8 +189,8 @@ ProcessingChoice processingChoiceFor(const FlightRequest& request, int cuda_devi
   ProcessingChoice choice;
   choice.placement = engine::resolveDevicePlacement(request.device, request.vo_device, request.satellite_device,
                                                     cuda_device_count);
-  const auto named = [](const std::string& device) { return !device.empty() && device != "auto"; };
-  const bool devices_named = named(request.device) || named(request.vo_device) || named(request.satellite_device) ||
+  const bool devices_named = engine::namesDevice(request.device) || engine::namesDevice(request.vo_device) ||
+                             engine::namesDevice(request.satellite_device) ||
                              !request.frame_devices.empty();
   std::string mode = request.mode;
   if (mode.empty()) {
@@ -218,8 +216,8 @@ ProcessingChoice processingChoiceFor(const FlightRequest& request, int cuda_devi
     checkArgument(choice.front_end_devices.size() >= 2,
                   "--mode frame-parallel needs two or more devices (found " + std::to_string(cuda_device_count) +
                       " GPUs): name them with --frame-devices, e.g. cuda:0,cuda:1");
-    checkArgument(!named(request.vo_device) && !named(request.satellite_device) &&
-                      (!named(request.device) || request.device == "cuda"),
+    checkArgument(!engine::namesDevice(request.vo_device) && !engine::namesDevice(request.satellite_device) &&
+                      (!engine::namesDevice(request.device) || request.device == "cuda"),
                   "--mode frame-parallel places both stages itself: use --frame-devices, not --device, "
                   "--vo-device or --sat-device");
     // VO tracks on the first device, registration runs on the last: one registration
@@ -228,10 +226,8 @@ ProcessingChoice processingChoiceFor(const FlightRequest& request, int cuda_devi
     // off instead of 1.64 m).
     choice.placement.vo = choice.front_end_devices.front();
     choice.placement.satellite = choice.front_end_devices.back();
-    std::string names;
-    for (const vision::DeviceSpec& device : choice.front_end_devices)
-      names += (names.empty() ? "" : ",") + device.toString();
-    choice.placement.reason = "frame-parallel over " + names + ": VO features on each, tracking on " +
+    choice.placement.reason = "frame-parallel over " + engine::deviceListText(choice.front_end_devices) +
+                              ": VO features on each, tracking on " +
                               choice.placement.vo.toString() + ", registration on " +
                               choice.placement.satellite.toString();
   }
@@ -387,10 +383,7 @@ FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observ
   run.camera_source = camera_source;
   const engine::DevicePlacement& placement = choice.placement;
   if (!choice.front_end_devices.empty()) {
-    std::string devices;
-    for (const vision::DeviceSpec& device : choice.front_end_devices)
-      devices += (devices.empty() ? "" : ",") + device.toString();
-    run.device = "frame-parallel " + devices;
+    run.device = "frame-parallel " + engine::deviceListText(choice.front_end_devices);
   } else {
     run.device = placement.splitAcrossDevices()
                      ? "vo " + placement.vo.toString() + ", registration " + placement.satellite.toString()

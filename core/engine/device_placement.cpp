@@ -3,9 +3,17 @@
 namespace skytrace::engine {
 
 namespace {
-// "auto" is the same as not naming a device.
-std::string named(const std::string& device) { return device == "auto" ? std::string() : device; }
+// The name a device option gives, "" when it leaves the choice to the rules.
+std::string named(const std::string& device) { return namesDevice(device) ? device : std::string(); }
 }  // namespace
+
+bool namesDevice(const std::string& device) { return !device.empty() && device != "auto"; }
+
+std::string deviceListText(const std::vector<vision::DeviceSpec>& devices) {
+  std::string list;
+  for (const vision::DeviceSpec& device : devices) list += (list.empty() ? "" : ",") + device.toString();
+  return list;
+}
 
 DevicePlacement resolveDevicePlacement(const std::string& device_arg, const std::string& vo_device_arg,
                                        const std::string& sat_device_arg, int cuda_device_count) {

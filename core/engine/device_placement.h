@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/vision/torch_runtime.h"
 
@@ -27,5 +28,11 @@ struct DevicePlacement {
 // Throws InvalidArgument for unparsable names; availability is checked by the workers.
 DevicePlacement resolveDevicePlacement(const std::string& device, const std::string& vo_device,
                                        const std::string& sat_device, int cuda_device_count);
+
+// Whether a device option names a device: "" and "auto" leave the choice to the rules above.
+bool namesDevice(const std::string& device);
+
+// "cuda:0,cuda:1": a device list as reports and logs write it.
+std::string deviceListText(const std::vector<vision::DeviceSpec>& devices);
 
 }  // namespace skytrace::engine

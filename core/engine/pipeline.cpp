@@ -12,6 +12,7 @@
 #include <optional>
 #include <thread>
 
+#include "core/engine/device_placement.h"
 #include "core/engine/frame_feed.h"
 #include "core/engine/front_end_lanes.h"
 #include "core/engine/gpu_streams.h"
@@ -35,12 +36,6 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// "cuda:0,cuda:1" (the report's form of a device list).
-std::string deviceList(const std::vector<vision::DeviceSpec>& devices) {
-  std::string list;
-  for (const vision::DeviceSpec& device : devices) list += (list.empty() ? "" : ",") + device.toString();
-  return list;
-}
 }  // namespace
 
 std::shared_ptr<KeyframeRequest> VoPayload::processPrepared(const EngineFrame&, const PreparedFrame&,
@@ -144,7 +139,7 @@ void Pipeline::start() {
     satellite_devices.insert(satellite_devices.end(), options_.extra_satellite_devices.begin(),
                              options_.extra_satellite_devices.end());
   }
-  run->report.satellite_device = deviceList(satellite_devices);
+  run->report.satellite_device = deviceListText(satellite_devices);
   run->report.keyframe_policy = satellite ? keyframePolicyName(options_.keyframe_policy) : "";
   try {
     resetPeakDeviceBytes(options_.placement.vo);

@@ -861,6 +861,11 @@ class TestEnginePipeline : public QObject {
     QCOMPARE(p.vo.toString(), std::string("cuda:0"));
     QCOMPARE(p.satellite.toString(), std::string("cuda:1"));
     QCOMPARE(p.reason, resolveDevicePlacement("", "", "", 2).reason);
+    QVERIFY(!namesDevice("") && !namesDevice("auto"));
+    QVERIFY(namesDevice("cpu") && namesDevice("cuda:1"));
+    QCOMPARE(deviceListText({vision::parseDevice("cuda:0"), vision::parseDevice("cuda:1")}),
+             std::string("cuda:0,cuda:1"));
+    QCOMPARE(deviceListText({}), std::string());
   }
 };
 
