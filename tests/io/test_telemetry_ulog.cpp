@@ -286,6 +286,43 @@ class TestTelemetryULog : public QObject {
     QCOMPARE(track.alt_reference, std::string("msl"));
   }
 
+  // PX4 v1.15 and later: sensor_gps with latitude_deg / longitude_deg / altitude_msl_m
+  // (double) and no lat/lon; its UTC (time_utc_usec) dates the series. A GNSS topic with
+  // neither layout is reported, not skipped silently.
+  void newerGnssFieldsAreRead() {
+    ULogBuilder b;
+    b.flags(0, 0);
+    b.message('F', "sensor_gps:uint64_t timestamp;uint64_t time_utc_usec;double latitude_deg;"
+                   "double longitude_deg;double altitude_msl_m;double altitude_ellipsoid_m;uint8_t fix_type;"
+                   "uint8_t[7] _padding0;");
+    b.subscribe(0, 1, "sensor_gps");
+    for (int i = 0; i < 3; ++i) {
+      const std::uint64_t t = 5000000 + std::uint64_t(i) * 100000;
+      b.data(1, ULogBuilder::v(t) + ULogBuilder::v<std::uint64_t>(1700000000000000ull + t) +
+                    ULogBuilder::v<double>(47.3977420 + i * 1e-6) + ULogBuilder::v<double>(8.5455940) +
+                    ULogBuilder::v<double>(488.5 + i) + ULogBuilder::v<double>(535.0) + std::string(1, char(3)));
+    }
+    const TelemetrySeries s = telemetryFromULog(parseULog(b.bytes(), "v115.ulg"));
+    QCOMPARE(s.variant, std::string("sensor_gps"));
+    QCOMPARE(s.samples.size(), std::size_t(3));
+    QCOMPARE(s.samples[1].lat_deg, 47.3977430);
+    QCOMPARE(s.samples[1].lon_deg, 8.5455940);
+    QCOMPARE(s.samples[1].alt_abs_m, 489.5);
+    QVERIFY(std::fabs(s.start_unix_s - 1700000000.0) < 1e-6);
+    QCOMPARE(s.abs_alt_reference, std::string("msl"));
+
+    ULogBuilder odd;
+    odd.flags(0, 0);
+    odd.message('F', "vehicle_gps_position:uint64_t timestamp;double x;double y;");
+    odd.subscribe(0, 1, "vehicle_gps_position");
+    odd.data(1, ULogBuilder::v<std::uint64_t>(1000000) + ULogBuilder::v<double>(1.0) + ULogBuilder::v<double>(2.0));
+    const TelemetrySeries unknown = telemetryFromULog(parseULog(odd.bytes(), "odd.ulg"));
+    QVERIFY(unknown.samples.empty());
+    bool reported = false;
+    for (const auto& w : unknown.warnings) reported |= w.message.find("vehicle_gps_position has no") != std::string::npos;
+    QVERIFY2(reported, "a GNSS topic the reader cannot use must be named in a warning");
+  }
+
   void appendedDataResumesAtTheOffset() {
     std::size_t cut = 0;
     const std::string bytes = syntheticLog(true, &cut);

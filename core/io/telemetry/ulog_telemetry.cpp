@@ -101,6 +101,8 @@ TelemetrySeries telemetryFromULog(const ULogFile& file) {
     if (i >= 0 && std::isfinite(local_z->at(i))) s.alt_rel_m = -local_z->at(i);
   };
 
+  // GNSS fields: PX4 up to v1.14 logs lat/lon (int32, 1e-7 deg) and alt (int32 mm, MSL);
+  // from v1.15 latitude_deg/longitude_deg/altitude_msl_m (double, deg and m).
   const char* gnss_topics[] = {"vehicle_gps_position", "sensor_gps"};
   for (const char* name : gnss_topics) {
     const ULogTopic* gps = file.topic(name, 0);
@@ -108,8 +110,17 @@ TelemetrySeries telemetryFromULog(const ULogFile& file) {
     auto ts = fieldIf(file, *gps, "timestamp");
     auto lat = fieldIf(file, *gps, "lat");
     auto lon = fieldIf(file, *gps, "lon");
-    if (!ts || !lat || !lon) continue;
     auto alt = fieldIf(file, *gps, "alt");
+    if (!lat || !lon) {
+      lat = fieldIf(file, *gps, "latitude_deg");
+      lon = fieldIf(file, *gps, "longitude_deg");
+      alt = fieldIf(file, *gps, "altitude_msl_m");
+    }
+    if (!ts || !lat || !lon) {
+      warnings.atOffset(0, std::string(name) + " has no timestamp with lat/lon or latitude_deg/longitude_deg "
+                                               "fields: its GNSS positions are not read");
+      continue;
+    }
     auto fix = fieldIf(file, *gps, "fix_type");
     auto vel = fieldIf(file, *gps, "vel_m_s");
     auto vel_d = fieldIf(file, *gps, "vel_d_m_s");
