@@ -198,6 +198,61 @@ class TestTelemetrySrt : public QObject {
     QCOMPARE(previous, std::size_t(3));
   }
 
+  // A file cut inside the last block's latitude ("4" of "47.4692") loses that block with
+  // a warning; it does not keep the cut value (4,800 km off).
+  void cutInsideANumberDropsTheBlock() {
+    const std::string full =
+        "1\n00:00:00,000 --> 00:00:01,000\n[iso: 100] [latitude: 47.4691] [longitude: 8.5455] [rel_alt: 10.0]\n\n"
+        "2\n00:00:01,000 --> 00:00:02,000\n[iso: 100] [latitude: 47.4692] [longitude: 8.5456] [rel_alt: 11.0]\n";
+    const std::size_t cut = full.rfind("47.4692") + 1;  // "... [latitude: 4"
+    const TelemetrySeries s = parseDjiSrt(full.substr(0, cut), "cut.srt");
+    QCOMPARE(s.samples.size(), std::size_t(1));
+    QCOMPARE(s.samples[0].lat_deg, 47.4691);
+    QCOMPARE(s.warnings.size(), std::size_t(1));
+    QCOMPARE(s.warnings[0].line, std::size_t(6));
+    QVERIFY2(s.warnings[0].message.find("truncated") != std::string::npos, s.warnings[0].message.c_str());
+    // Cut inside the brackets after a complete number: the same.
+    const std::size_t in_brackets = full.rfind("[rel_alt: 11") + 12;
+    QCOMPARE(parseDjiSrt(full.substr(0, in_brackets), "cut.srt").samples.size(), std::size_t(1));
+    // The whole file, also without its final line end, keeps both blocks.
+    QCOMPARE(parseDjiSrt(full, "full.srt").samples.size(), std::size_t(2));
+    QCOMPARE(parseDjiSrt(full.substr(0, full.size() - 1), "no-final-newline.srt").samples.size(), std::size_t(2));
+  }
+
+  // Blocks of a camera without a GNSS fix yet (camera settings and clock, no position) are
+  // kept without a position, with one summary warning, also as the last block: no false
+  // "truncated".
+  void cameraOnlyBlocksAreKept() {
+    const std::string text =
+        "1\n00:00:00,000 --> 00:00:01,000\n2020.01.02 03:04:05 [iso : 100] [shutter : 1/200.0] [fnum : 280]\n\n"
+        "2\n00:00:01,000 --> 00:00:02,000\n2020.01.02 03:04:06 [iso : 100] [latitude : 47.4] [longitude : 8.5]\n\n"
+        "3\n00:00:02,000 --> 00:00:03,000\n2020.01.02 03:04:07 [iso : 200] [shutter : 1/100.0] [fnum : 280]\n";
+    const TelemetrySeries s = parseDjiSrt(text, "camera.srt");
+    QCOMPARE(s.samples.size(), std::size_t(3));
+    QVERIFY(!s.samples[0].hasPosition());
+    QVERIFY(s.samples[1].hasPosition());
+    QVERIFY(!s.samples[2].hasPosition());
+    QCOMPARE(s.samples[2].iso, 200.0);
+    QCOMPARE(s.samples[2].shutter_s, 0.01);
+    QCOMPARE(s.variant, std::string("srt-bracketed"));
+    QCOMPARE(s.warnings.size(), std::size_t(1));
+    QVERIFY2(s.warnings[0].message.find("2 subtitle blocks without a position") != std::string::npos,
+             s.warnings[0].message.c_str());
+    QVERIFY(s.warnings[0].message.find("truncated") == std::string::npos);
+  }
+
+  // Binary data named .srt is refused at once, not read as text with garbage warnings.
+  void binaryDataIsRefused() {
+    std::string elf("\x7f" "ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0\x3e\0", 20);
+    elf += "1\n00:00:00,000 --> 00:00:01,000\nGPS(8.5,47.4,12)\n";
+    try {
+      parseDjiSrt(elf, "program.srt");
+      QFAIL("binary data was read as an SRT file");
+    } catch (const FormatError& e) {
+      QVERIFY2(std::string(e.what()).find("binary data") != std::string::npos, e.what());
+    }
+  }
+
   void notSrtAndSizeLimit() {
     QVERIFY_THROWS_EXCEPTION(FormatError, parseDjiSrt("hello\nworld\n", "x.srt"));
     QVERIFY_THROWS_EXCEPTION(FormatError, parseDjiSrt("", "empty.srt"));

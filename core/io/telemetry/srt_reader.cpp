@@ -236,7 +236,42 @@ struct BlockResult {
   bool has_position = false;
   bool no_fix = false;
   std::string home;
+  // Something besides a position was read (camera settings, clock, heights, attitude):
+  // a block of a camera that had no GNSS fix yet, kept without a position.
+  bool has_other_fields() const {
+    const TelemetrySample& t = sample;
+    for (double v : {t.alt_rel_m, t.alt_abs_m, t.yaw_deg, t.pitch_deg, t.roll_deg, t.speed_h_mps, t.speed_v_mps,
+                     t.gimbal_yaw_deg, t.gimbal_pitch_deg, t.gimbal_roll_deg, t.iso, t.shutter_s, t.f_number,
+                     t.ev, t.focal_length_mm, t.color_temp_k, t.unix_s})
+      if (std::isfinite(v)) return true;
+    return false;
+  }
 };
+
+// Whether `line`, the file's last and without a line end, stops inside a value: on a
+// digit, sign or decimal point, or inside brackets or parentheses it opened.
+bool endsInsideAValue(std::string_view line) {
+  line = detail::trim(line);
+  if (line.empty()) return false;
+  const char last = line.back();
+  if (isDigit(last) || last == '.' || last == '-' || last == ',' || last == ':') return true;
+  return std::count(line.begin(), line.end(), '[') > std::count(line.begin(), line.end(), ']') ||
+         std::count(line.begin(), line.end(), '(') > std::count(line.begin(), line.end(), ')') ||
+         std::count(line.begin(), line.end(), '<') > std::count(line.begin(), line.end(), '>');
+}
+
+// Binary data (an executable, an image, a video) named .srt: NUL bytes or many control
+// characters in the first 4 KiB. Subtitle text has neither.
+bool looksBinary(std::string_view text) {
+  const std::string_view head = text.substr(0, 4096);
+  std::size_t control = 0;
+  for (const char c : head) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte == 0) return true;
+    if (byte < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f') ++control;
+  }
+  return control * 100 > head.size();
+}
 
 BlockResult parseBlockText(std::string_view text) {
   BlockResult r;
@@ -343,6 +378,9 @@ TelemetrySeries parseDjiSrt(std::string_view text, const std::string& source_nam
     throw FormatError(source_name + ": " + std::to_string(text.size()) +
                       " bytes is over the telemetry size limit of " +
                       std::to_string(options.max_bytes) + " bytes; is this really an SRT file?");
+  if (looksBinary(text))
+    throw FormatError(source_name + ": binary data, not a DJI SRT subtitle file (text blocks of \"00:00:00,000 --> "
+                                    "00:00:01,000\" and telemetry)");
   TelemetrySeries series;
   series.format = "dji-srt";
   series.source_path = source_name;
@@ -351,11 +389,29 @@ TelemetrySeries parseDjiSrt(std::string_view text, const std::string& source_nam
   detail::WarningSink warnings(series.warnings);
 
   std::size_t blocks_without_fix = 0;
+  std::size_t camera_only_blocks = 0;
   double previous_start_s = -1.0;
   std::size_t block_count = 0;
+  std::size_t previous_text_lines = 0;  // non-blank text lines of the previous block
+  // The file's last line has no line end (a file cut in the middle of a line, or one
+  // written without a final newline).
+  const bool unterminated = !text.empty() && text.back() != '\n' && text.back() != '\r';
 
   // One subtitle block: its timing line and up to kMaxBlockLines text lines.
   auto processBlock = [&](const Line& timing, const std::vector<Line>& body, bool last_block) {
+    std::size_t text_lines = 0;
+    for (const Line& line : body) text_lines += !detail::trim(line.text).empty();
+    // The last block of a cut file whose last line stops inside a value (lat "4" of
+    // "47.4692"): its values cannot be trusted.
+    if (last_block && unterminated && !body.empty() && endsInsideAValue(body.back().text)) {
+      warnings.atLine(timing.number, "the file ends inside this subtitle block (truncated: its last value is cut); "
+                                     "skipped");
+      return;
+    }
+    // A last block without a position and with fewer lines than the block before it lost
+    // its position lines to a cut (a camera-only block keeps its length).
+    const bool lines_missing = last_block && previous_text_lines > 0 && text_lines < previous_text_lines;
+    previous_text_lines = text_lines;
     double start_s = 0.0, end_s = 0.0;
     if (!parseTimingLine(timing.text, start_s, end_s)) {
       warnings.atLine(timing.number, "unreadable subtitle time \"" +
@@ -376,12 +432,19 @@ TelemetrySeries parseDjiSrt(std::string_view text, const std::string& source_nam
     if (!block.has_position) {
       if (block.no_fix) {
         ++blocks_without_fix;
-      } else {
-        warnings.atLine(timing.number, "subtitle block has no readable position" +
-                                           std::string(last_block ? " (file ends inside it: truncated)" : "") +
-                                           "; skipped");
+        return;
       }
-      return;
+      if (lines_missing) {
+        warnings.atLine(timing.number, "the file ends inside this subtitle block (truncated: its position lines are "
+                                       "missing); skipped");
+        return;
+      }
+      if (!block.has_other_fields()) {
+        warnings.atLine(timing.number, "subtitle block has nothing readable (no position, camera or flight "
+                                       "values); skipped");
+        return;
+      }
+      ++camera_only_blocks;  // kept: its time, camera settings and heights are real
     }
     if (start_s < previous_start_s) {
       warnings.atLine(timing.number, "subtitle starts before the previous one; skipped");
@@ -390,7 +453,7 @@ TelemetrySeries parseDjiSrt(std::string_view text, const std::string& source_nam
     previous_start_s = start_s;
     block.sample.log_t_s = start_s;
     if (series.variant.empty()) series.variant = block.variant;
-    else if (series.variant != block.variant) series.variant = "mixed";
+    else if (!block.variant.empty() && series.variant != block.variant) series.variant = "mixed";
     if (!block.home.empty() && !series.metadata.count("home_lon_lat"))
       series.metadata["home_lon_lat"] = block.home;
     series.samples.push_back(block.sample);
@@ -430,6 +493,9 @@ TelemetrySeries parseDjiSrt(std::string_view text, const std::string& source_nam
   if (blocks_without_fix > 0)
     warnings.atLine(0, std::to_string(blocks_without_fix) +
                            " subtitle blocks at (0, 0) (no GNSS fix) skipped");
+  if (camera_only_blocks > 0)
+    warnings.atLine(0, std::to_string(camera_only_blocks) +
+                           " subtitle blocks without a position (camera and flight values only) kept without one");
   warnings.finish();
   for (const TelemetrySample& s : series.samples) {
     if (std::isfinite(s.unix_s)) {
