@@ -1,5 +1,6 @@
 // `skytrace-cli info PATH`: describes a video, raster, track or flight log.
 #include <QCommandLineParser>
+#include <QFile>
 #include <QFileInfo>
 #include <QTextStream>
 
@@ -13,15 +14,19 @@ namespace {
 
 enum class FileKind { Video, Raster, TrackOrTelemetry, Telemetry };
 
+// By extension, as readTelemetry and the track readers take them (a CSV log may be named
+// .txt); a PX4 ULog is also recognised by its magic bytes under any name.
 FileKind guessKind(const QFileInfo& info) {
   if (info.isDir()) return FileKind::Video;  // image sequence folder
   const QString ext = info.suffix().toLower();
   static const QStringList video = {"mp4", "mov", "mkv", "avi", "m4v", "mpg", "mpeg", "ts"};
   static const QStringList tracks = {"csv", "geojson", "json", "gpx", "kml", "gpkg"};
-  static const QStringList logs = {"srt", "ulg"};
+  static const QStringList logs = {"srt", "ulg", "txt"};
   if (video.contains(ext)) return FileKind::Video;
   if (tracks.contains(ext)) return FileKind::TrackOrTelemetry;
   if (logs.contains(ext)) return FileKind::Telemetry;
+  QFile file(info.filePath());
+  if (file.open(QIODevice::ReadOnly) && file.read(7) == QByteArray("ULog\x01\x12\x35", 7)) return FileKind::Telemetry;
   return FileKind::Raster;
 }
 

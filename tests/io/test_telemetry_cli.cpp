@@ -63,6 +63,29 @@ class TestTelemetryCli : public QObject {
     QVERIFY2(out.contains("kind: flight log (csv, csv-no-time)"), qPrintable(out));
     QVERIFY(out.contains("samples: 2"));
   }
+
+  // A CSV log named .txt (as some apps export them) and a ULog under another name are
+  // flight logs, not rasters for GDAL.
+  void logsAreRecognisedUnderOtherNames() {
+    QTemporaryDir dir;
+    const QString txt = dir.filePath("flight.txt");
+    QFile f(txt);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("time_s,latitude,longitude,altitude\n0,47.1,8.2,500\n1,47.2,8.3,510\n");
+    f.close();
+    int code = -1;
+    QString out = info(txt, &code);
+    QCOMPARE(code, 0);
+    QVERIFY2(out.contains("kind: flight log (csv"), qPrintable(out));
+    QVERIFY2(!out.contains("GDAL"), qPrintable(out));
+
+    SKYTRACE_REQUIRE_SHARED();
+    const QString renamed = dir.filePath("flight.log");
+    QVERIFY(QFile::copy(skytrace::test::sharedPath("data/flight_logs/px4_ulog/sample_log_small.ulg"), renamed));
+    out = info(renamed, &code);
+    QCOMPARE(code, 0);
+    QVERIFY2(out.contains("kind: flight log (px4-ulog"), qPrintable(out));
+  }
 };
 
 QTEST_GUILESS_MAIN(TestTelemetryCli)
