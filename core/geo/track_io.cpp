@@ -436,9 +436,10 @@ std::string kmlCoordinates(const TrackPose& p, bool with_alt) {
   return text;
 }
 
-// One Document with two Folders, which OGR reads as the layers "track" (the line) and
-// "poses" (one Placemark per pose: name, TimeStamp, the pose attributes as typed
-// SchemaData, the point). Written in one pass: time and memory linear in the poses.
+// One Document with two Folders, which OGR reads as the layers "track" (the line; with
+// absolute times also a gx:Track, the timed line Google Earth's time slider and QGIS's
+// temporal controller play) and "poses" (one Placemark per pose: name, TimeStamp, the
+// pose attributes as typed SchemaData, the point). Time and memory linear in the poses.
 void writeKml(const Track& track, const fs::path& file, const std::string& target,
               const ProgressCallback& progress) {
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
@@ -446,7 +447,8 @@ void writeKml(const Track& track, const fs::path& file, const std::string& targe
   const char* mode = kmlAltitudeMode(track);
   const std::string name = xmlEscaped(track.name.empty() ? "track" : track.name);
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-         "<kml xmlns=\"http://www.opengis.net/kml/2.2\">\n<Document id=\"root_doc\">\n"
+         "<kml xmlns=\"http://www.opengis.net/kml/2.2\" xmlns:gx=\"http://www.google.com/kml/ext/2.2\">\n"
+         "<Document id=\"root_doc\">\n"
       << "<name>" << name << "</name>\n"
       << "<Schema name=\"poses\" id=\"poses\">\n"
          "  <SimpleField name=\"frame\" type=\"int\"></SimpleField>\n"
@@ -467,6 +469,18 @@ void writeKml(const Track& track, const fs::path& file, const std::string& targe
         << (all_alt ? mode : "clampToGround") << "</altitudeMode><coordinates>\n";
     for (const TrackPose& p : track.poses) out << kmlCoordinates(p, all_alt) << "\n";
     out << "</coordinates></LineString></Placemark>\n";
+    bool all_timed = true;
+    for (const TrackPose& p : track.poses) all_timed = all_timed && std::isfinite(absoluteTime(track, p));
+    if (all_timed) {
+      out << "<Placemark><name>" << name << " (timed)</name>\n<gx:Track><altitudeMode>"
+          << (all_alt ? mode : "clampToGround") << "</altitudeMode>\n";
+      for (const TrackPose& p : track.poses)
+        out << "<when>" << isoTimeFromUnixSeconds(absoluteTime(track, p)) << "</when>\n";
+      for (const TrackPose& p : track.poses)
+        out << "<gx:coord>" << fixedNumber(p.lon_deg, 9) << " " << fixedNumber(p.lat_deg, 9) << " "
+            << (all_alt ? fixedNumber(p.alt_m, 3) : std::string("0")) << "</gx:coord>\n";
+      out << "</gx:Track></Placemark>\n";
+    }
   }
   out << "</Folder>\n<Folder><name>poses</name>\n";
   const auto simple = [&out](const char* field, const std::string& value) {

@@ -208,6 +208,19 @@ class TestTrackIo : public QObject {
     const std::string text = skytrace::readFileBytes(path);
     QVERIFY(text.find("<LineString>") != std::string::npos);
     QVERIFY(text.find("<TimeStamp>") != std::string::npos);
+    // The timed line: one <when> and one <gx:coord> per pose, in order.
+    QVERIFY(text.find("xmlns:gx=\"http://www.google.com/kml/ext/2.2\"") != std::string::npos);
+    QVERIFY(text.find("<gx:Track>") != std::string::npos);
+    const auto count = [&text](const std::string& what) {
+      std::size_t n = 0;
+      for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+      return n;
+    };
+    QCOMPARE(count("<when>"), 2 * track.poses.size());  // each pose's TimeStamp and the gx:Track
+    QCOMPARE(count("<TimeStamp><when>"), track.poses.size());
+    QCOMPARE(count("<gx:coord>"), track.poses.size());
+    QVERIFY(text.find("<when>" + isoTimeFromUnixSeconds(track.start_unix_s + track.poses[0].t_s) + "</when>") !=
+            std::string::npos);
   }
 
   void geoPackageReadByOgr() {
@@ -306,6 +319,7 @@ class TestTrackIo : public QObject {
       QVERIFY2(bytes.find("1970-01-01") == std::string::npos, trackFormatName(format));
       QVERIFY2(bytes.find("<time>") == std::string::npos, trackFormatName(format));
       QVERIFY2(bytes.find("<TimeStamp>") == std::string::npos, trackFormatName(format));
+      QVERIFY2(bytes.find("<gx:Track>") == std::string::npos, trackFormatName(format));
       const Track back = readTrack(path);
       QVERIFY2(std::isnan(back.start_unix_s), trackFormatName(format));
       QVERIFY2(std::abs(back.poses[10].t_s - track.poses[10].t_s) < 1e-3, trackFormatName(format));
