@@ -7,6 +7,7 @@
 #include "app/cli/cli_command.h"
 #include "app/cli/cli_support.h"
 #include "app/cli/info_describers.h"
+#include "core/io/telemetry/ulog_reader.h"
 #include "core/util/error.h"
 
 namespace skytrace::cli {
@@ -26,7 +27,11 @@ FileKind guessKind(const QFileInfo& info) {
   if (tracks.contains(ext)) return FileKind::TrackOrTelemetry;
   if (logs.contains(ext)) return FileKind::Telemetry;
   QFile file(info.filePath());
-  if (file.open(QIODevice::ReadOnly) && file.read(7) == QByteArray("ULog\x01\x12\x35", 7)) return FileKind::Telemetry;
+  if (file.open(QIODevice::ReadOnly)) {
+    const QByteArray head = file.read(16);
+    if (io::isULog(std::string_view(head.constData(), static_cast<std::size_t>(head.size()))))
+      return FileKind::Telemetry;
+  }
   return FileKind::Raster;
 }
 

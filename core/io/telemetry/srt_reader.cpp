@@ -249,7 +249,8 @@ struct BlockResult {
 };
 
 // Whether `line`, the file's last and without a line end, stops inside a value: on a
-// digit, sign or decimal point, or inside brackets or parentheses it opened.
+// digit, sign, decimal point or a separator (',' ':'), or inside brackets, parentheses or
+// a tag it opened.
 bool endsInsideAValue(std::string_view line) {
   line = detail::trim(line);
   if (line.empty()) return false;
