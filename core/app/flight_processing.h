@@ -162,6 +162,11 @@ struct NavigationRun {
   // navigated, the last fixes applied, the track smoothed (not reading the inputs or
   // writing the results).
   double navigation_s = 0.0;
+  // Parts of it (nav::RunDescription): VO's first frame done, VO waiting for
+  // registration, VO's finish.
+  double first_frame_s = -1.0;
+  double registration_wait_s = 0.0;
+  double finish_s = 0.0;
 };
 NavigationRun runNavigation(const std::string& video_path, nav::NavigationInputs inputs,
                             const ProcessingChoice& choice, std::int64_t frames_total, FlightObserver& observer);

@@ -185,6 +185,7 @@ void Pipeline::runVo(Run* run) {
   auto frameDone = [&](std::int64_t index, double vo_ms, std::shared_ptr<KeyframeRequest> request) {
     report.vo_frame_ms.push_back(vo_ms);
     report.frame_done_ms.push_back(recorder_ ? recorder_->nowMs() : secondsSince(started) * 1e3);
+    if (report.frames == 0) report.first_frame_s = secondsSince(started);
     ++report.frames;
     last_frame = index;
     // vo_frame_ms above ends before the hand-over: a wait for room is not VO latency.
@@ -296,7 +297,9 @@ void Pipeline::runVo(Run* run) {
                  report.fixes_applied);
       run->control.requestCancel();  // stop the satellite stage
     }
+    const auto finish_start = std::chrono::steady_clock::now();
     vo->finish(true);
+    report.finish_s = secondsSince(finish_start);
     completed = true;
   } catch (const Cancelled&) {
     report.cancelled = true;

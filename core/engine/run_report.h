@@ -31,6 +31,12 @@ struct RunReport {
   // part of vo_frame_ms, which ends before the request is handed over; 0 otherwise.
   double keyframe_wait_ms = 0.0;
   double wall_s = 0.0;
+  // Seconds from the run's start until VO finished its first frame (the workers' models
+  // loaded, the first passes planned and captured); -1 when no frame was processed.
+  double first_frame_s = -1.0;
+  // Seconds VO spent finishing after its last frame (the outstanding fixes applied, the
+  // track smoothed: VoPayload::finish).
+  double finish_s = 0.0;
   std::vector<double> frame_done_ms;   // recorder clock, when VO finished each frame
   std::vector<double> vo_frame_ms;     // VO latency per frame (device time on GPU)
   std::vector<double> satellite_ms;    // satellite latency per processed keyframe

@@ -77,6 +77,8 @@ RunReport runSequential(const SequentialOptions& options, FrameSource& source,
       }
       std::shared_ptr<KeyframeRequest> request = vo->processFrame(frame, clock);
       report.vo_frame_ms.push_back(clock.finishFrame());
+      if (report.frames == 0)
+        report.first_frame_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       ++report.frames;
       if (request && satellite) {
         ++report.keyframes_requested;
@@ -89,7 +91,9 @@ RunReport runSequential(const SequentialOptions& options, FrameSource& source,
       }
       report.frame_done_ms.push_back(host_clock->nowMs());
     }
+    const auto finish_start = std::chrono::steady_clock::now();
     vo->finish(true);
+    report.finish_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - finish_start).count();
     completed = true;
   } catch (const Cancelled&) {
     vo->finish(false);

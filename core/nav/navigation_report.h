@@ -34,6 +34,12 @@ struct RunDescription {
   std::string fallback_reason;
   double wall_s = 0.0;        // the whole command: inputs read, navigation, results written
   double navigation_s = 0.0;  // the navigation run alone (0: not measured, not reported)
+  // Parts of navigation_s, seconds (reported with it): until VO had done its first frame
+  // (models loaded, first passes planned; -1: unknown), VO blocked waiting for the
+  // registration (every-keyframe policy), and VO's finish (last fixes, smoothing).
+  double first_frame_s = -1.0;
+  double registration_wait_s = 0.0;
+  double finish_s = 0.0;
   std::vector<StageSummary> stages;
   nlohmann::json* extra = nullptr;  // merged into report.json when set (e.g. engine mode)
 };

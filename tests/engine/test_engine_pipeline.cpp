@@ -542,6 +542,11 @@ class TestEnginePipeline : public QObject {
     // The run is bound by the satellite stage: 40 x 15 ms of which VO spent most waiting.
     QVERIFY2(report.wall_s >= 0.6, qPrintable(QString("wall %1 s").arg(report.wall_s)));
     QVERIFY2(report.keyframe_wait_ms > 300.0, qPrintable(QString("waited %1 ms").arg(report.keyframe_wait_ms)));
+    // The parts of the run that are not frames: the first frame came early in it, the
+    // finish (nothing left to apply) at its end.
+    QVERIFY2(report.first_frame_s > 0.0 && report.first_frame_s < 0.5 * report.wall_s,
+             qPrintable(QString("first frame %1 s of %2 s").arg(report.first_frame_s).arg(report.wall_s)));
+    QVERIFY(report.finish_s >= 0.0 && report.finish_s < 0.5 * report.wall_s);
     // VO latency is measured before the hand-over: far below the 15 ms it waits per frame.
     std::vector<double> vo_ms = report.vo_frame_ms;
     QCOMPARE(vo_ms.size(), std::size_t(kFrames));

@@ -187,6 +187,12 @@ class TestEngineProcessing : public QObject {
     QCOMPARE(gui.keys(), cli.keys());
     for (const char* object : {"frames", "fixes", "odometry", "timings", "satellite_models", "inputs"})
       QCOMPARE(gui.value(object).toObject().keys(), cli.value(object).toObject().keys());
+    const QJsonObject timings = cli.value("timings").toObject();
+    for (const char* part : {"first_frame_s", "registration_wait_s", "finish_s"}) {
+      QVERIFY2(timings.contains(part), part);
+      QVERIFY(timings.value(part).toDouble() >= 0.0);
+      QVERIFY(timings.value(part).toDouble() <= timings.value("navigation_s").toDouble());
+    }
     for (const char* key : {"feature_model", "registration_model", "mode", "keyframe_policy", "device",
                                "device_placement", "fallback_reason"})
       QCOMPARE(gui.value(key).toString(), cli.value(key).toString());
