@@ -14,7 +14,7 @@
 #                                 skipped, so parts may arrive one at a time).
 #   scripts/device.sh build       Configures the cuda preset (build-cuda/) against LibTorch
 #                                 (python3's torch, or SKYTRACE_TORCH_PREFIX) and the prefix;
-#                                 builds everything.
+#                                 builds everything (or $SKYTRACE_BUILD_TARGETS).
 #   scripts/device.sh test [ARGS] ctest in build-cuda (ARGS e.g. -L gpu).
 #   scripts/device.sh bench       skytrace-cli bench (the product's navigation, ALIKED-n16rot,
 #                                 on a 640x480 synthetic flight, every mode the GPUs
@@ -229,7 +229,9 @@ build() {
         -DSKYTRACE_SHARED_DIR="${SKYTRACE_SHARED_DIR:-$root/../shared}" > "$out/configure.log" 2>&1; then
     tail -40 "$out/configure.log"; log "configure failed (configure.log)"; pack; exit 1
   fi
-  if ! cmake --build "$build_dir" -j "$(nproc)" > "$out/build.log" 2>&1; then
+  # SKYTRACE_BUILD_TARGETS (e.g. "skytrace-cli"): only those targets, for a quick check.
+  if ! cmake --build "$build_dir" -j "$(nproc)" ${SKYTRACE_BUILD_TARGETS:+--target $SKYTRACE_BUILD_TARGETS} \
+        > "$out/build.log" 2>&1; then
     grep -m 20 -B2 -A8 "error" "$out/build.log" | head -80; log "build failed (build.log)"; pack; exit 1
   fi
   log "build: $((SECONDS - start)) s"
