@@ -48,8 +48,11 @@ QStringList CliProcessRunner::argumentsFor(const io::Project& project) {
                    QString::fromStdString(project.video_path)};
   for (const std::string& basemap : project.basemap_paths)
     args << QStringLiteral("--basemap") << QString::fromStdString(basemap);
-  if (!project.telemetry_path.empty())
+  if (!project.telemetry_path.empty()) {
     args << QStringLiteral("--telemetry") << QString::fromStdString(project.telemetry_path);
+    if (project.telemetry_time_offset_s)
+      args << QStringLiteral("--time-offset") << QString::number(*project.telemetry_time_offset_s, 'g', 17);
+  }
   if (project.camera.source == io::CameraSource::File)
     args << QStringLiteral("--camera") << QString::fromStdString(project.camera.file_path);
   if (project.camera.source == io::CameraSource::HorizontalFov)

@@ -106,6 +106,11 @@ int runProcess(const QStringList& args) {
       {"video", "Flight video (MP4/MOV/MKV/AVI) or image folder.", "FILE"},
       {"basemap", "Georeferenced basemap raster; repeat for several.", "FILE"},
       {"telemetry", "Flight log (DJI SRT, PX4 ULog, GPX, CSV) to compare against.", "FILE"},
+      {"time-offset",
+       "Seconds added to the flight log's clock to put it on the video's (video time = log time + S; "
+       "e.g. -20 when the log started 20 s before the video). Default: 0 (DJI SRT logs run on the "
+       "video's clock).",
+       "S"},
       {"camera", "Camera JSON (default: camera.json beside the video, else --hfov-deg).", "FILE"},
       {"hfov-deg", "Horizontal field of view when there is no camera file (default 70).", "DEG"},
       {"device", "auto, cpu, cuda or cuda:N for every stage (default auto: cuda:0 when a GPU exists, else "
@@ -171,6 +176,10 @@ int runProcess(const QStringList& args) {
     request.video_path = video.toStdString();
     for (const QString& b : basemaps) request.basemap_paths.push_back(b.toStdString());
     request.telemetry_path = parser.value("telemetry").toStdString();
+    if (parser.isSet("time-offset")) {
+      if (request.telemetry_path.empty()) throw InvalidArgument("--time-offset needs --telemetry");
+      request.time_offset_s = numberOption(parser, "time-offset", 0.0);
+    }
     if (parser.isSet("camera")) {
       request.camera.source = app::CameraChoice::Source::kFile;
       request.camera.file = parser.value("camera").toStdString();

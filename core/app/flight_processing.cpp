@@ -156,6 +156,7 @@ FlightRequest flightRequestFromProject(const io::Project& project, std::vector<s
   request.video_path = project.video_path;
   request.basemap_paths = project.basemap_paths;
   request.telemetry_path = project.telemetry_path;
+  request.time_offset_s = project.telemetry_time_offset_s;
   switch (project.camera.source) {
     case io::CameraSource::File:
       request.camera.source = CameraChoice::Source::kFile;
@@ -347,9 +348,13 @@ FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observ
                         " samples); it cannot be compared with the visual track: omit --telemetry");
     }
     for (const std::string& line : io::warningLines(*telemetry)) warnings.push_back(line);
-    if (telemetry->format != "dji-srt") {
+    if (request.time_offset_s) {
+      checkArgument(std::isfinite(*request.time_offset_s), "the time offset must be a finite number of seconds");
+      telemetry->time_offset_s = *request.time_offset_s;
+    } else if (telemetry->format != "dji-srt") {
       warnings.push_back("the log's clock is assumed to start with the video (offset 0 s): only "
-                         "DJI SRT logs carry the video clock");
+                         "DJI SRT logs carry the video clock; give the offset with --time-offset "
+                         "(a project's telemetry_time_offset_s)");
     }
   }
   nav::NavigationInputs inputs =
@@ -383,6 +388,7 @@ FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observ
   run.video_path = request.video_path;
   run.basemap_paths = request.basemap_paths;
   run.telemetry_path = request.telemetry_path;
+  if (telemetry) run.telemetry_time_offset_s = telemetry->time_offset_s;
   run.camera_source = camera_source;
   const engine::DevicePlacement& placement = choice.placement;
   if (!choice.front_end_devices.empty()) {

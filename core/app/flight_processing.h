@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,10 @@ struct FlightRequest {
   std::string video_path;
   std::vector<std::string> basemap_paths;  // at least one
   std::string telemetry_path;              // empty: none
+  // Seconds that put the log on the video's clock: video time = log time + offset
+  // (--time-offset). Unset: the log's own relation (DJI SRT runs on the video's clock;
+  // other logs are assumed to start with the video, with a warning).
+  std::optional<double> time_offset_s;
   CameraChoice camera;
   double ground_alt_m = std::numeric_limits<double>::quiet_NaN();  // NaN: from the log, else unknown
 

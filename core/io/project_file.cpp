@@ -1,5 +1,6 @@
 #include "core/io/project_file.h"
 
+#include <cmath>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -83,6 +84,8 @@ void Project::check() const {
                           " deg is outside (1, 179)");
   if (camera.source == CameraSource::Telemetry && telemetry_path.empty())
     throw InvalidArgument("project: camera from the flight log, but no flight log chosen");
+  if (telemetry_time_offset_s && !std::isfinite(*telemetry_time_offset_s))
+    throw InvalidArgument("project: the flight log's time offset is not a number of seconds");
   if (feature_model.empty()) throw InvalidArgument("project: no feature model chosen");
   if (device.empty()) throw InvalidArgument("project: no device chosen");
   if (processing_mode != "overlapped" && processing_mode != "sequential" && processing_mode != "frame-parallel")
@@ -126,6 +129,12 @@ Project readProjectFile(const std::string& path) {
     project.basemap_paths.push_back(resolvedPath(entry.get<std::string>(), base));
   }
   project.telemetry_path = resolvedPath(stringField(root, "telemetry", path, false), base);
+  const auto time_offset = root.find("telemetry_time_offset_s");
+  if (time_offset != root.end() && !time_offset->is_null()) {
+    if (!time_offset->is_number() || !std::isfinite(time_offset->get<double>()))
+      fail(path, "\"telemetry_time_offset_s\" is not a number of seconds");
+    project.telemetry_time_offset_s = time_offset->get<double>();
+  }
 
   const auto camera = root.find("camera");
   if (camera != root.end() && !camera->is_null()) {
@@ -181,6 +190,7 @@ void writeProjectFile(const std::string& path, const Project& project) {
   root["basemaps"] = basemaps;
   root["telemetry"] = project.telemetry_path.empty() ? json(nullptr)
                                                      : json(storedPath(project.telemetry_path, base));
+  if (project.telemetry_time_offset_s) root["telemetry_time_offset_s"] = *project.telemetry_time_offset_s;
   json camera;
   camera["source"] = cameraSourceName(project.camera.source);
   if (project.camera.source == CameraSource::File) camera["path"] = storedPath(project.camera.file_path, base);

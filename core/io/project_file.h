@@ -5,6 +5,7 @@
 //    "video": "flight.mp4",
 //    "basemaps": ["ortho.tif", "/data/sat.vrt"],
 //    "telemetry": "flight.srt"            (or null),
+//    "telemetry_time_offset_s": -20.0     (optional: video time = log time + offset),
 //    "camera": {"source": "file", "path": "camera.json"}
 //            | {"source": "hfov", "hfov_deg": 82.1}
 //            | {"source": "telemetry"} | {"source": "default"},
@@ -25,6 +26,7 @@
 // Plain value type and pure functions: thread-safe.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +53,9 @@ struct Project {
   std::string video_path;                  // video file or image folder (required)
   std::vector<std::string> basemap_paths;  // one or more rasters, drawn in this order
   std::string telemetry_path;              // empty: none
+  // Seconds that put the log on the video's clock (video time = log time + offset);
+  // unset: the log's own relation (process --time-offset).
+  std::optional<double> telemetry_time_offset_s;
   ProjectCamera camera;
   std::string feature_model = "sift";      // a name createFeatureExtractor accepts
   std::string device = "cpu";              // "cpu", "cuda", "cuda:N"

@@ -72,6 +72,8 @@ nlohmann::json navigationReportJson(const NavigationResult& result, const RunDes
   report["inputs"] = {{"video", run.video_path},
                       {"basemaps", run.basemap_paths},
                       {"telemetry", run.telemetry_path.empty() ? json(nullptr) : json(run.telemetry_path)},
+                      {"telemetry_time_offset_s",
+                       run.telemetry_path.empty() ? json(nullptr) : json(run.telemetry_time_offset_s)},
                       {"camera", run.camera_source}};
   report["device"] = run.device;
   report["feature_model"] = run.feature_model;

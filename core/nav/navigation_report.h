@@ -27,6 +27,7 @@ struct RunDescription {
   std::string video_path;
   std::vector<std::string> basemap_paths;
   std::string telemetry_path;  // empty: none
+  double telemetry_time_offset_s = 0.0;  // video time = log time + this (with a log)
   std::string camera_source;   // file path, "hfov", "telemetry", "default"
   std::string device = "cpu";
   std::string feature_model;

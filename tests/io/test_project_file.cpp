@@ -68,6 +68,15 @@ class TestProjectFile : public QObject {
     latest.register_every_keyframe = false;
     io::writeProjectFile(path, latest);
     QCOMPARE(io::readProjectFile(path).register_every_keyframe, false);
+
+    // The log's time offset: absent unless set, then stored and read back.
+    QVERIFY(!read.telemetry_time_offset_s.has_value());
+    QVERIFY(!nlohmann::json::parse(readFileBytes(path)).contains("telemetry_time_offset_s"));
+    io::Project shifted = written;
+    shifted.telemetry_time_offset_s = -20.5;
+    io::writeProjectFile(path, shifted);
+    QCOMPARE(nlohmann::json::parse(readFileBytes(path))["telemetry_time_offset_s"].get<double>(), -20.5);
+    QCOMPARE(io::readProjectFile(path).telemetry_time_offset_s.value_or(0.0), -20.5);
   }
 
   void pathsInsideTheFolderAreStoredRelative() {
@@ -133,6 +142,10 @@ class TestProjectFile : public QObject {
                         "processing": {"register_every_keyframe": "yes"}})");
     QVERIFY(test::errorMessageOf<FormatError>([&] { io::readProjectFile(path); })
                 .contains("register_every_keyframe"));
+    writeText(path, R"({"format": "skytrace-project", "version": 1, "video": "v", "basemaps": ["b"],
+                        "telemetry_time_offset_s": "-20"})");
+    QVERIFY(test::errorMessageOf<FormatError>([&] { io::readProjectFile(path); })
+                .contains("telemetry_time_offset_s"));
     QVERIFY(test::errorMessageOf<IoError>([&] { io::readProjectFile(dir.filePath("none").toStdString()); })
                 .contains("none"));
 

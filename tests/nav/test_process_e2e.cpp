@@ -5,6 +5,7 @@
 // >= 95 % of frames within 5 m, ATE RMSE <= 3 m, no frame without a position after the
 // first fix, heading RMSE <= 2 deg, the spoofed segment flagged and nothing else; and
 // that every file of the results folder exists. Ctrl-C (SIGINT) keeps partial results.
+// --time-offset moves the log on the video's clock (gnss.csv, report.json).
 #include <QDir>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -152,6 +153,49 @@ class TestProcessE2e : public QObject {
     const QString out = dir_.filePath("sm_overlapped");
     QCOMPARE(runCli(common + QStringList{"--mode", "overlapped", "--out", out}, &log), 0);
     QCOMPARE(readJson(out + "/report.json")["frames"]["processed"].get<int>(), 5);
+  }
+
+  // --time-offset S: the log's first sample lands S seconds into the video (gnss.csv), the
+  // offset used is in report.json; it needs a log and a number.
+  void timeOffsetPutsTheLogOnTheVideoClock() {
+    const QString clip = dir_.filePath("offset_clip");
+    QCOMPARE(runCli({"render", "--basemap",
+                     test::sharedPath("data/orthophotos/5b90f92da0d7280005fab355_4310.tif"), "--out",
+                     clip, "--size", "320x240", "--fps", "5", "--alt-m", "80", "--hfov-deg", "50",
+                     "--duration-s", "2", "--seed", "3"}),
+             0);
+    const QStringList common = {"process", "--video", clip + "/flight.mp4", "--basemap",
+                                test::sharedPath("data/orthophotos/5b90f92da0d7280005fab355_4310.tif"),
+                                "--model", "orb", "--no-registration"};
+    // The first GNSS row (t_s, lat, lon) of a results folder.
+    auto firstGnssRow = [](const QString& out) {
+      QFile file(out + "/gnss.csv");
+      if (!file.open(QIODevice::ReadOnly)) return QStringList();
+      file.readLine();  // header
+      return QString::fromUtf8(file.readLine()).trimmed().split(',').mid(1, 3);
+    };
+    const QString plain = dir_.filePath("offset_none");
+    QCOMPARE(runCli(common + QStringList{"--telemetry", clip + "/flight.srt", "--out", plain}), 0);
+    const QString shifted = dir_.filePath("offset_0_4");
+    QCOMPARE(runCli(common + QStringList{"--telemetry", clip + "/flight.srt", "--time-offset", "0.4", "--out", shifted}),
+             0);
+    const QStringList a = firstGnssRow(plain), b = firstGnssRow(shifted);
+    QCOMPARE(a.size(), 3);
+    QCOMPARE(b.size(), 3);
+    QVERIFY2(std::abs(b[0].toDouble() - a[0].toDouble() - 0.4) < 1e-3, qPrintable(a.join(' ') + " / " + b.join(' ')));
+    QCOMPARE(b[1], a[1]);  // the same sample
+    QCOMPARE(b[2], a[2]);
+    QCOMPARE(readJson(plain + "/report.json")["inputs"]["telemetry_time_offset_s"].get<double>(), 0.0);
+    QCOMPARE(readJson(shifted + "/report.json")["inputs"]["telemetry_time_offset_s"].get<double>(), 0.4);
+
+    QString log;
+    QCOMPARE(runCli(common + QStringList{"--time-offset", "1", "--out", dir_.filePath("offset_no_log")}, &log), 2);
+    QVERIFY2(log.contains("--time-offset needs --telemetry"), qPrintable(log));
+    QCOMPARE(runCli(common + QStringList{"--telemetry", clip + "/flight.srt", "--time-offset", "soon", "--out",
+                                         dir_.filePath("offset_bad")},
+                    &log),
+             2);
+    QVERIFY2(log.contains("--time-offset needs a number"), qPrintable(log));
   }
 
   void interruptKeepsPartialResults() {

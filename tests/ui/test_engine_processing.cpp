@@ -317,6 +317,13 @@ class TestEngineProcessing : public QObject {
     QVERIFY(ui::CliProcessRunner::argumentsFor(overlapped).join(' ').contains("--keyframe-policy every"));
     overlapped.register_every_keyframe = false;
     QVERIFY(ui::CliProcessRunner::argumentsFor(overlapped).join(' ').contains("--keyframe-policy latest"));
+    // The log's clock offset goes with the log (and only with one).
+    io::Project shifted = overlapped;
+    shifted.telemetry_path = "/data/flight.ulg";
+    shifted.telemetry_time_offset_s = -20.25;
+    QVERIFY(ui::CliProcessRunner::argumentsFor(shifted).join(' ').contains("--telemetry /data/flight.ulg --time-offset -20.25"));
+    shifted.telemetry_path.clear();
+    QVERIFY(!ui::CliProcessRunner::argumentsFor(shifted).contains("--time-offset"));
 
     // The processing choice carries the policy to the engine (ORB: no weights needed).
     io::Project cpu_choice = projectIn(run_dir, "overlapped");
