@@ -29,6 +29,14 @@ namespace {
 using test::cliPath;
 using test::runCli;
 
+// A short 320x240 clip at 5 fps, 80 m over the Manila orthophoto, into `folder`: the
+// exit code of `render`.
+int renderShortClip(const QString& folder, const QString& duration_s) {
+  return runCli({"render", "--basemap", test::sharedPath("data/orthophotos/5b90f92da0d7280005fab355_4310.tif"),
+                 "--out", folder, "--size", "320x240", "--fps", "5", "--alt-m", "80", "--hfov-deg", "50",
+                 "--duration-s", duration_s, "--seed", "3"});
+}
+
 nlohmann::json readJson(const QString& path) {
   std::ifstream in(path.toStdString());
   return nlohmann::json::parse(in);
@@ -139,11 +147,7 @@ class TestProcessE2e : public QObject {
   // accepted in overlapped mode (where it has no effect on the CPU).
   void satelliteSmLimitOption() {
     const QString clip = dir_.filePath("sm_clip");
-    QCOMPARE(runCli({"render", "--basemap",
-                     test::sharedPath("data/orthophotos/5b90f92da0d7280005fab355_4310.tif"), "--out",
-                     clip, "--size", "320x240", "--fps", "5", "--alt-m", "80", "--hfov-deg", "50",
-                     "--duration-s", "1", "--seed", "3"}),
-             0);
+    QCOMPARE(renderShortClip(clip, "1"), 0);
     const QStringList common = {"process", "--video", clip + "/flight.mp4", "--basemap",
                                 test::sharedPath("data/orthophotos/5b90f92da0d7280005fab355_4310.tif"),
                                 "--telemetry", clip + "/flight.srt", "--model", "orb", "--sat-sm-limit", "32"};
@@ -159,11 +163,7 @@ class TestProcessE2e : public QObject {
   // offset used is in report.json; it needs a log and a number.
   void timeOffsetPutsTheLogOnTheVideoClock() {
     const QString clip = dir_.filePath("offset_clip");
-    QCOMPARE(runCli({"render", "--basemap",
-                     test::sharedPath("data/orthophotos/5b90f92da0d7280005fab355_4310.tif"), "--out",
-                     clip, "--size", "320x240", "--fps", "5", "--alt-m", "80", "--hfov-deg", "50",
-                     "--duration-s", "2", "--seed", "3"}),
-             0);
+    QCOMPARE(renderShortClip(clip, "2"), 0);
     const QStringList common = {"process", "--video", clip + "/flight.mp4", "--basemap",
                                 test::sharedPath("data/orthophotos/5b90f92da0d7280005fab355_4310.tif"),
                                 "--model", "orb", "--no-registration"};
