@@ -31,11 +31,6 @@ namespace {
 // cancel. Cancel by Pipeline::cancel() and satellite errors also close the queue, which
 // wakes VO at once.
 constexpr std::chrono::milliseconds kKeyframeWaitCheckInterval(20);
-
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 }  // namespace
 
 std::shared_ptr<KeyframeRequest> VoPayload::processPrepared(const EngineFrame&, const PreparedFrame&,

@@ -78,7 +78,7 @@ RunReport runSequential(const SequentialOptions& options, FrameSource& source,
       std::shared_ptr<KeyframeRequest> request = vo->processFrame(frame, clock);
       report.vo_frame_ms.push_back(clock.finishFrame());
       if (report.frames == 0)
-        report.first_frame_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        report.first_frame_s = secondsSince(started);
       ++report.frames;
       if (request && satellite) {
         ++report.keyframes_requested;
@@ -93,7 +93,7 @@ RunReport runSequential(const SequentialOptions& options, FrameSource& source,
     }
     const auto finish_start = std::chrono::steady_clock::now();
     vo->finish(true);
-    report.finish_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - finish_start).count();
+    report.finish_s = secondsSince(finish_start);
     completed = true;
   } catch (const Cancelled&) {
     vo->finish(false);
@@ -106,7 +106,7 @@ RunReport runSequential(const SequentialOptions& options, FrameSource& source,
     throw;
   }
   report.completed = completed;
-  report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  report.wall_s = secondsSince(started);
   report.peak_vo_device_bytes = peakDeviceBytes(options.device);
   report.peak_satellite_device_bytes =
       own_satellite_stream ? peakDeviceBytes(satellite_device) : report.peak_vo_device_bytes;

@@ -1,7 +1,7 @@
 // Internal helpers shared by the engine's run modes (pipeline.cpp, sequential_run.cpp,
 // satellite_worker.cpp): the inbox that carries fixes from the satellite thread to the
-// VO thread, the latch that keeps the first error of a run, and fix application with
-// its bookkeeping.
+// VO thread, the latch that keeps the first error of a run, fix application with its
+// bookkeeping, and the steady-clock seconds of a run's report.
 // Thread: FixInbox and ErrorLatch are thread-safe; applyFix runs on the VO thread.
 #pragma once
 
@@ -18,6 +18,11 @@
 #include "core/engine/run_report.h"
 
 namespace skytrace::engine {
+
+// Seconds of the steady clock since `start` (RunReport's wall_s, first_frame_s, finish_s).
+inline double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 class FixInbox {
  public:
