@@ -127,9 +127,9 @@ NavigationRun runNavigation(const std::string& video_path, nav::NavigationInputs
   outcome.samples = std::move(run.samples);
   outcome.cancelled = run.report.cancelled;
   outcome.navigation_s = navigation_s;
-  outcome.first_frame_s = run.report.first_frame_s;
-  outcome.registration_wait_s = run.report.keyframe_wait_ms / 1e3;
-  outcome.finish_s = run.report.finish_s;
+  outcome.navigation_parts.first_frame_s = run.report.first_frame_s;
+  outcome.navigation_parts.registration_wait_s = run.report.keyframe_wait_ms / 1e3;
+  outcome.navigation_parts.finish_s = run.report.finish_s;
   return outcome;
 }
 
@@ -413,9 +413,7 @@ FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observ
   run.extra = &extra;
   run.wall_s = std::chrono::duration<double>(Clock::now() - started).count();
   run.navigation_s = outcome.navigation_s;
-  run.first_frame_s = outcome.first_frame_s;
-  run.registration_wait_s = outcome.registration_wait_s;
-  run.finish_s = outcome.finish_s;
+  run.navigation_parts = outcome.navigation_parts;
   nav::writeNavigationResults(results.stagingPath().string(), result, camera, enu, run);
   engine::writeLatencyCsv((results.stagingPath() / "latency.csv").string(), outcome.samples);
   results.commit();

@@ -25,6 +25,7 @@
 #include "core/io/project_file.h"
 #include "core/io/video_source.h"
 #include "core/nav/camera_model.h"
+#include "core/nav/navigation_report.h"
 #include "core/nav/navigation_session.h"
 
 namespace skytrace::app {
@@ -167,11 +168,7 @@ struct NavigationRun {
   // navigated, the last fixes applied, the track smoothed (not reading the inputs or
   // writing the results).
   double navigation_s = 0.0;
-  // Parts of it (nav::RunDescription): VO's first frame done, VO waiting for
-  // registration, VO's finish.
-  double first_frame_s = -1.0;
-  double registration_wait_s = 0.0;
-  double finish_s = 0.0;
+  nav::NavigationTimeParts navigation_parts;  // parts of it besides the frames
 };
 NavigationRun runNavigation(const std::string& video_path, nav::NavigationInputs inputs,
                             const ProcessingChoice& choice, std::int64_t frames_total, FlightObserver& observer);

@@ -134,9 +134,10 @@ nlohmann::json navigationReportJson(const NavigationResult& result, const RunDes
   if (run.navigation_s > 0) {
     report["timings"]["navigation_s"] = run.navigation_s;
     report["timings"]["navigation_fps"] = result.frames_processed / run.navigation_s;
-    if (run.first_frame_s >= 0) report["timings"]["first_frame_s"] = run.first_frame_s;
-    report["timings"]["registration_wait_s"] = run.registration_wait_s;
-    report["timings"]["finish_s"] = run.finish_s;
+    const NavigationTimeParts& parts = run.navigation_parts;
+    if (parts.first_frame_s >= 0) report["timings"]["first_frame_s"] = parts.first_frame_s;
+    report["timings"]["registration_wait_s"] = parts.registration_wait_s;
+    report["timings"]["finish_s"] = parts.finish_s;
   }
   report["warnings"] = result.warnings;
   if (run.extra) report.update(*run.extra);

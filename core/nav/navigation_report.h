@@ -22,6 +22,15 @@ struct StageSummary {
   double mean_ms = 0.0, p50_ms = 0.0, p99_ms = 0.0, max_ms = 0.0;
 };
 
+// Parts of a navigation run's time besides its frames, seconds: until VO had done its
+// first frame (models loaded, first passes planned; -1: unknown), VO blocked waiting for
+// the registration (every-keyframe policy), and VO's finish (last fixes, smoothing).
+struct NavigationTimeParts {
+  double first_frame_s = -1.0;
+  double registration_wait_s = 0.0;
+  double finish_s = 0.0;
+};
+
 struct RunDescription {
   std::string skytrace_version;
   std::string video_path;
@@ -35,12 +44,7 @@ struct RunDescription {
   std::string fallback_reason;
   double wall_s = 0.0;        // the whole command: inputs read, navigation, results written
   double navigation_s = 0.0;  // the navigation run alone (0: not measured, not reported)
-  // Parts of navigation_s, seconds (reported with it): until VO had done its first frame
-  // (models loaded, first passes planned; -1: unknown), VO blocked waiting for the
-  // registration (every-keyframe policy), and VO's finish (last fixes, smoothing).
-  double first_frame_s = -1.0;
-  double registration_wait_s = 0.0;
-  double finish_s = 0.0;
+  NavigationTimeParts navigation_parts;  // reported with navigation_s
   std::vector<StageSummary> stages;
   nlohmann::json* extra = nullptr;  // merged into report.json when set (e.g. engine mode)
 };
