@@ -11,6 +11,8 @@ namespace skytrace::nav {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
+// Hovering turn at each end of a pattern flown back and forth (seconds for 180 deg).
+constexpr double kEndTurnS = 6.0;
 double degrees(double rad) { return rad * 180.0 / kPi; }
 // A planar path as a dense polyline, parametrised by arc length.
 class ArcLengthPath {
@@ -223,19 +225,35 @@ std::vector<CameraPose> generateFlightPath(const FlightPathOptions& o) {
   std::vector<CameraPose> poses;
   poses.reserve(frames);
   const double length = std::max(path.length_m(), 1e-6);
+  // Longer than the pattern: fly it back and forth, hovering at each end while the drone
+  // yaws round by 180 deg (a smooth turn of kEndTurnS seconds, 47 deg/s at its fastest).
+  // A drone cannot reverse its heading between two frames, and neither can VO follow it.
+  const double leg_s = length / o.speed_mps;
+  const double cycle_s = 2.0 * (leg_s + kEndTurnS);
+  auto turned = [](double fraction) { return 90.0 * (1.0 - std::cos(kPi * fraction)); };  // 0..180
   for (int i = 0; i < frames; ++i) {
     const double t = i / o.fps;
     double s = o.speed_mps * t;
-    bool reversed = false;
+    double turn_deg = 0.0;  // added to the path's heading
     if (orbit) {
       s = std::fmod(s, length);
-    } else {  // fly the pattern back and forth when the duration asks for more
-      const double cycle = std::fmod(s, 2 * length);
-      reversed = cycle > length;
-      s = reversed ? 2 * length - cycle : cycle;
+    } else {
+      const double phase = std::fmod(t, cycle_s);
+      if (phase < leg_s) {  // out
+        s = o.speed_mps * phase;
+      } else if (phase < leg_s + kEndTurnS) {  // turning round at the end
+        s = length;
+        turn_deg = turned((phase - leg_s) / kEndTurnS);
+      } else if (phase < 2.0 * leg_s + kEndTurnS) {  // back
+        s = length - o.speed_mps * (phase - leg_s - kEndTurnS);
+        turn_deg = 180.0;
+      } else {  // turning round at the start
+        s = 0.0;
+        turn_deg = 180.0 + turned((phase - 2.0 * leg_s - kEndTurnS) / kEndTurnS);
+      }
     }
-    const cv::Point2d p = path.at(s);
-    double heading = path.headingDeg(s) + (reversed ? 180.0 : 0.0);
+    const cv::Point2d p = path.at(std::clamp(s, 0.0, length));
+    double heading = path.headingDeg(std::clamp(s, 0.0, length)) + turn_deg;
     if (look_at_centre) {
       heading = degrees(std::atan2(o.area.centerEast_m() - p.x, o.area.centerNorth_m() - p.y));
     }

@@ -39,7 +39,8 @@ struct FlightPathOptions {
   double speed_mps = 10.0;
   double fps = 30.0;
   double duration_s = 0.0;      // 0: the pattern's natural length (lawnmower/transit),
-                                // one lap (orbit), 60 s (random)
+                                // one lap (orbit), 60 s (random); longer: back and forth,
+                                // hovering for a 6 s yaw turn at each end
   double line_spacing_m = 0.0;  // lawnmower: 0 = 4 lines over the area
   // Gimbal pitch: -90 nadir. NaN: -90, except orbit which looks at the orbit centre.
   double gimbal_pitch_deg = std::numeric_limits<double>::quiet_NaN();

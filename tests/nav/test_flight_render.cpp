@@ -243,8 +243,41 @@ class TestFlightRender : public QObject {
         QVERIFY(poses[i].pitch_deg <= 0.0);
         if (i > 0) travelled += cv::norm(p - poses[i - 1].position_enu);
       }
-      QVERIFY2(std::abs(travelled - 400.0) < 30.0, qPrintable(QString::number(travelled)));
+      // 10 m/s for 40 s, less a 6 s hover where the pattern is shorter (transit: 250 m).
+      const double expected = kind == TrajectoryKind::Transit ? 400.0 - 60.0 : 400.0;
+      QVERIFY2(std::abs(travelled - expected) < 30.0, qPrintable(QString::number(travelled)));
       QCOMPARE(generateFlightPath(o)[123].yaw_deg, poses[123].yaw_deg);  // seeded
+    }
+  }
+
+  // A flight longer than its pattern flies it back and forth: at each end the drone
+  // hovers and yaws round smoothly, never by more than a few degrees between frames.
+  void patternsFlownBackAndForthTurnRoundSmoothly() {
+    for (auto kind : {TrajectoryKind::Lawnmower, TrajectoryKind::Transit}) {
+      FlightPathOptions o;
+      o.kind = kind;
+      o.area = {-60, -40, 60, 40};
+      o.speed_mps = 8;
+      o.fps = 30;
+      o.attitude_jitter_deg = 0.0;
+      o.duration_s = 0;
+      const double pattern_s = double(generateFlightPath(o).size()) / o.fps;
+      o.duration_s = 2.5 * pattern_s + 20.0;  // both ends, twice at the far one
+      const std::vector<CameraPose> poses = generateFlightPath(o);
+      double worst_step_deg = 0.0;
+      int hovering = 0, reversals = 0;
+      for (size_t i = 1; i < poses.size(); ++i) {
+        worst_step_deg = std::max(worst_step_deg, std::abs(wrapAngleDeg(poses[i].yaw_deg - poses[i - 1].yaw_deg)));
+        if (cv::norm(poses[i].position_enu - poses[i - 1].position_enu) < 1e-9) ++hovering;
+        if (i >= 2) {
+          const cv::Vec3d a = poses[i - 1].position_enu - poses[i - 2].position_enu;
+          const cv::Vec3d b = poses[i].position_enu - poses[i - 1].position_enu;
+          if (a.dot(b) < 0) ++reversals;  // straight back without a hover between
+        }
+      }
+      QVERIFY2(worst_step_deg < 3.0, qPrintable(QString("%1 deg between frames").arg(worst_step_deg)));
+      QVERIFY2(hovering >= 2 * 6 * 30 - 4, qPrintable(QString("%1 frames hovering").arg(hovering)));
+      QCOMPARE(reversals, 0);
     }
   }
 
