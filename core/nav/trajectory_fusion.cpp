@@ -16,6 +16,9 @@ double blendAngleDeg(double a_deg, double b_deg, double weight_b) {
   return wrapAngleDeg(a_deg + weight_b * wrapAngleDeg(b_deg - a_deg));
 }
 
+// Time over which a coasting estimate (VO lost) measures its velocity, seconds.
+constexpr double kVelocityBaselineS = 1.0;
+
 double horizontalDistance(const CameraPose& a, const CameraPose& b) {
   return std::hypot(a.position_enu[0] - b.position_enu[0], a.position_enu[1] - b.position_enu[1]);
 }
@@ -100,11 +103,21 @@ struct TrajectoryFusion::State {
         }
       }
     }
-    // Not tracked (or degenerate): constant velocity from the two previous poses.
+    // Not tracked (or degenerate): constant velocity from the latest pose and the pose
+    // kVelocityBaselineS before it (or the oldest one after it). Not from the two latest
+    // poses: a fix moves its frame against the one before, and that step, taken as
+    // motion over one frame interval, sent a coasting estimate off at 90 m/s.
     int found = 0;
     const FusedPose* previous[2] = {nullptr, nullptr};
-    for (std::size_t j = i; j-- > 0 && found < 2;) {
-      if (poses[j].has_pose) previous[found++] = &poses[j];
+    for (std::size_t j = i; j-- > 0;) {
+      if (!poses[j].has_pose) continue;
+      if (found == 0) {
+        previous[found++] = &poses[j];
+        continue;
+      }
+      previous[1] = &poses[j];
+      found = 2;
+      if (previous[0]->t_s - poses[j].t_s >= kVelocityBaselineS) break;
     }
     if (found == 0) return out;
     out.has_pose = true;
@@ -171,6 +184,16 @@ struct TrajectoryFusion::State {
     for (std::size_t i = first; i < records.size(); ++i) records[i].online = poses[i];
   }
 
+  // Erases the anchors before `frame` that reach it through tracked odometry: back to
+  // the latest record before it that VO lost (or the first record).
+  void dropAnchorsChainedTo(std::int64_t frame) {
+    std::size_t i = std::min(indexOf(frame), records.size());
+    while (i > 0 && (i == records.size() || records[i].odometry.tracked)) --i;
+    const std::int64_t chain_start = records.empty() ? frame : records[i].odometry.frame;
+    for (auto it = anchors.lower_bound(chain_start); it != anchors.end() && it->first < frame;)
+      it = anchors.erase(it);
+  }
+
   void addAnchor(std::int64_t frame, const PoseAnchor& anchor) {
     if (!index.count(frame)) {
       pending[frame] = anchor;
@@ -231,20 +254,20 @@ bool TrajectoryFusion::addFix(const RegistrationFix& fix, bool relocalise) {
   // Gate against the online estimate of that frame: a fix far outside both
   // uncertainties is a wrong registration (repetitive texture), not a correction.
   const auto online = onlinePose(fix.frame);
-  if (relocalise) {
-    // The online estimate is distrusted (repeated rejections): earlier anchors go, the
-    // fix replaces the estimate at its frame, and the smoother carries it backwards.
-    for (auto it = s.anchors.begin(); it != s.anchors.end();) {
-      it = it->first < fix.frame ? s.anchors.erase(it) : std::next(it);
-    }
-    s.relocalised_frames.insert(fix.frame);
-    s.addAnchor(fix.frame, anchor);
-    return true;
-  }
+  bool consistent = true;
   if (online && online->has_pose) {
     const double combined = std::hypot(online->sigma_m, anchor.sigma_m);
-    const double distance = horizontalDistance(online->pose, anchor.pose);
-    if (distance > 5.0 * combined + 10.0) return false;
+    consistent = horizontalDistance(online->pose, anchor.pose) <= 5.0 * combined + 10.0;
+  }
+  if (!consistent && !relocalise) return false;
+  if (!consistent) {
+    // Relocalisation against an online estimate the fix contradicts: the fix replaces the
+    // estimate at its frame. The anchors that led there through unbroken odometry (since
+    // the last frame VO lost) contradict it too and go; the smoother carries the fix
+    // backwards over their frames. Anchors before that loss are independent evidence and
+    // stay: a relocalisation after a turn over water must not erase a flight's history.
+    s.dropAnchorsChainedTo(fix.frame);
+    s.relocalised_frames.insert(fix.frame);
   }
   s.addAnchor(fix.frame, anchor);
   return true;

@@ -65,7 +65,10 @@ class TrajectoryFusion {
   // returns false when the fix is not used: not accepted, or further than
   // 5 x the combined sigma + 10 m from the online estimate of its frame (a wrong match).
   // relocalise = true skips the gate: the caller (after repeated rejections) trusts a
-  // fix found without a prior more than the online estimate, which is then re-anchored.
+  // fix found without a prior more than the online estimate. A fix beyond the gate then
+  // replaces the estimate at its frame, and the earlier anchors it contradicts through
+  // unbroken odometry (back to the latest frame VO lost) are dropped; every other
+  // anchor is kept. Within the gate it is an ordinary fix.
   bool addFix(const RegistrationFix& fix, bool relocalise = false);
   // An absolute pose from elsewhere (telemetry used as a prior), same semantics as a fix.
   void addPosePrior(std::int64_t frame, const CameraPose& pose, double sigma_m);

@@ -1,9 +1,11 @@
 // Trajectory fusion on constructed flights with exact VO homographies: the chain keeps
 // metric scale and heading, uncertainty grows between fixes and shrinks at them, late
-// fixes correct every later frame by the Kalman weight, wrong fixes are gated out, and
-// the smoother pulls a noisy-fix trajectory onto the truth.
+// fixes correct every later frame by the Kalman weight, wrong fixes are gated out,
+// relocalisation keeps the fixes it does not contradict, and the smoother pulls a
+// noisy-fix trajectory onto the truth.
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -41,6 +43,28 @@ OdometryMeasurement measurement(int frame) {
     return m;
   }
   const int keyframe = ((frame - 1) / 5) * 5;
+  m.tracked = true;
+  m.reference_frame = keyframe;
+  m.reference_from_frame = imageFromGround(kCamera, truthPose(keyframe), 0.0) *
+                           groundFromImage(kCamera, truthPose(frame), 0.0);
+  m.is_keyframe = frame % 5 == 0;
+  return m;
+}
+
+// VO that loses the frames first_lost..last_lost (a turn over water): untracked there,
+// and the last lost frame is the first keyframe of the new chain.
+OdometryMeasurement measurementWithLoss(int frame, int first_lost, int last_lost) {
+  if (frame < first_lost) return measurement(frame);
+  OdometryMeasurement m;
+  m.frame = frame;
+  m.t_s = frame / kFps;
+  m.inliers = 200;
+  m.matches = 300;
+  if (frame <= last_lost) {
+    m.is_keyframe = frame == last_lost;
+    return m;
+  }
+  const int keyframe = std::max(last_lost, ((frame - 1) / 5) * 5);
   m.tracked = true;
   m.reference_frame = keyframe;
   m.reference_from_frame = imageFromGround(kCamera, truthPose(keyframe), 0.0) *
@@ -160,6 +184,61 @@ class TestTrajectoryFusion : public QObject {
     qInfo("online RMSE %.3f m, smoothed RMSE %.3f m", online_rmse, smoothed_rmse);
     QVERIFY(smoothed_rmse < 1.0);
     QVERIFY(smoothed_rmse < 0.6 * online_rmse);
+  }
+
+  // After a long VO loss the online estimate coasts and the first fixes are gated out;
+  // the relocalising fix must not erase the fixes from before the loss: the smoothed
+  // track keeps them (it lost them once, ending tens of metres off on a 180 s flight).
+  void relocalisationAfterOdometryLossKeepsEarlierFixes() {
+    TrajectoryFusion fusion(kCamera, 0.0, {});
+    const int first_lost = 41, last_lost = 75;
+    for (int f = 0; f <= 120; ++f) {
+      fusion.addOdometry(measurementWithLoss(f, first_lost, last_lost), NAN);
+      if (f <= 40 && f % 5 == 0) QVERIFY(fusion.addFix(fixAt(f, {0, 0, 0}, 0.5)));
+      if (f == 80) QVERIFY(fusion.addFix(fixAt(f, {0, 0, 0}, 0.5), /*relocalise=*/true));
+      if (f > 80 && f % 5 == 0) QVERIFY(fusion.addFix(fixAt(f, {0, 0, 0}, 0.5)));
+    }
+    QVERIFY(horizontalError(*fusion.onlinePose(80), 80) < 0.5);
+    const std::vector<FusedPose> smoothed = fusion.smooth();
+    double worst_before = 0.0, worst_after = 0.0;
+    for (int f = 0; f <= 40; ++f) worst_before = std::max(worst_before, horizontalError(smoothed[f], f));
+    for (int f = 80; f <= 120; ++f) worst_after = std::max(worst_after, horizontalError(smoothed[f], f));
+    qInfo("smoothed: worst %.3f m before the loss, %.3f m after the relocalisation", worst_before, worst_after);
+    QVERIFY(worst_before < 0.3);
+    QVERIFY(worst_after < 0.3);
+  }
+
+  // While VO is lost the estimate coasts at the velocity of the last second, not at the
+  // step a fix made between two frames (3 m in 0.1 s read as 30 m/s before).
+  void coastingIgnoresTheStepAFixMade() {
+    TrajectoryFusion fusion(kCamera, 0.0, {});
+    for (int f = 0; f <= 60; ++f) {
+      fusion.addOdometry(measurementWithLoss(f, 41, 70), NAN);
+      if (f == 0) fusion.addFix(fixAt(f, {0, 0, 0}, 0.5));
+      if (f == 40) QVERIFY(fusion.addFix(fixAt(f, {0, 3, 0}, 0.5)));
+    }
+    // 2 s of coasting through the start of the turn: the truth bends north at 3 m/s.
+    const double error = horizontalError(*fusion.onlinePose(60), 60);
+    qInfo("after 2 s of coasting: %.2f m from the truth", error);
+    QVERIFY(error < 12.0);
+  }
+
+  // A wrong lock (fixes 40 m east, consistent with each other) followed through unbroken
+  // odometry by a relocalising fix at the truth: the wrong anchors go, the relocalised fix
+  // replaces the estimate, and the smoother carries it back over their frames.
+  void relocalisationDropsTheFixesItContradicts() {
+    TrajectoryFusion fusion(kCamera, 0.0, {});
+    for (int f = 0; f <= 60; ++f) {
+      fusion.addOdometry(measurement(f), NAN);
+      if (f <= 30 && f % 5 == 0) QVERIFY(fusion.addFix(fixAt(f, {40, 0, 0}, 1.0)));
+    }
+    QVERIFY(!fusion.addFix(fixAt(60, {0, 0, 0}, 1.0)));  // gated without relocalisation
+    QVERIFY(fusion.addFix(fixAt(60, {0, 0, 0}, 1.0), /*relocalise=*/true));
+    QVERIFY(horizontalError(*fusion.onlinePose(60), 60) < 0.1);
+    const std::vector<FusedPose> smoothed = fusion.smooth();
+    for (int f : {0, 15, 30, 45, 60})
+      QVERIFY2(horizontalError(smoothed[f], f) < 1.0,
+               qPrintable(QString("frame %1: %2 m").arg(f).arg(horizontalError(smoothed[f], f))));
   }
 
   void odometryTrajectoryIgnoresLaterFixes() {
