@@ -31,18 +31,18 @@ CameraPose truthPose(int frame) {
   return p;
 }
 
-// Exact VO: keyframe every 5 frames.
-OdometryMeasurement measurement(int frame) {
+// Exact VO of `frame` against `keyframe`; keyframe < 0: untracked (the first frame, or
+// a loss), a keyframe itself when `starts_chain`.
+OdometryMeasurement exactMeasurement(int frame, int keyframe, bool starts_chain = false) {
   OdometryMeasurement m;
   m.frame = frame;
   m.t_s = frame / kFps;
   m.inliers = 200;
   m.matches = 300;
-  if (frame == 0) {
-    m.is_keyframe = true;
+  if (keyframe < 0) {
+    m.is_keyframe = starts_chain;
     return m;
   }
-  const int keyframe = ((frame - 1) / 5) * 5;
   m.tracked = true;
   m.reference_frame = keyframe;
   m.reference_from_frame = imageFromGround(kCamera, truthPose(keyframe), 0.0) *
@@ -51,26 +51,17 @@ OdometryMeasurement measurement(int frame) {
   return m;
 }
 
+// Exact VO: keyframe every 5 frames.
+OdometryMeasurement measurement(int frame) {
+  return frame == 0 ? exactMeasurement(0, -1, true) : exactMeasurement(frame, ((frame - 1) / 5) * 5);
+}
+
 // VO that loses the frames first_lost..last_lost (a turn over water): untracked there,
 // and the last lost frame is the first keyframe of the new chain.
 OdometryMeasurement measurementWithLoss(int frame, int first_lost, int last_lost) {
   if (frame < first_lost) return measurement(frame);
-  OdometryMeasurement m;
-  m.frame = frame;
-  m.t_s = frame / kFps;
-  m.inliers = 200;
-  m.matches = 300;
-  if (frame <= last_lost) {
-    m.is_keyframe = frame == last_lost;
-    return m;
-  }
-  const int keyframe = std::max(last_lost, ((frame - 1) / 5) * 5);
-  m.tracked = true;
-  m.reference_frame = keyframe;
-  m.reference_from_frame = imageFromGround(kCamera, truthPose(keyframe), 0.0) *
-                           groundFromImage(kCamera, truthPose(frame), 0.0);
-  m.is_keyframe = frame % 5 == 0;
-  return m;
+  if (frame <= last_lost) return exactMeasurement(frame, -1, frame == last_lost);
+  return exactMeasurement(frame, std::max(last_lost, ((frame - 1) / 5) * 5));
 }
 
 RegistrationFix fixAt(int frame, const cv::Vec3d& offset, double sigma_m) {
