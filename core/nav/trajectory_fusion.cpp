@@ -187,7 +187,7 @@ struct TrajectoryFusion::State {
   // Erases the anchors before `frame` that reach it through tracked odometry: back to
   // the latest record before it that VO lost (or the first record).
   void dropAnchorsChainedTo(std::int64_t frame) {
-    std::size_t i = std::min(indexOf(frame), records.size());
+    std::size_t i = indexOf(frame);  // records.size() when the frame is not added yet
     while (i > 0 && (i == records.size() || records[i].odometry.tracked)) --i;
     const std::int64_t chain_start = records.empty() ? frame : records[i].odometry.frame;
     for (auto it = anchors.lower_bound(chain_start); it != anchors.end() && it->first < frame;)
