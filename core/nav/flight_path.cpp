@@ -252,8 +252,8 @@ std::vector<CameraPose> generateFlightPath(const FlightPathOptions& o) {
         turn_deg = 180.0 + turned((phase - 2.0 * leg_s - kEndTurnS) / kEndTurnS);
       }
     }
-    const cv::Point2d p = path.at(std::clamp(s, 0.0, length));
-    double heading = path.headingDeg(std::clamp(s, 0.0, length)) + turn_deg;
+    const cv::Point2d p = path.at(s);
+    double heading = path.headingDeg(s) + turn_deg;
     if (look_at_centre) {
       heading = degrees(std::atan2(o.area.centerEast_m() - p.x, o.area.centerNorth_m() - p.y));
     }

@@ -262,7 +262,7 @@ class TestFlightRender : public QObject {
       o.attitude_jitter_deg = 0.0;
       o.duration_s = 0;
       const double pattern_s = double(generateFlightPath(o).size()) / o.fps;
-      o.duration_s = 2.5 * pattern_s + 20.0;  // both ends, twice at the far one
+      o.duration_s = 2.5 * pattern_s + 20.0;  // out, turn, back, turn, half out again
       const std::vector<CameraPose> poses = generateFlightPath(o);
       double worst_step_deg = 0.0;
       int hovering = 0, reversals = 0;
