@@ -12,13 +12,13 @@
 #include "app/cli/cli_command.h"
 #include "app/cli/cli_support.h"
 #include "core/app/flight_processing.h"
-#include "core/geo/procedural_basemap.h"
 #include "core/geo/track_io.h"
 #include "core/io/telemetry/srt_reader.h"
 #include "core/io/telemetry/telemetry_track.h"
-#include "core/nav/flight_simulation.h"
-#include "core/nav/trajectory_eval.h"
-#include "core/nav/truth_csv.h"
+#include "core/sim/flight_simulation.h"
+#include "core/sim/procedural_basemap.h"
+#include "core/sim/trajectory_eval.h"
+#include "core/sim/truth_csv.h"
 #include "core/util/atomic_file.h"
 #include "core/util/check.h"
 #include "core/util/progress.h"
@@ -72,13 +72,13 @@ int runDemo(const QStringList& args) {
     std::filesystem::create_directories(dir);
     QTextStream cout(stdout);
 
-    geo::ProceduralBasemapOptions map_options;
+    sim::ProceduralBasemapOptions map_options;
     map_options.seed = seed;
     const std::filesystem::path basemap = dir / "basemap.tif";
     QTextStream(stderr) << "generating procedural basemap...\n";
-    geo::writeProceduralBasemap(basemap.string(), map_options);
+    sim::writeProceduralBasemap(basemap.string(), map_options);
 
-    nav::FlightSimulationOptions o;
+    sim::FlightSimulationOptions o;
     o.basemap_path = basemap.string();
     o.out_dir = dir / "flight";
     o.seed = seed;
@@ -99,15 +99,15 @@ int runDemo(const QStringList& args) {
     o.gnss.spoof_duration_s = duration * 0.25;
     o.gnss.spoof_offset_m = 60.0;
     o.degrade = true;
-    const nav::FlightSimulationResult r = nav::simulateFlight(o, stderrProgress());
+    const sim::FlightSimulationResult r = sim::simulateFlight(o, stderrProgress());
 
     // First report: the simulated GNSS (with its spoofed segment) against the truth.
-    const geo::Track truth = nav::readCsvTrack(r.truth_path);
+    const geo::Track truth = sim::readCsvTrack(r.truth_path);
     // The GNSS fixes as any analyst would get them: flight.srt through the DJI SRT reader.
     const geo::Track gnss = io::gnssTrackFromTelemetry(io::readDjiSrt(r.srt_path.string()));
-    const nav::EvalReport report = nav::evaluateTrack(truth, gnss, {});
-    writeFileAtomically(dir / "report_gnss.json", nav::evalReportJson(report, false));
-    cv::imwrite((dir / "report_gnss.png").string(), nav::renderEvalPlot(report));
+    const sim::EvalReport report = sim::evaluateTrack(truth, gnss, {});
+    writeFileAtomically(dir / "report_gnss.json", sim::evalReportJson(report, false));
+    cv::imwrite((dir / "report_gnss.png").string(), sim::renderEvalPlot(report));
 
     cout << "Demo written to " << out << ":\n"
          << "  basemap.tif              procedural basemap (" << map_options.size_px << " px, "
@@ -142,9 +142,9 @@ int runDemo(const QStringList& args) {
     DemoObserver observer;
     const app::FlightOutcome outcome = app::processFlight(request, observer);
     const nav::NavigationResult& result = outcome.result;
-    const nav::EvalReport visual = nav::evaluateTrack(truth, result.track, {});
-    writeFileAtomically(dir / "report_visual.json", nav::evalReportJson(visual, false));
-    cv::imwrite((dir / "report_visual.png").string(), nav::renderEvalPlot(visual));
+    const sim::EvalReport visual = sim::evaluateTrack(truth, result.track, {});
+    writeFileAtomically(dir / "report_visual.json", sim::evalReportJson(visual, false));
+    cv::imwrite((dir / "report_visual.png").string(), sim::renderEvalPlot(visual));
     cout << QString::asprintf("  process/                 results folder (track.*, fixes.csv, report.json, ...)\n"
                               "  report_visual.json/.png  visual track vs truth: RMSE %.2f m, p90 %.2f m, "
                               "max %.2f m, %.0f%% within 5 m, heading RMSE %.2f deg\n",

@@ -11,8 +11,8 @@
 #include "app/cli/cli_command.h"
 #include "app/cli/cli_support.h"
 #include "core/geo/track_io.h"
-#include "core/nav/trajectory_eval.h"
-#include "core/nav/truth_csv.h"
+#include "core/sim/trajectory_eval.h"
+#include "core/sim/truth_csv.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 
@@ -26,7 +26,7 @@ geo::Track loadTrack(const std::string& path) {
     return geo::readTrack(path);
   } catch (const FormatError&) {
     if (std::filesystem::path(path).extension() != ".csv") throw;
-    return nav::readCsvTrack(path);
+    return sim::readCsvTrack(path);
   }
 }
 
@@ -59,13 +59,13 @@ int runEval(const QStringList& args) {
     return kExitUsage;
   }
   return runGuarded([&] {
-    nav::EvalOptions options;
+    sim::EvalOptions options;
     const std::string align = parser.value("align").toStdString();
     if (align == "frame" || align == "time") {
-      options.matching = nav::parseEvalMatching(align);
+      options.matching = sim::parseEvalMatching(align);
     } else {
-      options.alignment = nav::parseEvalAlignment(align);  // rigid | similarity
-      options.matching = nav::parseEvalMatching(parser.value("match").toStdString());
+      options.alignment = sim::parseEvalAlignment(align);  // rigid | similarity
+      options.matching = sim::parseEvalMatching(parser.value("match").toStdString());
     }
     bool ok_segment = false, ok_gap = false;
     options.segment_s = parser.value("segment-s").toDouble(&ok_segment);
@@ -76,29 +76,29 @@ int runEval(const QStringList& args) {
     geo::Track track = loadTrack(track_path.toStdString());
     truth.name = truth_path.toStdString();
     track.name = track_path.toStdString();
-    const nav::EvalReport report = nav::evaluateTrack(truth, track, options);
+    const sim::EvalReport report = sim::evaluateTrack(truth, track, options);
 
     const std::filesystem::path out = out_path.toStdString();
-    writeFileAtomically(out, nav::evalReportJson(report, !parser.isSet("no-frames")));
+    writeFileAtomically(out, sim::evalReportJson(report, !parser.isSet("no-frames")));
     std::filesystem::path plot = out;
     plot.replace_extension(".png");
     {
       AtomicFile file(plot);
-      if (!cv::imwrite(file.temporaryPath().string(), nav::renderEvalPlot(report))) {
+      if (!cv::imwrite(file.temporaryPath().string(), sim::renderEvalPlot(report))) {
         throw IoError(plot.string() + ": cannot write the plot PNG");
       }
       file.commit();
     }
-    const nav::EvalSummary& s = report.overall;
+    const sim::EvalSummary& s = report.overall;
     QTextStream cout(stdout);
     cout << QString::asprintf(
         "%d truth frames, %.1f%% with a position%s\n"
         "horizontal error: RMSE %.3f m, mean %.3f m, median %.3f m, p90 %.3f m, max %.3f m\n"
         "within 5/10/20 m: %.1f%% / %.1f%% / %.1f%%\n",
         s.truth_frames, 100 * s.fraction_with_position,
-        report.options.alignment == nav::EvalAlignment::None
+        report.options.alignment == sim::EvalAlignment::None
             ? ""
-            : (std::string(" (after ") + nav::evalAlignmentName(report.options.alignment) +
+            : (std::string(" (after ") + sim::evalAlignmentName(report.options.alignment) +
                " alignment)").c_str(),
         s.horizontal.rmse_m, s.horizontal.mean_m, s.horizontal.median_m, s.horizontal.p90_m,
         s.horizontal.max_m, 100 * s.within_5m, 100 * s.within_10m, 100 * s.within_20m);

@@ -8,7 +8,7 @@
 
 #include "app/cli/cli_command.h"
 #include "app/cli/cli_support.h"
-#include "core/nav/flight_simulation.h"
+#include "core/sim/flight_simulation.h"
 #include "core/util/check.h"
 #include "core/util/error.h"
 #include "core/util/progress.h"
@@ -78,12 +78,12 @@ int runRender(const QStringList& args) {
     return kExitUsage;
   }
   return runGuarded([&] {
-    nav::FlightSimulationOptions o;
+    sim::FlightSimulationOptions o;
     o.basemap_path = basemap.toStdString();
     o.out_dir = out.toStdString();
     o.dsm_path = parser.value("dsm").toStdString();
     o.camera_path = parser.value("camera").toStdString();
-    o.trajectory = nav::parseTrajectoryKind(parser.value("trajectory").toStdString());
+    o.trajectory = sim::parseTrajectoryKind(parser.value("trajectory").toStdString());
     o.altitude_m = numberOption(parser, "alt-m", o.altitude_m);
     o.altitude_variation_m = numberOption(parser, "alt-variation-m", 0.0);
     o.speed_mps = numberOption(parser, "speed-mps", o.speed_mps);
@@ -113,7 +113,7 @@ int runRender(const QStringList& args) {
     }
     o.degrade = parser.isSet("degrade");
 
-    const nav::FlightSimulationResult r = nav::simulateFlight(o, stderrProgress());
+    const sim::FlightSimulationResult r = sim::simulateFlight(o, stderrProgress());
     QTextStream cout(stdout);
     cout << "Rendered " << r.frames << " frames at " << r.fps << " fps, "
          << r.altitude_m << " m above ground (" << QString::fromStdString(r.video_fourcc)

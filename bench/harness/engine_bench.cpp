@@ -24,19 +24,19 @@
 #include "core/engine/gpu_streams_impl.h"
 #include "core/engine/latency_recorder.h"
 #include "core/engine/navigation_payloads.h"
-#include "core/engine/paced_frame_source.h"
 #include "core/engine/pipeline.h"
-#include "core/engine/preloaded_frame_source.h"
 #include "core/engine/sequential_run.h"
 #include "core/engine/video_frame_source.h"
-#include "core/geo/procedural_basemap.h"
 #include "core/io/telemetry/telemetry_reader.h"
 #include "core/io/video_source.h"
 #include "core/nav/camera_model.h"
-#include "core/nav/flight_simulation.h"
 #include "core/nav/model_choice.h"
-#include "core/nav/trajectory_eval.h"
-#include "core/nav/truth_csv.h"
+#include "core/sim/flight_simulation.h"
+#include "core/sim/paced_frame_source.h"
+#include "core/sim/preloaded_frame_source.h"
+#include "core/sim/procedural_basemap.h"
+#include "core/sim/trajectory_eval.h"
+#include "core/sim/truth_csv.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "core/util/remove_tree.h"
@@ -463,14 +463,14 @@ class SyntheticFlight {
     if (!mkdtemp(pattern.data())) throw IoError("cannot create a temporary folder for the synthetic flight in " +
                                                 fs::temp_directory_path().string());
     dir_ = pattern;
-    geo::ProceduralBasemapOptions map;
+    sim::ProceduralBasemapOptions map;
     map.seed = options.synthetic_seed;
     const fs::path basemap = dir_ / "basemap.tif";
     say("bench: rendering a synthetic flight (" + std::to_string(options.synthetic_width_px) + "x" +
         std::to_string(options.synthetic_height_px) + ", " + std::to_string(options.frames) +
         " frames) over a procedural basemap in " + dir_.string());
-    geo::writeProceduralBasemap(basemap.string(), map);
-    nav::FlightSimulationOptions flight;
+    sim::writeProceduralBasemap(basemap.string(), map);
+    sim::FlightSimulationOptions flight;
     flight.basemap_path = basemap.string();
     flight.out_dir = dir_ / "flight";
     flight.width_px = options.synthetic_width_px;
@@ -485,7 +485,7 @@ class SyntheticFlight {
     flight.effects.exposure_variation = 0.05;
     flight.effects.colour_variation = 0.02;
     flight.effects.noise_sigma = 1.5;
-    nav::simulateFlight(flight);
+    sim::simulateFlight(flight);
     description_ = json{{"kind", "synthetic"},
                         {"size", std::to_string(flight.width_px) + "x" + std::to_string(flight.height_px)},
                         {"seed", options.synthetic_seed},
@@ -606,7 +606,7 @@ NavigationWorkload loadNavigationWorkload(const EngineBenchOptions& options, con
   std::optional<io::TelemetrySeries> telemetry;
   if (!request.telemetry_path.empty()) telemetry = io::readTelemetry(request.telemetry_path);
   workload.inputs = nav::makeNavigationInputs(camera, request.basemap_paths, std::move(telemetry));
-  if (!truth_path.empty()) workload.truth = nav::readCsvTrack(truth_path);
+  if (!truth_path.empty()) workload.truth = sim::readCsvTrack(truth_path);
   workload.description = json{{"flight", flight_dir.empty() ? json(nullptr) : json(flight_dir)},
                               {"video", workload.video_path},
                               {"basemap", basemap},
@@ -642,8 +642,8 @@ json navigationAccuracy(const NavigationRunOutput& output, const std::optional<g
   truth_run.poses.clear();
   for (const geo::TrackPose& pose : truth->poses)
     if (pose.frame >= 0 && pose.frame < result->frames_processed) truth_run.poses.push_back(pose);
-  const nav::EvalReport report = nav::evaluateTrack(truth_run, result->track, nav::EvalOptions{});
-  const nav::EvalSummary& s = report.overall;
+  const sim::EvalReport report = sim::evaluateTrack(truth_run, result->track, sim::EvalOptions{});
+  const sim::EvalSummary& s = report.overall;
   accuracy["localized_fraction"] = s.fraction_with_position;
   accuracy["ate_rmse_m"] = s.horizontal.count > 0 ? json(s.horizontal.rmse_m) : json(nullptr);
   accuracy["ate_p90_m"] = s.horizontal.count > 0 ? json(s.horizontal.p90_m) : json(nullptr);
@@ -692,9 +692,9 @@ json runEngineBench(const EngineBenchOptions& options, const std::function<void(
   std::string source_description = make_source()->info().description;
   if (options.preload_frames) {
     std::unique_ptr<FrameSource> source = make_source();
-    std::shared_ptr<const PreloadedFrames> frames = preloadFrames(*source, options.frames);
+    std::shared_ptr<const sim::PreloadedFrames> frames = sim::preloadFrames(*source, options.frames);
     source_description = frames->info.description;
-    make_source = [frames] { return std::make_unique<PreloadedFrameSource>(frames); };
+    make_source = [frames] { return std::make_unique<sim::PreloadedFrameSource>(frames); };
   }
   // The modes' frames: paced at --pace-fps when given (the warm-up run reads make_source
   // directly: it only warms caches). Paced, fps <= pace_fps and the throughput ratios of
@@ -702,7 +702,7 @@ json runEngineBench(const EngineBenchOptions& options, const std::function<void(
   std::function<std::unique_ptr<FrameSource>()> make_mode_source = make_source;
   if (options.pace_fps > 0.0) {
     make_mode_source = [make_source, rate_hz = options.pace_fps]() -> std::unique_ptr<FrameSource> {
-      return std::make_unique<PacedFrameSource>(make_source(), rate_hz);
+      return std::make_unique<sim::PacedFrameSource>(make_source(), rate_hz);
     };
   }
 

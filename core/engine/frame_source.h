@@ -1,6 +1,6 @@
 // Where the engine's frames come from: a decoded video (video_frame_source.h, main build
-// only) or a synthetic generator (synthetic_frame_source.h, everywhere). A source
-// writes 8-bit BGR pixels straight into the buffer it is given (a slot of the pinned
+// only) or, in tests and benchmarks, core/sim's sources (synthetic, preloaded, paced). A
+// source writes 8-bit BGR pixels straight into the buffer it is given (a slot of the pinned
 // host ring), so a frame is never copied on the host after decoding.
 // No torch, Qt or OpenCV types. Thread: one thread at a time (the decode thread).
 #pragma once

@@ -29,15 +29,16 @@
 #include "core/engine/engine_frame_impl.h"
 #include "core/engine/frame_feed.h"
 #include "core/engine/navigation_payloads.h"
+#include "core/engine/pipeline.h"
 #include "core/io/telemetry/telemetry_reader.h"
 #include "core/nav/camera_model.h"
-#include "core/engine/pipeline.h"
-#include "core/engine/synthetic_frame_source.h"
+#include "core/sim/synthetic_frame_source.h"
 #include "core/vision/torch_runtime.h"
 #include "tests/cuda_test_support.h"
 
 using namespace skytrace;
 using namespace skytrace::engine;
+using namespace skytrace::sim;
 
 namespace {
 

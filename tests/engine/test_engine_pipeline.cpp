@@ -18,11 +18,12 @@
 #include "core/engine/latency_recorder.h"
 #include "core/engine/pipeline.h"
 #include "core/engine/sequential_run.h"
-#include "core/engine/synthetic_frame_source.h"
+#include "core/sim/synthetic_frame_source.h"
 #include "core/util/error.h"
 
 using namespace skytrace;
 using namespace skytrace::engine;
+using namespace skytrace::sim;
 using namespace std::chrono_literals;
 
 namespace {

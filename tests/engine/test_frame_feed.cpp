@@ -12,12 +12,13 @@
 #include "core/engine/engine_frame_impl.h"
 #include "core/engine/frame_feed.h"
 #include "core/engine/stage_clock.h"
-#include "core/engine/synthetic_frame_source.h"
+#include "core/sim/synthetic_frame_source.h"
 #include "core/util/error.h"
 #include "core/vision/torch_runtime.h"
 
 using namespace skytrace;
 using namespace skytrace::engine;
+using namespace skytrace::sim;
 using namespace std::chrono_literals;
 
 namespace {

@@ -19,12 +19,13 @@
 
 #include "core/io/image_sequence_source.h"
 #include "core/io/video_source.h"
-#include "core/io/video_writer.h"
+#include "core/sim/video_writer.h"
 #include "core/util/error.h"
 #include "tests/test_support.h"
 
 using namespace skytrace;
 using namespace skytrace::io;
+using namespace skytrace::sim;
 
 namespace {
 

@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "core/geo/geodesy.h"
-#include "core/geo/procedural_basemap.h"
 #include "core/nav/basemap_registration.h"
 #include "core/nav/camera_model.h"
+#include "core/sim/procedural_basemap.h"
 #include "core/util/error.h"
 
 using namespace skytrace;
@@ -73,13 +73,13 @@ class TestBasemapRegistrar : public QObject {
  private Q_SLOTS:
   void initTestCase() {
     QVERIFY(dir_.isValid());
-    geo::ProceduralBasemapOptions o;
+    sim::ProceduralBasemapOptions o;
     o.size_px = 2100;  // more than 2048 px at the frame's resolution: tiled
     o.gsd_m = 0.1;
     o.seed = 11;
     basemap_ = dir_.filePath("map.tif").toStdString();
-    geo::writeProceduralBasemap(basemap_, o);
-    map_rgb_ = geo::generateProceduralAerialImage(o);
+    sim::writeProceduralBasemap(basemap_, o);
+    map_rgb_ = sim::generateProceduralAerialImage(o);
   }
 
   void monitorSeesTheWholePreparationInOrder() {

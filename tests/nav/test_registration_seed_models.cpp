@@ -20,14 +20,15 @@
 
 #include "core/geo/basemap.h"
 #include "core/nav/basemap_registration.h"
-#include "core/nav/flight_renderer.h"
 #include "core/nav/model_choice.h"
+#include "core/sim/flight_renderer.h"
 #include "core/util/error.h"
 #include "tests/nav/seed_model_weights.h"
 #include "tests/test_support.h"
 
 using namespace skytrace;
 using namespace skytrace::nav;
+using namespace skytrace::sim;
 
 namespace {
 

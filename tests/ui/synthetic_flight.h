@@ -20,13 +20,13 @@
 #include "core/engine/latency_recorder.h"
 #include "core/geo/basemap.h"
 #include "core/geo/geodesy.h"
-#include "core/geo/procedural_basemap.h"
 #include "core/geo/track_io.h"
 #include "core/io/project_file.h"
-#include "core/io/video_writer.h"
 #include "core/nav/camera_model.h"
 #include "core/nav/camera_pose.h"
-#include "core/nav/flight_renderer.h"
+#include "core/sim/flight_renderer.h"
+#include "core/sim/procedural_basemap.h"
+#include "core/sim/video_writer.h"
 
 namespace skytrace::test {
 
@@ -48,10 +48,10 @@ inline SyntheticFlight writeSyntheticFlight(const QString& folder) {
   f.project = folder + "/flight.skytrace";
   QDir().mkpath(f.results);
 
-  geo::ProceduralBasemapOptions map_options;
+  sim::ProceduralBasemapOptions map_options;
   map_options.size_px = 512;
   map_options.gsd_m = 1.0;
-  geo::writeProceduralBasemap(f.basemap.toStdString(), map_options);
+  sim::writeProceduralBasemap(f.basemap.toStdString(), map_options);
   const geo::GeoBBox bbox = geo::Basemap::open(f.basemap.toStdString()).footprint().bbox;
   const geo::GeoPoint centre{0.5 * (bbox.min_lat_deg + bbox.max_lat_deg), 0.5 * (bbox.min_lon_deg + bbox.max_lon_deg), 0.0};
   const geo::LocalEnuFrame enu(centre);
@@ -64,10 +64,10 @@ inline SyntheticFlight writeSyntheticFlight(const QString& folder) {
   };
   {
     const geo::Basemap basemap = geo::Basemap::open(f.basemap.toStdString());
-    const nav::FlightRenderer renderer(basemap, enu, camera, nav::RenderOptions());
-    io::VideoWriterOptions options;
+    const sim::FlightRenderer renderer(basemap, enu, camera, sim::RenderOptions());
+    sim::VideoWriterOptions options;
     options.fps = f.fps;
-    io::VideoWriter writer(f.video.toStdString(), {camera.width_px, camera.height_px}, options);
+    sim::VideoWriter writer(f.video.toStdString(), {camera.width_px, camera.height_px}, options);
     for (int i = 0; i < f.frames; ++i) {
       nav::CameraPose pose;
       pose.t_s = i / f.fps;

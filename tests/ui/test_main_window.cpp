@@ -23,7 +23,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "core/geo/basemap.h"
-#include "core/io/video_writer.h"
+#include "core/sim/video_writer.h"
 #include "tests/test_support.h"
 #include "tests/ui/image_checks.h"
 #include "ui/main_window.h"
@@ -199,7 +199,7 @@ class TestMainWindow : public QObject {
     QTemporaryDir dir;
     const std::string path = dir.filePath("clip.mp4").toStdString();
     {
-      io::VideoWriter writer(path, {320, 240});
+      sim::VideoWriter writer(path, {320, 240});
       for (int i = 0; i < 10; ++i) {
         cv::Mat frame(240, 320, CV_8UC3, cv::Scalar(0, 0, 0));
         cv::rectangle(frame, cv::Rect(0, 0, 160, 240), cv::Scalar(0, 200, 0), cv::FILLED);  // BGR green
