@@ -242,7 +242,9 @@ int runProcess(const QStringList& args) {
       o << "  " << QString::number(seg.start_s, 'f', 1) << "-" << QString::number(seg.end_s, 'f', 1)
         << " s: up to " << QString::number(seg.max_m, 'f', 1) << " m\n";
     }
-    for (const auto& w : result.warnings) o << "warning: " << QString::fromStdString(w) << "\n";
+    for (const auto& w : result.warnings) {
+      if (w != result.not_localised_reason) o << "warning: " << QString::fromStdString(w) << "\n";
+    }
     o << "wrote " << QString::fromStdString(outcome.results_dir) << "/ (" << QString::number(outcome.wall_s, 'f', 1)
       << " s, " << QString::number(result.frames_processed / std::max(1e-9, outcome.wall_s), 'f', 1) << " fps)\n";
     if (!result.completed) {
@@ -250,6 +252,10 @@ int runProcess(const QStringList& args) {
       // Ctrl-C is a cancel; anything else (a truncated or damaged video) is a run that
       // could not see the whole flight: a failure, with what was computed kept.
       return int(outcome.cancelled ? kExitCancelled : kExitFailure);
+    }
+    if (!result.not_localised_reason.empty()) {
+      printError(QString::fromStdString(result.not_localised_reason));
+      return int(kExitFailure);
     }
     return int(kExitOk);
   });

@@ -2,10 +2,12 @@
 
 #include <chrono>
 #include <cmath>
+#include <map>
 
 #include "core/io/telemetry/telemetry_track.h"
 #include "core/io/video_source.h"
 #include "core/nav/ground_projection.h"
+#include "core/nav/relocalisation_policy.h"
 #include "core/util/check.h"
 #include "core/util/error.h"
 #include "core/util/log.h"
@@ -15,9 +17,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// After this many rejected registrations in a row the online estimate is distrusted and
-// the next attempts search without it; an accepted fix then re-anchors the trajectory.
-constexpr int kRelocaliseAfterRejections = 5;
 // 1-sigma of a logged GNSS position used to crop the search before the first fix.
 constexpr double kTelemetryPriorSigmaM = 30.0;
 
@@ -40,6 +39,21 @@ geo::Track trackFrom(const std::vector<FusedPose>& poses, const geo::LocalEnuFra
     track.poses.push_back(tp);
   }
   return track;
+}
+
+// Why a run that registered keyframes has no position at all, for the user.
+std::string notLocalisedReason(const std::vector<RegistrationFix>& fixes, bool has_log) {
+  std::map<std::string, int> by_reason;
+  for (const auto& f : fixes) ++by_reason[f.reason.empty() ? std::string("unknown") : f.reason];
+  std::string reasons;
+  for (const auto& [reason, count] : by_reason) {
+    reasons += (reasons.empty() ? "" : ", ") + reason + ": " + std::to_string(count);
+  }
+  std::string text = "no frame was placed on the basemaps: " + std::to_string(fixes.size()) +
+                     " registration attempts, none accepted" + (reasons.empty() ? "" : " (" + reasons + ")") +
+                     "; the track is empty";
+  if (has_log) text += " and the flight log was not checked";
+  return text + ". Check that the basemaps cover the flight and that the camera model fits the video.";
 }
 
 }  // namespace
@@ -102,8 +116,28 @@ struct NavigationSession::State {
   // flown on odometry alone before it.
   std::vector<std::pair<double, double>> innovations;  // (error_m, distance_m)
   std::int64_t last_anchor_frame = -1;
-  int consecutive_rejections = 0;  // registration attempts rejected in a row
+  RelocalisationPolicy relocalisation;  // when attempts stop searching around the estimate
   int requests_without_prior = 0;
+
+  // The logged camera pose at `t_s` (the log's position, height `height_m` above ground
+  // or the default height, the gimbal's angles), when the log has a position there.
+  std::optional<CameraPose> loggedPose(double t_s, double height_m) const {
+    if (!inputs.telemetry) return std::nullopt;
+    const auto sample = inputs.telemetry->interpolate(t_s);
+    if (!sample || !sample->hasPosition()) return std::nullopt;
+    const double h = std::isfinite(height_m) ? height_m : options.default_height_m;
+    const geo::EnuPoint p = inputs.enu.toEnu({sample->lat_deg, sample->lon_deg, 0.0});
+    CameraPose pose;
+    pose.t_s = t_s;
+    pose.position_enu = {p.east_m, p.north_m, inputs.ground_up_m + h};
+    const double true_yaw_deg = std::isfinite(sample->gimbal_yaw_deg) ? sample->gimbal_yaw_deg
+                                : std::isfinite(sample->yaw_deg)      ? sample->yaw_deg
+                                                                      : 0.0;
+    pose.yaw_deg = true_yaw_deg + inputs.enu.northAzimuthDeg({sample->lat_deg, sample->lon_deg, 0.0});
+    pose.pitch_deg = std::isfinite(sample->gimbal_pitch_deg) ? sample->gimbal_pitch_deg : -90.0;
+    pose.roll_deg = std::isfinite(sample->gimbal_roll_deg) ? sample->gimbal_roll_deg : 0.0;
+    return pose;
+  }
 
   double heightAt(double t_s) const {
     if (!inputs.telemetry) return std::numeric_limits<double>::quiet_NaN();
@@ -208,31 +242,24 @@ FrameResult NavigationSession::afterOdometry(OdometryMeasurement odometry, const
       r.frame = frame;
       r.t_s = t_s;
       r.image = image.clone();
-      const bool relocalising = s.consecutive_rejections >= kRelocaliseAfterRejections;
-      if (localised && !relocalising) {
+      // Around the estimate while it is trusted. Otherwise (not localised yet, or a
+      // distrusted estimate) the logged position crops the search (the fix still comes
+      // from the images, and is checked against this prior), and every other attempt
+      // searches the whole basemap in case the log is wrong; while failed global searches
+      // back off, a distrusted estimate is searched around instead of the basemap.
+      const bool trusted = localised && !s.relocalisation.distrustsEstimate();
+      const bool global_due = !localised || s.relocalisation.globalSearchDue(t_s);
+      const std::optional<CameraPose> logged = trusted ? std::nullopt : s.loggedPose(t_s, height);
+      if (trusted) {
         r.prior = out.online.pose;
         r.prior_sigma_m = out.online.sigma_m;
-      } else if (s.inputs.telemetry && (s.requests_without_prior++ % 2 == 0)) {
-        // Not localised: the logged position crops the search (the fix still comes from
-        // the images, and is checked against this prior); every other attempt searches
-        // the whole basemap in case the log is wrong.
-        const auto sample = s.inputs.telemetry->interpolate(t_s);
-        if (sample && sample->hasPosition()) {
-          const double h = std::isfinite(height) ? height : s.options.default_height_m;
-          const geo::EnuPoint p = s.inputs.enu.toEnu({sample->lat_deg, sample->lon_deg, 0.0});
-          CameraPose prior;
-          prior.t_s = t_s;
-          prior.position_enu = {p.east_m, p.north_m, s.inputs.ground_up_m + h};
-          const double true_yaw_deg = std::isfinite(sample->gimbal_yaw_deg) ? sample->gimbal_yaw_deg
-                                      : std::isfinite(sample->yaw_deg)      ? sample->yaw_deg
-                                                                            : 0.0;
-          prior.yaw_deg = true_yaw_deg + s.inputs.enu.northAzimuthDeg({sample->lat_deg, sample->lon_deg, 0.0});
-          prior.pitch_deg = std::isfinite(sample->gimbal_pitch_deg) ? sample->gimbal_pitch_deg : -90.0;
-          prior.roll_deg = std::isfinite(sample->gimbal_roll_deg) ? sample->gimbal_roll_deg : 0.0;
-          r.prior = prior;
-          r.prior_sigma_m = kTelemetryPriorSigmaM;
-          r.prior_from_telemetry = true;
-        }
+      } else if (logged && (s.requests_without_prior++ % 2 == 0 || !global_due)) {
+        r.prior = logged;
+        r.prior_sigma_m = kTelemetryPriorSigmaM;
+        r.prior_from_telemetry = true;
+      } else if (!global_due) {
+        r.prior = out.online.pose;
+        r.prior_sigma_m = out.online.sigma_m;
       }
       if (s.inputs.telemetry) {
         if (const auto sample = s.inputs.telemetry->interpolate(t_s)) {
@@ -262,8 +289,7 @@ void NavigationSession::addFix(const RegistrationFix& fix) {
   RegistrationFix stored = fix;
   if (fix.accepted) {
     const auto before = s.fusion->onlinePose(fix.frame);
-    const bool relocalise = s.consecutive_rejections >= kRelocaliseAfterRejections &&
-                            (fix.global_mode || fix.prior_from_telemetry);
+    const bool relocalise = s.relocalisation.distrustsEstimate() && (fix.global_mode || fix.prior_from_telemetry);
     if (!s.fusion->addFix(fix, relocalise)) {
       stored.accepted = false;
       stored.reason = "inconsistent_with_odometry";
@@ -281,11 +307,7 @@ void NavigationSession::addFix(const RegistrationFix& fix) {
     }
     if (stored.accepted) s.last_anchor_frame = std::max(s.last_anchor_frame, fix.frame);
   }
-  if (stored.accepted) {
-    s.consecutive_rejections = 0;
-  } else if (fix.reason != "no_candidate" || fix.has_pose) {
-    ++s.consecutive_rejections;
-  }
+  s.relocalisation.record(fix, stored.accepted);
   s.fixes.push_back(stored);
 }
 
@@ -336,6 +358,10 @@ NavigationResult NavigationSession::finish(bool completed, std::int64_t frames_t
   }
   if (distance_sum > 10.0) result.drift_estimate_percent = 100.0 * error_sum / distance_sum;
   if (!s.fallback_reason.empty()) result.warnings.push_back(s.fallback_reason);
+  if (s.options.registration_enabled && result.frames_processed > 0 && result.track.poses.empty()) {
+    result.not_localised_reason = notLocalisedReason(result.fixes, s.inputs.telemetry.has_value());
+    result.warnings.push_back(result.not_localised_reason);
+  }
   return result;
 }
 

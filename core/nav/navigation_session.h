@@ -89,6 +89,10 @@ struct NavigationResult {
   int keyframes = 0;
   double drift_estimate_percent = std::numeric_limits<double>::quiet_NaN();
   std::vector<std::string> warnings;
+  // Registration ran and no frame got a position: what was attempted and why it failed
+  // (also the last warning); empty otherwise. `process` then exits 1 with it (the results
+  // folder is still written: the odometry and every attempt in fixes.csv).
+  std::string not_localised_reason;
   std::string vo_features_model;  // the VO extractor actually used (after any fallback)
   // The registration's local features actually used (after any fallback); empty when
   // registration used none or did not run.

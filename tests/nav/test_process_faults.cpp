@@ -7,7 +7,8 @@
 // - a GPX log with one point outside WGS84 still gives a complete run, with a warning;
 // - a log without any GNSS position is refused before any work;
 // - frames too small to navigate are a clear error;
-// - registration without a prior over a 10^6 x 10^6 px basemap is bounded in time;
+// - registration without a prior over a 10^6 x 10^6 px basemap is bounded in time, and
+//   a run that placed no frame on the map exits 1 saying why, its results written;
 // - a video cut short (index first, "faststart") gives an incomplete run (exit 1,
 //   "completed": false, the reason in the warnings) whose track ends at the last frame
 //   the file holds.
@@ -207,11 +208,17 @@ class TestProcessFaults : public QObject {
                             &log, 120000);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     qInfo("process over a 10^6 px basemap without a prior: %.1f s", seconds);
-    QVERIFY2(code == 0, qPrintable(log));
     QVERIFY2(seconds < 60.0, qPrintable(QString::number(seconds)));
+    // Nothing was placed on the map: a failure that says why, with the results kept.
+    QVERIFY2(code == 1, qPrintable(log));
+    QVERIFY2(log.contains("no frame was placed on the basemaps") && log.contains("map_too_large_for_global_search: "),
+             qPrintable(log));
     const auto report = readJson(out + "/report.json");
     QVERIFY2(report["fixes"]["rejected_by_reason"].contains("map_too_large_for_global_search"),
              report["fixes"].dump().c_str());
+    QCOMPARE(report["frames"]["with_position"].get<int>(), 0);
+    QVERIFY(warningsContain(report, "basemaps cover the flight"));
+    QVERIFY(QFile::exists(out + "/fixes.csv"));
   }
 
   void truncatedVideoIsAnIncompleteRun() {

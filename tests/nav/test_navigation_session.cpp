@@ -1,0 +1,166 @@
+// NavigationSession: what its registration requests search around, and what a run that
+// placed no frame on the basemaps reports. VO runs for real (ORB) on one textured frame
+// shown again and again (a hovering camera); the test plays the registrar.
+#include <QtTest>
+
+#include <optional>
+#include <string>
+
+#include <opencv2/imgproc.hpp>
+
+#include "core/nav/ground_projection.h"
+#include "core/nav/navigation_session.h"
+#include "core/nav/relocalisation_policy.h"
+
+using namespace skytrace;
+using namespace skytrace::nav;
+
+namespace {
+
+constexpr double kFps = 10.0;
+const CameraModel kCamera = CameraModel::fromHorizontalFov(320, 240, 70.0);
+
+cv::Mat texturedFrame() {
+  cv::Mat noise(kCamera.height_px, kCamera.width_px, CV_8UC3);
+  cv::RNG rng(7);
+  rng.fill(noise, cv::RNG::UNIFORM, 0, 256);
+  cv::Mat frame;
+  cv::GaussianBlur(noise, frame, cv::Size(5, 5), 1.2);
+  return frame;
+}
+
+NavigationInputs inputs() {
+  NavigationInputs in;
+  in.camera = kCamera;
+  in.basemap_paths = {"map.tif"};  // the session never opens it: the test registers
+  in.enu = geo::LocalEnuFrame(geo::GeoPoint{47.0, 8.0, 400.0});
+  return in;
+}
+
+NavigationOptions options() {
+  NavigationOptions o;
+  o.vo_features.model = "orb";
+  o.register_max_interval_s = 0.5;  // a request every 5 frames while hovering
+  return o;
+}
+
+CameraPose hoverPose(double t_s) {
+  CameraPose pose;
+  pose.t_s = t_s;
+  pose.position_enu = {10.0, 20.0, 100.0};
+  return pose;
+}
+
+RegistrationFix answer(const RegistrationRequest& request, bool accepted) {
+  RegistrationFix fix;
+  fix.frame = request.frame;
+  fix.t_s = request.t_s;
+  fix.global_mode = !request.prior;
+  fix.prior_from_telemetry = request.prior_from_telemetry;
+  if (accepted) {
+    fix.accepted = true;
+    fix.has_pose = true;
+    fix.pose = hoverPose(request.t_s);
+    fix.sigma_m = 1.0;
+    fix.image_from_ground = imageFromGround(kCamera, fix.pose, 0.0);
+  } else {
+    fix.reason = "no_candidate";  // the footprint lands on no basemap: nothing found
+  }
+  return fix;
+}
+
+// Runs frames until the session asks for the next registration; nullopt after `limit` frames.
+std::optional<RegistrationRequest> nextRequest(NavigationSession& session, const cv::Mat& frame,
+                                               std::int64_t* next_frame, int limit = 100) {
+  for (int i = 0; i < limit; ++i, ++*next_frame) {
+    session.processFrame(*next_frame, *next_frame / kFps, vision::Image::fromHost(frame));
+    if (auto request = session.takeRegistrationRequest()) {
+      ++*next_frame;
+      return request;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+class TestNavigationSession : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  // Issue 19: an estimate that drifted off the map gets "no_candidate" for every attempt
+  // around it. Those failures count: after five, the session searches without it.
+  void attemptsThatFindNoMapEndInASearchWithoutTheEstimate() {
+    NavigationSession session(inputs(), options());
+    const cv::Mat frame = texturedFrame();
+    std::int64_t next = 0;
+    auto request = nextRequest(session, frame, &next);
+    QVERIFY(request);
+    QVERIFY(!request->prior);  // not localised yet: a global search
+    session.addFix(answer(*request, true));
+
+    for (int i = 0; i < RelocalisationPolicy::kFailuresBeforeRelocalising; ++i) {
+      request = nextRequest(session, frame, &next);
+      QVERIFY(request);
+      QVERIFY2(request->prior, qPrintable(QString("attempt %1 should search around the estimate").arg(i)));
+      session.addFix(answer(*request, false));
+    }
+    request = nextRequest(session, frame, &next);
+    QVERIFY(request);
+    QVERIFY2(!request->prior, "after five attempts that found no map, the search drops the estimate");
+
+    // That search fails too: the next attempts go back to the estimate until the back-off ends.
+    session.addFix(answer(*request, false));
+    const double failed_at_s = request->t_s;
+    request = nextRequest(session, frame, &next);
+    QVERIFY(request);
+    QVERIFY(request->t_s < failed_at_s + RelocalisationPolicy::kFirstRetryS);
+    QVERIFY(request->prior);
+  }
+
+  void aRunWithNoFixSaysWhyAndHowToFixIt() {
+    NavigationSession session(inputs(), options());
+    const cv::Mat frame = texturedFrame();
+    std::int64_t next = 0;
+    int attempts = 0;
+    while (auto request = nextRequest(session, frame, &next, 10)) {
+      session.addFix(answer(*request, false));
+      if (++attempts == 3) break;
+    }
+    QCOMPARE(attempts, 3);
+    const NavigationResult result = session.finish(true, next);
+    QVERIFY(result.track.poses.empty());
+    const std::string& why = result.not_localised_reason;
+    QVERIFY2(why.find("3 registration attempts, none accepted (no_candidate: 3)") != std::string::npos,
+             why.c_str());
+    QVERIFY2(why.find("basemaps cover the flight") != std::string::npos, why.c_str());
+    QCOMPARE(result.warnings.back(), why);
+  }
+
+  void aLocalisedRunHasNoSuchReason() {
+    NavigationSession session(inputs(), options());
+    const cv::Mat frame = texturedFrame();
+    std::int64_t next = 0;
+    auto request = nextRequest(session, frame, &next);
+    QVERIFY(request);
+    session.addFix(answer(*request, true));
+    nextRequest(session, frame, &next, 5);
+    const NavigationResult result = session.finish(true, next);
+    QVERIFY(!result.track.poses.empty());
+    QVERIFY(result.not_localised_reason.empty());
+  }
+
+  void withoutRegistrationAnEmptyTrackIsNoFailure() {
+    NavigationOptions o = options();
+    o.registration_enabled = false;
+    NavigationSession session(inputs(), o);
+    const cv::Mat frame = texturedFrame();
+    std::int64_t next = 0;
+    QVERIFY(!nextRequest(session, frame, &next, 5));
+    const NavigationResult result = session.finish(true, next);
+    QVERIFY(result.not_localised_reason.empty());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestNavigationSession)
+#include "test_navigation_session.moc"
