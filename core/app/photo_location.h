@@ -25,8 +25,11 @@ struct LocateRequest {
   static constexpr double kFromPhoto = std::numeric_limits<double>::quiet_NaN();
   std::vector<std::string> photo_paths;    // at least one
   std::vector<std::string> basemap_paths;  // at least one
-  double hfov_deg = kFromPhoto;            // horizontal field of view; NaN: EXIF 35 mm focal length
-  double height_m = kFromPhoto;            // above ground; NaN: the photo's XMP relative altitude
+  // Horizontal field of view, degrees; NaN: from each photo's EXIF 35 mm focal length.
+  double hfov_deg = kFromPhoto;
+  // Height above ground, metres, for photos whose XMP has no relative altitude (a photo's
+  // own altitude wins); NaN: such a photo is refused.
+  double height_m = kFromPhoto;
   // Registration models (core/nav/model_choice.h): local features, or RETRIEVAL+FINE.
   std::string feature_model = "sift";
   std::string weights_path;
