@@ -59,6 +59,7 @@ dev_packages=(
   libgdal-dev gdal-data libproj-dev proj-data libkml-dev libopenjp2-7-dev
   libceres-dev libeigen3-dev libgoogle-glog-dev libgflags-dev libsuitesparse-dev
   libgl-dev libglx-dev libopengl-dev libegl-dev libxkbcommon-dev libvulkan-dev libunwind-dev
+  fonts-dejavu-core
 )
 # Shared libraries Skytrace links (their package closure comes along); the Qt platform
 # plugin for offscreen GUI runs.
@@ -105,7 +106,7 @@ deps() {
   local tree="$work/tree" deb
   mkdir -p "$tree"
   for deb in "$work"/debs/*.deb; do dpkg -x "$deb" "$tree"; done
-  rm -rf "$tree"/usr/share/{doc,man,info,locale,lintian,bug,help,icons,fonts,applications}
+  rm -rf "$tree"/usr/share/{doc,man,info,locale,lintian,bug,help,icons,applications}
   # Static libraries, except those a CMake package names (Ceres is static in Debian;
   # gflags' and glog's files list theirs): the rest are never linked.
   local keep
@@ -169,6 +170,12 @@ unpack() {
       ln -sfn "openblas-openmp/$alt.so.3" "$lib_dir/$alt.so"
     fi
   done
+  # Fontconfig reads /etc/fonts, which a bare CUDA machine may lack: a configuration of
+  # the prefix's own fonts (DejaVu), so that the GUI's offscreen screenshots show text.
+  mkdir -p "$prefix/etc/fonts" "$prefix/var/cache/fontconfig"
+  printf '%s\n' '<?xml version="1.0"?>' '<!DOCTYPE fontconfig SYSTEM "fonts.dtd">' '<fontconfig>' \
+    "  <dir>$prefix/usr/share/fonts</dir>" "  <cachedir>$prefix/var/cache/fontconfig</cachedir>" \
+    '</fontconfig>' > "$prefix/etc/fonts/fonts.conf"
   # Debian's CMake files name some files by absolute path (/usr/lib/<multiarch>/*.so,
   # /usr/share/glog/cmake, ...): point them into the prefix. Idempotent (a path already
   # in the prefix no longer starts with /usr/ after a quote, a space or a semicolon).
@@ -195,6 +202,7 @@ environment() {
   export QT_PLUGIN_PATH="$prefix/usr/lib/$multiarch/qt6/plugins"
   export PROJ_DATA="$prefix/usr/share/proj" GDAL_DATA="$prefix/usr/share/gdal"
   export QT_QPA_PLATFORM=offscreen
+  [[ -f "$prefix/etc/fonts/fonts.conf" ]] && export FONTCONFIG_FILE="$prefix/etc/fonts/fonts.conf"
   torch_prefix="${SKYTRACE_TORCH_PREFIX:-$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null || true)}"
   [[ -n "$torch_prefix" ]] || { log "no LibTorch: python3 has no torch; set SKYTRACE_TORCH_PREFIX"; exit 2; }
   nvcc_path="$(command -v nvcc || true)"
