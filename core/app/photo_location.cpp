@@ -1,7 +1,6 @@
 #include "core/app/photo_location.h"
 
 #include <cmath>
-#include <iomanip>
 #include <sstream>
 
 #include <opencv2/imgcodecs.hpp>
@@ -12,16 +11,11 @@
 #include "core/nav/model_choice.h"
 #include "core/util/check.h"
 #include "core/util/error.h"
+#include "core/util/number_text.h"
 #include "core/vision/image.h"
 
 namespace skytrace::app {
 namespace {
-
-std::string fixed(double value, int decimals) {
-  std::ostringstream out;
-  out << std::fixed << std::setprecision(decimals) << value;
-  return out.str();
-}
 
 nav::RegistrationOptions registrationOptions(const LocateRequest& request) {
   nav::RegistrationOptions options;
@@ -125,19 +119,18 @@ std::string locationsCsv(const LocateOutcome& outcome) {
     const nav::RegistrationFix& fix = photo.fix;
     csv << photo.photo_path << ',';
     if (photo.pose) {
-      csv << fixed(photo.pose->lat_deg, 9) << ',' << fixed(photo.pose->lon_deg, 9) << ','
-          << fixed(photo.pose->yaw_deg, 2) << ',' << fixed(fix.pose.position_enu[2], 2) << ',';
+      csv << fixedDecimals(photo.pose->lat_deg, 9) << ',' << fixedDecimals(photo.pose->lon_deg, 9) << ','
+          << fixedDecimals(photo.pose->yaw_deg, 2) << ',' << fixedDecimals(fix.pose.position_enu[2], 2) << ',';
     } else {
       csv << ",,,,";
     }
     csv << fix.inliers << ',' << fix.inlier_ratio << ',' << (fix.accepted ? 1 : 0) << ',' << fix.reason << ',';
     if (photo.gps) {
-      csv << fixed(photo.gps->lat_deg, 9) << ',' << fixed(photo.gps->lon_deg, 9) << ',';
+      csv << fixedDecimals(photo.gps->lat_deg, 9) << ',' << fixedDecimals(photo.gps->lon_deg, 9) << ',';
     } else {
       csv << ",,";
     }
-    if (std::isfinite(photo.distance_to_gps_m)) csv << fixed(photo.distance_to_gps_m, 2);
-    csv << '\n';
+    csv << fixedDecimals(photo.distance_to_gps_m, 2) << '\n';
   }
   return csv.str();
 }

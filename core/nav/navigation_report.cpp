@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <iomanip>
 #include <map>
 #include <sstream>
 
@@ -13,16 +12,10 @@
 #include "core/nav/ground_projection.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/number_text.h"
 
 namespace skytrace::nav {
 namespace {
-
-std::string number(double value, int decimals) {
-  if (!std::isfinite(value)) return "";
-  std::ostringstream out;
-  out << std::fixed << std::setprecision(decimals) << value;
-  return out.str();
-}
 
 nlohmann::json nullable(double value) {
   return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
@@ -38,14 +31,14 @@ std::string fixesCsv(const NavigationResult& result, const geo::LocalEnuFrame* e
       CameraPose reported = f.pose;
       foldRollIntoYawNearNadir(&reported);
       const geo::TrackPose p = trackPoseFromCameraPose(reported, *enu, f.frame);
-      lat = number(p.lat_deg, 9);
-      lon = number(p.lon_deg, 9);
-      alt = number(p.alt_m, 3);
-      yaw = number(p.yaw_deg, 3);
+      lat = fixedDecimals(p.lat_deg, 9);
+      lon = fixedDecimals(p.lon_deg, 9);
+      alt = fixedDecimals(p.alt_m, 3);
+      yaw = fixedDecimals(p.yaw_deg, 3);
     }
-    out << f.frame << ',' << number(f.t_s, 4) << ',' << lat << ',' << lon << ',' << alt << ','
-        << yaw << ',' << (f.has_pose ? number(f.sigma_m, 3) : "") << ',' << f.inliers << ','
-        << number(f.inlier_ratio, 4) << ',' << number(f.score, 4) << ',' << (f.accepted ? 1 : 0)
+    out << f.frame << ',' << fixedDecimals(f.t_s, 4) << ',' << lat << ',' << lon << ',' << alt << ','
+        << yaw << ',' << (f.has_pose ? fixedDecimals(f.sigma_m, 3) : "") << ',' << f.inliers << ','
+        << fixedDecimals(f.inlier_ratio, 4) << ',' << fixedDecimals(f.score, 4) << ',' << (f.accepted ? 1 : 0)
         << ',' << f.reason << ',' << f.basemap_index << ',' << (f.global_mode ? "global" : "prior")
         << '\n';
   }
@@ -56,8 +49,8 @@ std::string discrepancyCsv(const DiscrepancyAnalysis& analysis) {
   std::ostringstream out;
   out << "frame,t_s,distance_m,sigma_m,flagged\n";
   for (const auto& s : analysis.samples) {
-    out << s.frame << ',' << number(s.t_s, 4) << ',' << number(s.distance_m, 3) << ','
-        << number(s.sigma_m, 3) << ',' << (s.flagged ? 1 : 0) << '\n';
+    out << s.frame << ',' << fixedDecimals(s.t_s, 4) << ',' << fixedDecimals(s.distance_m, 3) << ','
+        << fixedDecimals(s.sigma_m, 3) << ',' << (s.flagged ? 1 : 0) << '\n';
   }
   return out.str();
 }
