@@ -57,22 +57,24 @@ QStringList CliProcessRunner::argumentsFor(const io::Project& project) {
     args << QStringLiteral("--camera") << QString::fromStdString(project.camera.file_path);
   if (project.camera.source == io::CameraSource::HorizontalFov)
     args << QStringLiteral("--hfov-deg") << QString::number(project.camera.hfov_deg);
-  args << QStringLiteral("--model") << QString::fromStdString(project.feature_model);
+  // Unset fields are left to the CLI's defaults (the same as the in-process runner's).
+  if (!project.feature_model.empty()) args << QStringLiteral("--model") << QString::fromStdString(project.feature_model);
   if (!project.vo_model.empty()) args << QStringLiteral("--vo-model") << QString::fromStdString(project.vo_model);
   if (!project.satellite_model.empty())
     args << QStringLiteral("--sat-model") << QString::fromStdString(project.satellite_model);
   if (project.processing_mode == "frame-parallel") {
     // Over every GPU: the mode places both stages itself.
   } else if (project.vo_device.empty() && project.satellite_device.empty()) {
-    args << QStringLiteral("--device") << QString::fromStdString(project.device);
+    if (!project.device.empty()) args << QStringLiteral("--device") << QString::fromStdString(project.device);
   } else {  // per stage; "auto" = the CLI's automatic placement
     const std::string vo_device = project.effectiveVoDevice();
     const std::string satellite_device = project.effectiveSatelliteDevice();
-    if (vo_device != "auto") args << QStringLiteral("--vo-device") << QString::fromStdString(vo_device);
-    if (satellite_device != "auto")
+    if (!vo_device.empty() && vo_device != "auto") args << QStringLiteral("--vo-device") << QString::fromStdString(vo_device);
+    if (!satellite_device.empty() && satellite_device != "auto")
       args << QStringLiteral("--sat-device") << QString::fromStdString(satellite_device);
   }
-  args << QStringLiteral("--mode") << QString::fromStdString(project.processing_mode);
+  if (!project.processing_mode.empty())
+    args << QStringLiteral("--mode") << QString::fromStdString(project.processing_mode);
   // Sequential mode registers every keyframe anyway; the option is the engine's.
   if (project.processing_mode != "sequential")
     args << QStringLiteral("--keyframe-policy")

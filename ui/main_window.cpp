@@ -40,6 +40,7 @@
 #include "core/nav/camera_model.h"
 #include "core/nav/camera_pose.h"
 #include "core/util/atomic_file.h"
+#include "core/vision/torch_runtime.h"
 #include "ui/cli_process_runner.h"
 #include "ui/flight_results.h"
 #include "ui/frame_loader.h"
@@ -47,6 +48,7 @@
 #include "ui/navigation_runner.h"
 #include "ui/open_flight_dialog.h"
 #include "ui/plots_panel.h"
+#include "ui/processing_choice.h"
 #include "ui/processing_controller.h"
 #include "ui/processing_options.h"
 #include "ui/results_model.h"
@@ -986,12 +988,14 @@ void MainWindow::updateProcessingState() {
 void MainWindow::updateEngineLabel() {
   // The results' own record while they are shown, else what the project will run.
   const FlightResults& r = results_model_->results();
-  const QString device = QString::fromStdString(!r.device.empty() ? r.device : project_.effectiveVoDevice());
-  QString model = QString::fromStdString(!r.feature_model.empty() ? r.feature_model : project_.effectiveVoModel());
+  // What the project will run, resolved by the rules of `process` (core/app).
+  const PlannedProcessing planned = plannedProcessing(project_, vision::cudaDeviceCount());
+  const QString device = QString::fromStdString(!r.device.empty() ? r.device : planned.device);
+  QString model = QString::fromStdString(!r.feature_model.empty() ? r.feature_model : planned.vo_model);
   if (!r.fallback_reason.empty()) model += tr(" (fallback)");
-  const QString satellite = QString::fromStdString(
-      !r.registration_model.empty() ? r.registration_model : project_.effectiveSatelliteModel());
-  const std::string mode = !r.mode.empty() ? r.mode : project_.processing_mode;
+  const QString satellite =
+      QString::fromStdString(!r.registration_model.empty() ? r.registration_model : planned.satellite_model);
+  const std::string mode = !r.mode.empty() ? r.mode : planned.mode;
   engine_label_->setText(tr("Device: %1 · Model: %2").arg(device, model) + QStringLiteral(" · ") +
                          tr("Satellite: %1").arg(satellite) + QStringLiteral(" · ") +
                          (mode == "sequential"       ? tr("sequential")

@@ -3,6 +3,8 @@
 #include <exception>
 
 #include "core/util/error.h"
+#include "core/vision/torch_runtime.h"
+#include "ui/processing_choice.h"
 
 namespace skytrace::ui {
 namespace {
@@ -77,8 +79,8 @@ bool ProcessingController::start(const io::Project& project, std::unique_ptr<Pro
   std::vector<engine::LatencySample> stale;
   recorder_->drain(&stale);  // samples of an earlier run
   publisher_->clearHistory();
-  results_->beginLive(QString::fromStdString(project.effectiveVoDevice()),
-                      QString::fromStdString(project.effectiveVoModel()));
+  const PlannedProcessing planned = plannedProcessing(project, vision::cudaDeviceCount());
+  results_->beginLive(QString::fromStdString(planned.device), QString::fromStdString(planned.vo_model));
   running_ = true;
   paused_ms_ = 0;
   clock_.start();

@@ -20,7 +20,8 @@
 namespace skytrace::ui {
 namespace {
 
-const char* const kModes[] = {"overlapped", "sequential", "frame-parallel"};
+// "": the automatic layout of `process` (app::processingChoiceFor).
+const char* const kModes[] = {"", "overlapped", "sequential", "frame-parallel"};
 
 QComboBox* modelBox(const std::vector<std::string>& choices, QWidget* parent) {
   auto* box = new QComboBox(parent);
@@ -96,10 +97,15 @@ ProcessingOptionsWidget::ProcessingOptionsWidget(QWidget* parent) : QWidget(pare
 }
 
 void ProcessingOptionsWidget::setProject(const io::Project& project) {
-  showText(vo_model_box_, project.effectiveVoModel());
-  showText(satellite_model_box_, project.effectiveSatelliteModel());
-  showText(vo_device_box_, project.effectiveVoDevice());
-  showText(satellite_device_box_, project.effectiveSatelliteDevice());
+  // Unset fields show what processing will use: the defaults of core/app.
+  const std::string default_model = app::FlightRequest().feature_model;
+  const auto or_default = [](const std::string& value, const std::string& fallback) {
+    return value.empty() ? fallback : value;
+  };
+  showText(vo_model_box_, or_default(project.effectiveVoModel(), default_model));
+  showText(satellite_model_box_, or_default(project.effectiveSatelliteModel(), default_model));
+  showText(vo_device_box_, or_default(project.effectiveVoDevice(), "auto"));
+  showText(satellite_device_box_, or_default(project.effectiveSatelliteDevice(), "auto"));
   mode_box_->setCurrentIndex(std::max(0, mode_box_->findData(QString::fromStdString(project.processing_mode))));
   every_keyframe_box_->setChecked(project.register_every_keyframe);
   updateModeDependents();
@@ -177,9 +183,11 @@ void ProcessingOptionsWidget::retranslateUi() {
   for (QComboBox* box : {vo_device_box_, satellite_device_box_})
     box->setToolTip(tr("auto, cpu or cuda:N"));
   mode_label_->setText(tr("Mode:"));
-  mode_box_->setItemText(0, tr("Overlapped (engine: decode, VO and satellite threads)"));
-  mode_box_->setItemText(1, tr("Sequential (one thread)"));
-  mode_box_->setItemText(2, tr("Frame-parallel (engine over every GPU)"));
+  mode_box_->setItemText(0, tr("Automatic (frame-parallel on two or more GPUs, overlapped on one, "
+                               "sequential on the CPU)"));
+  mode_box_->setItemText(1, tr("Overlapped (engine: decode, VO and satellite threads)"));
+  mode_box_->setItemText(2, tr("Sequential (one thread)"));
+  mode_box_->setItemText(3, tr("Frame-parallel (engine over every GPU)"));
   every_keyframe_box_->setText(tr("Register every keyframe (offline: VO waits for the satellite stage)"));
   every_keyframe_box_->setToolTip(
       tr("Off (live use): visual odometry never waits; while the satellite stage is busy, only the "

@@ -174,16 +174,16 @@ FlightRequest flightRequestFromProject(const io::Project& project, std::vector<s
       request.camera.source = CameraChoice::Source::kAutomatic;
       break;
   }
-  request.feature_model = project.feature_model;
+  // Unset fields keep the request's defaults: the ones of `process`.
+  if (!project.feature_model.empty()) request.feature_model = project.feature_model;
   request.vo_model = project.vo_model;
   request.satellite_model = project.satellite_model;
   if (project.processing_mode != "frame-parallel") {  // frame-parallel: every GPU
-    request.vo_device = project.effectiveVoDevice();  // "auto": resolveDevicePlacement's rules
+    // "" and "auto": resolveDevicePlacement's rules.
+    request.vo_device = project.effectiveVoDevice();
     request.satellite_device = project.effectiveSatelliteDevice();
   }
-  request.mode = project.processing_mode == "sequential" || project.processing_mode == "frame-parallel"
-                     ? project.processing_mode
-                     : std::string("overlapped");
+  request.mode = project.processing_mode;  // "": the automatic layout
   request.register_every_keyframe = project.register_every_keyframe;
   request.results_dir = project.results_dir;
   return request;
@@ -271,6 +271,14 @@ ProcessingChoice processingChoiceFor(const FlightRequest& request, int cuda_devi
   options.registration_enabled = request.registration_enabled;
   options.check();
   return choice;
+}
+
+std::string devicesText(const ProcessingChoice& choice) {
+  const engine::DevicePlacement& placement = choice.placement;
+  if (!choice.front_end_devices.empty()) return "frame-parallel " + engine::deviceListText(choice.front_end_devices);
+  return placement.splitAcrossDevices()
+             ? "vo " + placement.vo.toString() + ", registration " + placement.satellite.toString()
+             : placement.vo.toString();
 }
 
 std::vector<MissingWeights> missingWeights(const nav::NavigationOptions& options) {
@@ -391,13 +399,7 @@ FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observ
   if (telemetry) run.telemetry_time_offset_s = telemetry->time_offset_s;
   run.camera_source = camera_source;
   const engine::DevicePlacement& placement = choice.placement;
-  if (!choice.front_end_devices.empty()) {
-    run.device = "frame-parallel " + engine::deviceListText(choice.front_end_devices);
-  } else {
-    run.device = placement.splitAcrossDevices()
-                     ? "vo " + placement.vo.toString() + ", registration " + placement.satellite.toString()
-                     : placement.vo.toString();
-  }
+  run.device = devicesText(choice);
   run.feature_model = nav::visualOdometryModelName(used);
   run.registration_model = nav::satelliteModelName(used.registration);
   for (const std::string& w : result.warnings)

@@ -95,8 +95,10 @@ struct FlightRequest {
 nav::CameraModel resolveCamera(const FlightRequest& request, const io::VideoInfo& video, std::string* source);
 
 // The request of a GUI project (its models, devices, mode and keyframe policy; the
-// weights from the model directory). The project's "telemetry" camera source, which no
-// log this version reads can fill, becomes the automatic choice with a warning.
+// weights from the model directory). A processing field the project leaves unset keeps
+// FlightRequest's default, so an io::Project() processes exactly as `process` with no
+// options. The project's "telemetry" camera source, which no log this version reads can
+// fill, becomes the automatic choice with a warning.
 FlightRequest flightRequestFromProject(const io::Project& project, std::vector<std::string>* warnings);
 
 // The navigation options, device placement, layout and keyframe policy of a request, by
@@ -112,6 +114,10 @@ struct ProcessingChoice {
   int satellite_sm_limit = 0;
 };
 ProcessingChoice processingChoiceFor(const FlightRequest& request, int cuda_device_count);
+
+// The devices of a choice as report.json's "device" names them: "cuda:0", "vo cuda:0,
+// registration cuda:1", "frame-parallel cuda:0,cuda:1".
+std::string devicesText(const ProcessingChoice& choice);
 
 // One weights file a choice needs and does not find.
 struct MissingWeights {

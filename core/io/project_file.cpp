@@ -86,11 +86,10 @@ void Project::check() const {
     throw InvalidArgument("project: camera from the flight log, but no flight log chosen");
   if (telemetry_time_offset_s && !std::isfinite(*telemetry_time_offset_s))
     throw InvalidArgument("project: the flight log's time offset is not a number of seconds");
-  if (feature_model.empty()) throw InvalidArgument("project: no feature model chosen");
-  if (device.empty()) throw InvalidArgument("project: no device chosen");
-  if (processing_mode != "overlapped" && processing_mode != "sequential" && processing_mode != "frame-parallel")
+  if (!processing_mode.empty() && processing_mode != "overlapped" && processing_mode != "sequential" &&
+      processing_mode != "frame-parallel")
     throw InvalidArgument("project: processing mode '" + processing_mode +
-                          "' is not one of overlapped, sequential, frame-parallel");
+                          "' is not one of overlapped, sequential, frame-parallel (or empty: automatic)");
 }
 
 std::string defaultResultsDir(const std::string& project_path) {
@@ -151,19 +150,20 @@ Project readProjectFile(const std::string& path) {
   const auto processing = root.find("processing");
   if (processing != root.end() && !processing->is_null()) {
     if (!processing->is_object()) fail(path, "\"processing\" is not an object");
-    const std::string model = stringField(*processing, "feature_model", path, false);
-    if (!model.empty()) project.feature_model = model;
-    const std::string device = stringField(*processing, "device", path, false);
-    if (!device.empty()) project.device = device;
+    project.feature_model = stringField(*processing, "feature_model", path, false);
+    project.device = stringField(*processing, "device", path, false);
     project.vo_model = stringField(*processing, "vo_model", path, false);
     project.satellite_model = stringField(*processing, "satellite_model", path, false);
     project.vo_device = stringField(*processing, "vo_device", path, false);
     project.satellite_device = stringField(*processing, "satellite_device", path, false);
     const std::string mode = stringField(*processing, "mode", path, false);
-    if (!mode.empty()) {
+    if (processing->find("mode") == processing->end()) {
+      // A file from before the key ran its feature_model through the engine.
+      if (!project.feature_model.empty()) project.processing_mode = "overlapped";
+    } else if (mode != "auto" && !mode.empty()) {
       if (mode != "overlapped" && mode != "sequential" && mode != "frame-parallel")
-        fail(path, "\"processing.mode\" must be \"overlapped\", \"sequential\" or \"frame-parallel\", not \"" +
-                       mode + "\"");
+        fail(path, "\"processing.mode\" must be \"auto\", \"overlapped\", \"sequential\" or "
+                   "\"frame-parallel\", not \"" + mode + "\"");
       project.processing_mode = mode;
     }
     const auto every_keyframe = processing->find("register_every_keyframe");
@@ -196,13 +196,15 @@ void writeProjectFile(const std::string& path, const Project& project) {
   if (project.camera.source == CameraSource::File) camera["path"] = storedPath(project.camera.file_path, base);
   if (project.camera.source == CameraSource::HorizontalFov) camera["hfov_deg"] = project.camera.hfov_deg;
   root["camera"] = camera;
-  json processing = {{"feature_model", project.feature_model}, {"device", project.device}};
-  for (const auto& [key, value] : {std::pair<const char*, const std::string*>{"vo_model", &project.vo_model},
+  json processing = json::object();  // unset fields left out: the processing defaults
+  for (const auto& [key, value] : {std::pair<const char*, const std::string*>{"feature_model", &project.feature_model},
+                                   {"device", &project.device},
+                                   {"vo_model", &project.vo_model},
                                    {"satellite_model", &project.satellite_model},
                                    {"vo_device", &project.vo_device},
                                    {"satellite_device", &project.satellite_device}})
     if (!value->empty()) processing[key] = *value;
-  processing["mode"] = project.processing_mode;
+  processing["mode"] = project.processing_mode.empty() ? std::string("auto") : project.processing_mode;
   processing["register_every_keyframe"] = project.register_every_keyframe;
   root["processing"] = processing;
   root["results"] = storedPath(project.results_dir.empty() ? defaultResultsDir(path) : project.results_dir, base);

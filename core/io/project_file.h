@@ -9,17 +9,20 @@
 //    "camera": {"source": "file", "path": "camera.json"}
 //            | {"source": "hfov", "hfov_deg": 82.1}
 //            | {"source": "telemetry"} | {"source": "default"},
-//    "processing": {"feature_model": "sift", "device": "cpu",
+//    "processing": {"feature_model": "aliked-n16rot", "device": "auto",
 //                   "vo_model": "superpoint+lightglue", "satellite_model": "dinov2+litesam",
 //                   "vo_device": "auto", "satellite_device": "cuda:1",
-//                   "mode": "overlapped", "register_every_keyframe": false},
+//                   "mode": "overlapped" | "auto", "register_every_keyframe": false},
 //    "results": "flight_results"}
 //
-// The processing fields after "device" came later (still version 1): a project without
-// them means feature_model (matched with mnn) for both stages, on `device`, through the
-// engine (mode "overlapped") with the latest-wins keyframe policy
-// (register_every_keyframe false, as before the key existed; new projects register every
-// keyframe); older Skytrace versions ignore them.
+// Every processing field is optional. One left out (or empty) means "the default of
+// `skytrace-cli process`" (core/app/flight_processing.h owns those defaults: ALIKED-n16rot,
+// automatic device placement and layout), so the GUI and the CLI run the same choice;
+// "mode": "auto" is the automatic layout. The fields after "device" came later (still
+// version 1): a project with feature_model but without them means feature_model (matched
+// with mnn) for both stages, on `device`, in mode "overlapped", with the latest-wins
+// keyframe policy (register_every_keyframe false, as before the key existed; new
+// projects register every keyframe). Older Skytrace versions ignore the later fields.
 //
 // Paths inside the project's folder are stored relative to it (the project moves with
 // its data); others stay absolute. Reading resolves every path to an absolute one.
@@ -57,16 +60,18 @@ struct Project {
   // unset: the log's own relation (process --time-offset).
   std::optional<double> telemetry_time_offset_s;
   ProjectCamera camera;
-  std::string feature_model = "sift";      // a name createFeatureExtractor accepts
-  std::string device = "cpu";              // "cpu", "cuda", "cuda:N"
+  // Both stages' local features (a name createFeatureExtractor accepts); "": the default.
+  std::string feature_model;
+  std::string device;                      // "cpu", "cuda", "cuda:N", "auto"; "": auto
   // The model choice per stage; "" = feature_model (nav/model_choice.h names).
   std::string vo_model;                    // e.g. "orb", "superpoint+lightglue"
   std::string satellite_model;             // e.g. "sift", "dinov2+litesam"
   // Devices per stage; "" = device; "auto" = the engine's automatic placement.
   std::string vo_device;
   std::string satellite_device;
-  // "overlapped" (the engine), "sequential" or "frame-parallel" (the engine over every GPU)
-  std::string processing_mode = "overlapped";
+  // "overlapped" (the engine), "sequential" or "frame-parallel" (the engine over every
+  // GPU); "": the automatic choice for the devices present (process --mode's default).
+  std::string processing_mode;
   // Overlapped mode's keyframe policy (engine::KeyframePolicy): false = latest wins (VO
   // never waits, requests made while the satellite stage is busy are dropped); true =
   // every keyframe is registered, VO waits for the satellite stage (offline review:
@@ -75,11 +80,11 @@ struct Project {
   std::string results_dir;                 // where `process` writes / the GUI reads results
 
   // Throws InvalidArgument naming the missing or bad field (no video, no basemap, an
-  // hfov outside (1, 179), a camera file source without a path, an empty model name,
-  // a processing mode other than overlapped/sequential).
+  // hfov outside (1, 179), a camera file source without a path, a processing mode other
+  // than "", overlapped, sequential or frame-parallel).
   void check() const;
 
-  // The choice in effect, with the fallbacks above applied.
+  // The choice in effect, with the fallbacks above applied ("": the processing default).
   std::string effectiveVoModel() const { return vo_model.empty() ? feature_model : vo_model; }
   std::string effectiveSatelliteModel() const {
     return satellite_model.empty() ? feature_model : satellite_model;

@@ -109,11 +109,29 @@ class TestProjectFile : public QObject {
     QCOMPARE(read.camera.source, io::CameraSource::HorizontalFov);
     QCOMPARE(read.camera.hfov_deg, 82.5);
     QVERIFY(read.telemetry_path.empty());
-    QCOMPARE(read.feature_model, std::string("sift"));
-    QCOMPARE(read.device, std::string("cpu"));
-    QCOMPARE(read.processing_mode, std::string("overlapped"));
+    // No processing fields: every one unset, i.e. the defaults of `process` (core/app).
+    QVERIFY(read.feature_model.empty() && read.device.empty() && read.processing_mode.empty());
+    QVERIFY(read.effectiveVoModel().empty() && read.effectiveSatelliteDevice().empty());
     QCOMPARE(read.register_every_keyframe, false);  // no key: latest wins, as before the key existed
     QCOMPARE(read.results_dir, dir.filePath("minimal_results").toStdString());
+
+    // Written back, unset fields stay unset ("mode": "auto"), set ones stay set.
+    io::Project unset = read;
+    io::writeProjectFile(path, unset);
+    const io::Project reread = io::readProjectFile(path);
+    QVERIFY(reread.feature_model.empty() && reread.device.empty() && reread.processing_mode.empty());
+    unset.processing_mode = "sequential";
+    unset.vo_device = "cpu";
+    io::writeProjectFile(path, unset);
+    QCOMPARE(io::readProjectFile(path).processing_mode, std::string("sequential"));
+    QCOMPARE(io::readProjectFile(path).effectiveSatelliteDevice(), std::string(""));
+    QCOMPARE(io::readProjectFile(path).effectiveVoDevice(), std::string("cpu"));
+
+    // A file from before "mode" existed ran its feature_model through the engine.
+    writeText(path, R"({"format": "skytrace-project", "version": 1, "video": "v.mp4", "basemaps": ["b.tif"],
+                        "processing": {"feature_model": "sift", "device": "cpu"}})");
+    QCOMPARE(io::readProjectFile(path).processing_mode, std::string("overlapped"));
+    QCOMPARE(io::readProjectFile(path).effectiveSatelliteModel(), std::string("sift"));
 
     // A "processing" object without the key (written before it existed) reads the same.
     writeText(path, R"({"format": "skytrace-project", "version": 1, "video": "v.mp4", "basemaps": ["b.tif"],
@@ -142,6 +160,9 @@ class TestProjectFile : public QObject {
                         "processing": {"register_every_keyframe": "yes"}})");
     QVERIFY(test::errorMessageOf<FormatError>([&] { io::readProjectFile(path); })
                 .contains("register_every_keyframe"));
+    writeText(path, R"({"format": "skytrace-project", "version": 1, "video": "v", "basemaps": ["b"],
+                        "processing": {"mode": "fastest"}})");
+    QVERIFY(test::errorMessageOf<FormatError>([&] { io::readProjectFile(path); }).contains("\"auto\""));
     writeText(path, R"({"format": "skytrace-project", "version": 1, "video": "v", "basemaps": ["b"],
                         "telemetry_time_offset_s": "-20"})");
     QVERIFY(test::errorMessageOf<FormatError>([&] { io::readProjectFile(path); })

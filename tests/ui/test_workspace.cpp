@@ -21,6 +21,7 @@
 #include <atomic>
 
 #include "core/engine/run_control.h"
+#include "core/vision/torch_runtime.h"
 #include "core/geo/track_io.h"
 #include "core/util/error.h"
 #include "tests/test_support.h"
@@ -32,6 +33,7 @@
 #include "ui/map_view.h"
 #include "ui/open_flight_dialog.h"
 #include "ui/plots_panel.h"
+#include "ui/processing_choice.h"
 #include "ui/processing_controller.h"
 #include "ui/processing_options.h"
 #include "ui/results_model.h"
@@ -403,9 +405,12 @@ class TestWorkspace : public QObject {
     QVERIFY(!window.processing()->isRunning());
   }
 
-  // The real navigation in process (NavigationRunner through the engine, SIFT on the CPU) on the rendered
-  // video: the views get frames and latency while it runs, and at the end the results
-  // folder it wrote (the same files as skytrace-cli process, plus latency.csv) is shown.
+  // The real navigation in process (NavigationRunner) on the rendered video, with no
+  // project and no processing option chosen: the views get frames and latency while it
+  // runs, and at the end the results folder it wrote (the same files as skytrace-cli
+  // process, plus latency.csv) is shown. It runs what `process` runs with no options:
+  // ALIKED-n16rot on this machine's devices by core/app's rules (no model folder here,
+  // so ORB stands in, named as a fallback) and the layout those rules pick.
   void realProcessingUpdatesViewsAndWritesResults() {
     QTemporaryDir run_dir;
     const QString video = copyOfVideo(flight_.video, run_dir);
@@ -435,8 +440,12 @@ class TestWorkspace : public QObject {
     const ui::FlightResults& r = window.resultsModel()->results();
     QCOMPARE(QString::fromStdString(r.folder), results);
     QVERIFY(r.completed);
-    QCOMPARE(r.feature_model, std::string("sift+mnn"));
-    QCOMPARE(r.mode, std::string("overlapped"));  // the engine, by default
+    const app::ProcessingChoice defaults = app::processingChoiceFor(app::FlightRequest(), vision::cudaDeviceCount());
+    QCOMPARE(r.mode, std::string(engine::navigationLayoutName(defaults.layout)));
+    QCOMPARE(r.device, app::devicesText(defaults));
+    QVERIFY2(r.feature_model == nav::visualOdometryModelName(defaults.options) ||
+                 r.fallback_reason.find("aliked-n16rot.pth") != std::string::npos,
+             (r.feature_model + " / " + r.fallback_reason).c_str());
     QVERIFY(std::isfinite(r.ground_alt_m));  // written by the runner for footprints
     // The views take the folder on their next 40 ms tick.
     QTRY_COMPARE_WITH_TIMEOUT(window.plotsPanel()->latencyPlot()->barCount(), flight_.frames, 2000);
@@ -491,11 +500,19 @@ class TestWorkspace : public QObject {
     io::Project project = io::readProjectFile(flight_.project.toStdString());
     project.telemetry_path = "/logs/f.srt";
     const QStringList args = ui::CliProcessRunner::argumentsFor(project);
+    // No processing field set: the CLI's own defaults, as the in-process runner's.
     const QStringList expected{"process", "--video", flight_.video, "--basemap", flight_.basemap,
-                               "--telemetry", "/logs/f.srt", "--hfov-deg", "70", "--model", "sift",
-                               "--device", "cpu", "--mode", "overlapped", "--keyframe-policy", "every",
+                               "--telemetry", "/logs/f.srt", "--hfov-deg", "70", "--keyframe-policy", "every",
                                "--out", flight_.results};
     QCOMPARE(args, expected);
+    project.feature_model = "sift";
+    project.device = "cpu";
+    project.processing_mode = "overlapped";
+    const QStringList chosen{"process", "--video", flight_.video, "--basemap", flight_.basemap,
+                             "--telemetry", "/logs/f.srt", "--hfov-deg", "70", "--model", "sift",
+                             "--device", "cpu", "--mode", "overlapped", "--keyframe-policy", "every",
+                             "--out", flight_.results};
+    QCOMPARE(ui::CliProcessRunner::argumentsFor(project), chosen);
   }
 
   void openFlightDialogSortsFilesAndExplainsMissingWeights() {
@@ -515,6 +532,11 @@ class TestWorkspace : public QObject {
     QCOMPARE(QString::fromStdString(project.results_dir), flight_.results);
     QVERIFY2(dialog.validationMessage().isEmpty(), qPrintable(dialog.validationMessage()));
 
+    // Nothing chosen yet: the defaults of `process`, whose weights this folder lacks.
+    QCOMPARE(dialog.processingOptions()->voModelBox()->currentText(), QString("aliked-n16rot"));
+    QCOMPARE(dialog.processingOptions()->voDeviceBox()->currentText(), QString("auto"));
+    QVERIFY2(dialog.modelNote().contains("aliked-n16rot.pth"), qPrintable(dialog.modelNote()));
+    dialog.processingOptions()->satelliteModelBox()->setCurrentText("sift");
     QComboBox* vo_model = dialog.processingOptions()->voModelBox();
     vo_model->setCurrentText("sift");
     QVERIFY(dialog.modelNote().isEmpty());

@@ -1,0 +1,120 @@
+// core/app's FlightRequest and ProcessingChoice as the two front ends build them: a GUI
+// project that leaves the processing fields unset runs exactly what `skytrace-cli
+// process` runs with no options (the same models, devices and layout for 0, 1 and 2
+// GPUs); a project's own choice is carried over; devicesText names placements as
+// report.json does.
+#include <QtTest>
+
+#include <string>
+#include <vector>
+
+#include "core/app/flight_processing.h"
+#include "core/engine/navigation_payloads.h"
+#include "core/io/project_file.h"
+#include "core/nav/model_choice.h"
+
+using namespace skytrace;
+
+namespace {
+
+io::Project flightProject() {
+  io::Project project;
+  project.video_path = "/flights/flight.mp4";
+  project.basemap_paths = {"/maps/ortho.tif"};
+  project.results_dir = "/flights/results";
+  return project;
+}
+
+// The parts of a choice an analyst sees in report.json.
+struct Plan {
+  std::string device, vo_model, satellite_model, layout;
+  bool every_keyframe = false;
+};
+Plan planOf(const app::FlightRequest& request, int cuda_device_count) {
+  const app::ProcessingChoice choice = app::processingChoiceFor(request, cuda_device_count);
+  return {app::devicesText(choice), nav::visualOdometryModelName(choice.options),
+          nav::satelliteModelName(choice.options.registration), engine::navigationLayoutName(choice.layout),
+          choice.keyframe_policy == engine::KeyframePolicy::EveryKeyframe};
+}
+
+}  // namespace
+
+class TestFlightRequest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void anUnsetProjectRunsTheDefaultsOfProcess() {
+    std::vector<std::string> warnings;
+    const app::FlightRequest from_project = app::flightRequestFromProject(flightProject(), &warnings);
+    QVERIFY(warnings.empty());
+    const app::FlightRequest process_defaults;  // `process` with no options
+    QCOMPARE(from_project.feature_model, process_defaults.feature_model);
+    QCOMPARE(from_project.feature_model, std::string("aliked-n16rot"));
+    for (int gpus : {0, 1, 2}) {
+      const Plan gui = planOf(from_project, gpus), cli = planOf(process_defaults, gpus);
+      QCOMPARE(gui.device, cli.device);
+      QCOMPARE(gui.vo_model, cli.vo_model);
+      QCOMPARE(gui.satellite_model, cli.satellite_model);
+      QCOMPARE(gui.layout, cli.layout);
+      QCOMPARE(gui.every_keyframe, cli.every_keyframe);
+    }
+    // The layouts of those defaults, as `process --help` states them.
+    QCOMPARE(planOf(from_project, 0).layout, std::string("sequential"));
+    QCOMPARE(planOf(from_project, 0).device, std::string("cpu"));
+    QCOMPARE(planOf(from_project, 1).layout, std::string("overlapped"));
+    QCOMPARE(planOf(from_project, 1).device, std::string("cuda:0"));
+    QCOMPARE(planOf(from_project, 2).layout, std::string("frame-parallel"));
+    QCOMPARE(planOf(from_project, 2).device, std::string("frame-parallel cuda:0,cuda:1"));
+  }
+
+  void aProjectFileWithoutProcessingRunsTheDefaultsToo() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("flight.skytrace").toStdString();
+    io::writeProjectFile(path, flightProject());
+    const app::FlightRequest request = app::flightRequestFromProject(io::readProjectFile(path), nullptr);
+    const Plan read = planOf(request, 1), defaults = planOf(app::FlightRequest(), 1);
+    QCOMPARE(read.vo_model, defaults.vo_model);
+    QCOMPARE(read.device, defaults.device);
+    QCOMPARE(read.layout, defaults.layout);
+  }
+
+  void theProjectsOwnChoiceIsKept() {
+    io::Project project = flightProject();
+    project.feature_model = "orb";
+    project.satellite_model = "sift";
+    project.device = "cpu";
+    project.processing_mode = "overlapped";
+    project.register_every_keyframe = false;
+    project.camera.source = io::CameraSource::HorizontalFov;
+    project.camera.hfov_deg = 82.5;
+    const app::FlightRequest request = app::flightRequestFromProject(project, nullptr);
+    QCOMPARE(request.camera.source, app::CameraChoice::Source::kHorizontalFov);
+    QCOMPARE(request.camera.hfov_deg, 82.5);
+    const Plan plan = planOf(request, 2);  // named devices keep the user's placement
+    QCOMPARE(plan.device, std::string("cpu"));
+    QCOMPARE(plan.vo_model, std::string("orb+mnn"));
+    QCOMPARE(plan.satellite_model, std::string("vlad+sift"));  // retrieval+fine, as report.json names it
+    QCOMPARE(plan.layout, std::string("overlapped"));
+    QCOMPARE(plan.every_keyframe, false);
+
+    // Per-stage devices: report.json's "vo A, registration B".
+    project.vo_device = "cpu";
+    project.satellite_device = "cuda:1";
+    QCOMPARE(planOf(app::flightRequestFromProject(project, nullptr), 2).device,
+             std::string("vo cpu, registration cuda:1"));
+  }
+
+  void theFlightLogCameraFallsBackWithAWarning() {
+    io::Project project = flightProject();
+    project.telemetry_path = "/flights/flight.srt";
+    project.camera.source = io::CameraSource::Telemetry;
+    std::vector<std::string> warnings;
+    const app::FlightRequest request = app::flightRequestFromProject(project, &warnings);
+    QCOMPARE(request.camera.source, app::CameraChoice::Source::kAutomatic);
+    QCOMPARE(int(warnings.size()), 1);
+    QVERIFY(warnings.front().find("default camera") != std::string::npos);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestFlightRequest)
+#include "test_flight_request.moc"
