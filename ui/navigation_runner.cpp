@@ -30,7 +30,8 @@ class SinkObserver final : public app::FlightObserver {
   }
   void onWarning(const std::string& text) override { sink_.warning(text); }
   bool wantsLiveResults() const override { return true; }
-  engine::LatencyRecorder* latencyForward() override { return sink_.latencyRecorder(); }
+  bool wantsLatencyBatches() const override { return true; }
+  void onLatencyBatch(std::vector<engine::LatencySample> batch) override { sink_.latencySamples(std::move(batch)); }
   const engine::RunControl* control() const override { return &sink_.control(); }
 
   void onSessionStarted(const std::string&, const std::string& fallback_reason) override {

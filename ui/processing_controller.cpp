@@ -26,7 +26,9 @@ class ProcessingController::Sink final : public ProcessingSink {
     std::lock_guard<std::mutex> lock(*owner_->stage_mutex_);
     *owner_->stage_ = stage;
   }
-  engine::LatencyRecorder* latencyRecorder() override { return owner_->recorder_.get(); }
+  void latencySamples(std::vector<engine::LatencySample> batch) override {
+    Q_EMIT owner_->latencyReceived(QVector<engine::LatencySample>(batch.begin(), batch.end()));
+  }
   engine::RunControl& control() override { return owner_->control_; }
   void warning(const std::string& message) override {
     Q_EMIT owner_->workerWarning(QString::fromStdString(message));
@@ -40,10 +42,9 @@ class ProcessingController::Sink final : public ProcessingSink {
 ProcessingController::ProcessingController(ResultsModel* results, QObject* parent)
     : QObject(parent),
       results_(results),
-      recorder_(std::make_unique<engine::LatencyRecorder>()),
       stage_(std::make_shared<std::string>()),
       stage_mutex_(std::make_unique<std::mutex>()) {
-  publisher_ = new engine::LatencyPublisher(recorder_.get(), this);
+  qRegisterMetaType<engine::LatencySample>();
   sink_ = std::make_unique<Sink>(this);
   connect(this, &ProcessingController::workerFrame, results_, &ResultsModel::addFrame, Qt::QueuedConnection);
   connect(this, &ProcessingController::workerFix, results_, &ResultsModel::addFix, Qt::QueuedConnection);
@@ -53,7 +54,8 @@ ProcessingController::ProcessingController(ResultsModel* results, QObject* paren
           Qt::QueuedConnection);
   connect(this, &ProcessingController::workerWarning, this, &ProcessingController::warningReported,
           Qt::QueuedConnection);
-  connect(publisher_, &engine::LatencyPublisher::samplesReady, results_, &ResultsModel::addLatency);
+  // Queued by the worker (latencySamples): the model takes each batch on the GUI thread.
+  connect(this, &ProcessingController::latencyReceived, results_, &ResultsModel::addLatency, Qt::QueuedConnection);
   progress_timer_.setInterval(kProgressIntervalMs);
   connect(&progress_timer_, &QTimer::timeout, this, &ProcessingController::sampleProgress);
 }
@@ -76,9 +78,6 @@ bool ProcessingController::start(const io::Project& project, std::unique_ptr<Pro
   control_.reset();
   frames_done_ = 0;
   frames_total_ = 0;
-  std::vector<engine::LatencySample> stale;
-  recorder_->drain(&stale);  // samples of an earlier run
-  publisher_->clearHistory();
   const PlannedProcessing planned = plannedProcessing(project, vision::cudaDeviceCount());
   results_->beginLive(QString::fromStdString(planned.device), QString::fromStdString(planned.vo_model));
   running_ = true;
@@ -98,7 +97,6 @@ bool ProcessingController::start(const io::Project& project, std::unique_ptr<Pro
   });
   thread_->setObjectName(QStringLiteral("skytrace-processing"));
   thread_->start();
-  publisher_->start();
   progress_timer_.start();
   Q_EMIT started();
   return true;
@@ -146,7 +144,6 @@ void ProcessingController::onWorkerDone(int outcome, const QString& message) {
     delete thread_;
     thread_ = nullptr;
   }
-  publisher_->stop();  // a last drain: no sample is lost
   progress_timer_.stop();
   sampleProgress();
   running_ = false;

@@ -1,8 +1,8 @@
 // ProcessingController: runs one processing job (a ProcessingRunner) on its own thread
 // and brings its output to the GUI: per-frame results and registration fixes as queued
-// signals, latency samples through an engine::LatencyRecorder drained every 40 ms by an
-// engine::LatencyPublisher, and progress/ETA sampled every 100 ms from atomics (a fast
-// pipeline cannot flood the event loop). Pause and cancel go through engine::RunControl.
+// signals, the run's latency samples as the batches its engine::LatencyLog hands out
+// (at most every 40 ms; queued signals too), and progress/ETA sampled every 100 ms from
+// atomics (a fast pipeline cannot flood the event loop). Pause and cancel go through engine::RunControl.
 // Errors are reported once per run (failed), and whatever was computed stays shown.
 //
 // Thread: the controller lives on the GUI thread; the runner runs on the controller's
@@ -19,8 +19,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
-#include "core/engine/latency_publisher.h"
 #include "core/engine/latency_recorder.h"
 #include "core/engine/run_control.h"
 #include "core/io/project_file.h"
@@ -36,7 +36,8 @@ class ProcessingSink {
   virtual void fixComputed(const RegistrationFixRecord& fix) = 0;
   // frames_done of frames_total (total may be an estimate; 0 when unknown).
   virtual void progress(std::int64_t frames_done, std::int64_t frames_total, const std::string& stage) = 0;
-  virtual engine::LatencyRecorder* latencyRecorder() = 0;
+  // A batch of the run's latency samples (engine::LatencyBatchListener's contract).
+  virtual void latencySamples(std::vector<engine::LatencySample> batch) = 0;
   virtual engine::RunControl& control() = 0;
   virtual void warning(const std::string& message) = 0;
   // Ellipsoidal ground height under the flight once known (camera footprints).
@@ -71,7 +72,6 @@ class ProcessingController : public QObject {
   double fraction() const;
   // Seconds left, from the rate so far; negative while unknown.
   double etaS() const;
-  const engine::LatencyPublisher& latencyPublisher() const { return *publisher_; }
 
  Q_SIGNALS:
   void started();
@@ -85,6 +85,9 @@ class ProcessingController : public QObject {
   // Something the user should know that does not stop the run (e.g. a model replaced by
   // the classical fallback because its weights are missing).
   void warningReported(const QString& message);
+  // A batch of the running job's latency samples, on the GUI thread (also added to the
+  // results model).
+  void latencyReceived(const QVector<skytrace::engine::LatencySample>& samples);
 
   // Internal (worker -> GUI, queued).
   void workerFrame(const skytrace::ui::LiveFrameUpdate& update);
@@ -105,8 +108,6 @@ class ProcessingController : public QObject {
 
   ResultsModel* results_;
   engine::RunControl control_;
-  std::unique_ptr<engine::LatencyRecorder> recorder_;
-  engine::LatencyPublisher* publisher_ = nullptr;
   std::unique_ptr<Sink> sink_;
   QThread* thread_ = nullptr;
   bool running_ = false;

@@ -15,7 +15,7 @@
 #include <map>
 #include <vector>
 
-#include "core/engine/latency_publisher.h"  // LatencySample as a Qt metatype
+#include "core/engine/latency_recorder.h"
 #include "ui/flight_results.h"
 
 namespace skytrace::ui {
@@ -84,3 +84,4 @@ class ResultsModel : public QObject {
 Q_DECLARE_METATYPE(skytrace::ui::LiveFrameUpdate)
 Q_DECLARE_METATYPE(skytrace::ui::RegistrationFixRecord)
 Q_DECLARE_METATYPE(skytrace::ui::FlightResults)
+Q_DECLARE_METATYPE(skytrace::engine::LatencySample)

@@ -16,7 +16,7 @@
 //               before the next frame (the baseline; `process --mode sequential`);
 //   vo_only     the overlapped engine with registration off (VO latency alone);
 //   overlapped  the engine: decode thread + pinned ring + copy stream, VO worker on a
-//               high-priority stream, registration QThread (same GPU, or --sat-device);
+//               high-priority stream, registration thread (same GPU, or --sat-device);
 //               `process --mode overlapped`;
 //   multi_gpu   as overlapped with registration on cuda:1 (two GPUs only);
 //   multi_gpu_frames

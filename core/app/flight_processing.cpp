@@ -108,7 +108,7 @@ NavigationRun runNavigation(const std::string& video_path, nav::NavigationInputs
   engine::NavigationEngineHooks hooks;
   hooks.live = liveSinkOf(observer);
   hooks.control = observer.control();
-  hooks.latency_forward = observer.latencyForward();
+  hooks.latency_listener = observer.wantsLatencyBatches() ? &observer : nullptr;
   // Bounded resident memory over long videos (core/util/heap_trim.h), on its own thread.
   const BackgroundHeapTrim heap_trim;
   // Called by the engine's threads one at a time (NavigationEngineHooks::progress).

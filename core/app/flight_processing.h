@@ -138,7 +138,7 @@ struct FlightSetup {
 };
 
 // What a caller watches and controls. Every method has a default that does nothing.
-class FlightObserver : public engine::NavigationLiveSink {
+class FlightObserver : public engine::NavigationLiveSink, public engine::LatencyBatchListener {
  public:
   // Processing thread, once, before the models load.
   virtual void onSetup(const FlightSetup& setup) {}
@@ -154,8 +154,12 @@ class FlightObserver : public engine::NavigationLiveSink {
   void onFrame(const nav::FrameResult&) override {}
   void onFix(const nav::RegistrationFix&) override {}
   virtual bool wantsLiveResults() const { return false; }
-  // Every latency sample of the run is also pushed here while it runs (null: none).
-  virtual engine::LatencyRecorder* latencyForward() { return nullptr; }
+  // The run's latency samples (the stage clock's: device events on a GPU), in batches
+  // while it runs, at most every 40 ms and the rest at its end, only when
+  // wantsLatencyBatches(): an engine thread (whichever completed the batch) or the
+  // processing thread at the end, one call at a time, in order. Keep it short.
+  void onLatencyBatch(std::vector<engine::LatencySample>) override {}
+  virtual bool wantsLatencyBatches() const { return false; }
   // Pause and cancel of the run (null: neither). Any thread may set it.
   virtual const engine::RunControl* control() const { return nullptr; }
 };

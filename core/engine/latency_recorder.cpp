@@ -80,17 +80,48 @@ std::size_t LatencyRecorder::drain(std::vector<LatencySample>* out) {
   }
 }
 
-LatencyLog::LatencyLog(LatencyRecorder* live) : live_(live) {}
+LatencyLog::LatencyLog(LatencyBatchListener* listener, double batch_interval_ms)
+    : listener_(listener), batch_interval_ms_(batch_interval_ms), epoch_ns_(steadyNowNs()) {}
 
-double LatencyLog::nowMs() const { return live_ ? live_->nowMs() : own_clock_.nowMs(); }
+double LatencyLog::nowMs() const { return static_cast<double>(steadyNowNs() - epoch_ns_) * 1e-6; }
+
+std::vector<LatencySample> LatencyLog::takeBatch(std::unique_lock<std::mutex>* listener_lock) {
+  if (handed_over_ == samples_.size()) return {};
+  std::vector<LatencySample> batch(samples_.begin() + static_cast<std::ptrdiff_t>(handed_over_), samples_.end());
+  handed_over_ = samples_.size();
+  // Taken before mutex_ is released: batches reach the listener in the order they were cut.
+  *listener_lock = std::unique_lock<std::mutex>(listener_mutex_);
+  return batch;
+}
 
 bool LatencyLog::push(const LatencySample& sample) {
+  std::vector<LatencySample> batch;
+  std::unique_lock<std::mutex> listener_lock;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     samples_.push_back(sample);
+    if (listener_) {
+      const double now_ms = nowMs();
+      if (now_ms - last_batch_ms_ >= batch_interval_ms_) {
+        last_batch_ms_ = now_ms;
+        batch = takeBatch(&listener_lock);
+      }
+    }
   }
-  if (live_) live_->push(sample);  // a full live ring drops it there (counted there)
+  if (!batch.empty()) listener_->onLatencyBatch(std::move(batch));
   return true;
+}
+
+void LatencyLog::flush() {
+  if (!listener_) return;
+  std::vector<LatencySample> batch;
+  std::unique_lock<std::mutex> listener_lock;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    last_batch_ms_ = nowMs();
+    batch = takeBatch(&listener_lock);
+  }
+  if (!batch.empty()) listener_->onLatencyBatch(std::move(batch));
 }
 
 std::vector<LatencySample> LatencyLog::samples() const {

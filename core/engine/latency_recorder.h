@@ -1,7 +1,9 @@
-// Per-frame, per-stage latency of the pipeline. Producers (the VO worker, the satellite
-// worker, the decode thread) push samples without locks; one consumer (the report
-// writer, or LatencyPublisher on the GUI side) drains them. Durations come from device
-// events on GPU and from the steady clock on CPU; the recorder only stores them.
+// Per-frame, per-stage latency of the pipeline. Producers (the decode thread, the VO
+// worker, the satellite worker) push samples through a LatencySink: a run's LatencyLog
+// keeps every one and hands them to a listener (the GUI's live plot) in batches;
+// LatencyRecorder is a bounded lock-free queue for a single consumer. Durations come
+// from device events on a GPU and from the steady clock on the CPU (StageClock); the
+// recorders only store them.
 #pragma once
 
 #include <array>
@@ -72,24 +74,46 @@ class LatencyRecorder final : public LatencySink {
   std::int64_t epoch_ns_;
 };
 
+// Takes a run's latency samples in batches while it runs (the GUI's live latency plot).
+// Thread: called by whichever thread completes a batch (a producer: the decode, VO or
+// satellite thread) or calls LatencyLog::flush; never by two threads at once, and
+// batches arrive in the order their samples were pushed. Keep it short (hand the batch
+// to another thread); it must not push to the log that calls it.
+class LatencyBatchListener {
+ public:
+  virtual ~LatencyBatchListener() = default;
+  virtual void onLatencyBatch(std::vector<LatencySample> batch) = 0;
+};
+
 // Every sample of one run, in arrival order and without a bound (a few per frame: an
-// hour of video is a few MB), each also pushed on to a live recorder when one is given
-// (the GUI's, which a LatencyPublisher drains in 40 ms batches), by the producer's thread
-// at the moment it is measured. Start times are on the live recorder's clock when there
-// is one, so both see the same numbers.
-// Thread: push from any thread (a mutex); samples() once the producers are done.
+// hour of video is a few MB): the run's one recorder, which latency.csv, report.json and
+// the live plot all read. With a listener, the samples also go out in batches as they
+// arrive: the push that finds `batch_interval_ms` passed since the last batch hands over
+// everything not yet handed over (so a listener is called at most 1000 / interval times
+// a second however fast the run goes), and flush() hands over the rest. Nothing polls.
+// Thread: push and nowMs from any thread (a mutex); flush and samples once the producers
+// are done.
 class LatencyLog final : public LatencySink {
  public:
-  explicit LatencyLog(LatencyRecorder* live = nullptr);
+  explicit LatencyLog(LatencyBatchListener* listener = nullptr, double batch_interval_ms = 40.0);
   double nowMs() const override;
   bool push(const LatencySample& sample) override;
+  // Hands the samples not yet handed over to the listener (none: no call).
+  void flush();
   std::vector<LatencySample> samples() const;
 
  private:
-  LatencyRecorder* live_;
-  LatencyRecorder own_clock_{2};
-  mutable std::mutex mutex_;
+  // Called with mutex_ held; returns with the batch and listener_mutex_ taken, or empty.
+  std::vector<LatencySample> takeBatch(std::unique_lock<std::mutex>* listener_lock);
+
+  LatencyBatchListener* const listener_;
+  const double batch_interval_ms_;
+  const std::int64_t epoch_ns_;
+  mutable std::mutex mutex_;     // samples_, handed_over_, last_batch_ms_
+  std::mutex listener_mutex_;    // one listener call at a time; taken after mutex_
   std::vector<LatencySample> samples_;
+  std::size_t handed_over_ = 0;  // samples_[0, handed_over_) went to the listener
+  double last_batch_ms_ = 0.0;
 };
 
 // Measures one CPU stage with the steady clock and pushes it on destruction.

@@ -384,8 +384,8 @@ NavigationEngineRun runNavigationEngine(const std::string& video_path, nav::Navi
   }
   auto output = std::make_shared<NavigationRunOutput>();
   output->setProgressCallback(hooks.progress, frames_total);
-  // Every sample as it is measured, forwarded at once to the live recorder (no bridge).
-  LatencyLog samples(hooks.latency_forward);
+  // The run's one recorder: every sample as it is measured, in batches to the listener.
+  LatencyLog samples(hooks.latency_listener);
   const PayloadFactories payloads = makeNavigationPayloads(inputs, options, frames_total, output, hooks.live);
   auto video_end = std::make_shared<VideoEndNote>();
   NavigationEngineRun run;
@@ -408,6 +408,7 @@ NavigationEngineRun runNavigationEngine(const std::string& video_path, nav::Navi
     }
     run.report = pipeline.report();
   }
+  samples.flush();  // the producers are done: the listener gets the last batch
   run.samples = samples.samples();
   if (!run.report.error.empty()) throw Error(run.report.error);
   std::optional<nav::NavigationResult> result = output->result();

@@ -116,7 +116,7 @@ enum class NavigationLayout {
   // (runSequential). The baseline; the CPU default.
   Sequential,
   // Decode thread and pinned ring, VO worker on a high-priority stream, registration on
-  // the satellite QThread (Pipeline). The GPU default.
+  // the satellite thread (Pipeline). The GPU default.
   Overlapped,
   // Overlapped, with VO's feature extraction spread frame by frame over several devices
   // (front_end_devices, one thread each) and tracked in frame order on placement.vo;
@@ -163,9 +163,9 @@ struct NavigationEngineHooks {
   // Pause and cancel, set by the front end from any thread; the run's workers obey it
   // directly (RunControl::setParent). A cancel ends the run with the frames done so far.
   const RunControl* control = nullptr;
-  // Every latency sample is also pushed here, by the thread that measured it, when it is
-  // measured (e.g. the recorder a LatencyPublisher drains for the live plot).
-  LatencyRecorder* latency_forward = nullptr;
+  // The run's latency samples in batches while it runs (at most every 40 ms, the rest
+  // at the end), from the thread that completed the batch (see LatencyBatchListener).
+  LatencyBatchListener* latency_listener = nullptr;
   // Progress: frames done of the video's frames_total and what is happening
   // ("navigating", "preparing the global search: 37%"). Called on an engine thread (the
   // VO worker after a frame, at most every 100 ms; the satellite worker while a global

@@ -1,8 +1,5 @@
 #include "core/engine/pipeline.h"
 
-#include <QDeadlineTimer>
-#include <QThread>
-
 #include <c10/core/InferenceMode.h>
 
 #include <chrono>
@@ -11,6 +8,8 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+
+#include <pthread.h>
 
 #include "core/engine/device_placement.h"
 #include "core/engine/frame_feed.h"
@@ -65,12 +64,17 @@ void PipelineOptions::check() const {
   keyframePolicyName(keyframe_policy);  // throws for a value outside the enum
 }
 
+namespace {
+// The thread's name in debuggers and `top -H` (Linux: at most 15 characters).
+void nameThisThread(const std::string& name) { pthread_setname_np(pthread_self(), name.substr(0, 15).c_str()); }
+}  // namespace
+
 struct Pipeline::Run {
   explicit Run(std::size_t queue_capacity) : requests(queue_capacity) {}
 
   struct Satellite {
-    QThread* thread = nullptr;
-    SatelliteWorker* worker = nullptr;
+    std::unique_ptr<SatelliteWorker> worker;
+    std::thread thread;
   };
   bool hasSatellite() const { return !satellites.empty(); }
   // True once every satellite worker has stopped (no fix will arrive any more).
@@ -87,15 +91,15 @@ struct Pipeline::Run {
   RunReport report;  // written by the VO thread until vo_done
   std::thread vo_thread;
   std::vector<Satellite> satellites;  // empty: no satellite stage
-  std::mutex mutex;
-  std::condition_variable vo_finished;
+  std::mutex mutex;                 // vo_done, satellites_ended
+  std::condition_variable thread_ended;  // notified as each thread's work ends
   bool vo_done = false;
+  std::size_t satellites_ended = 0;
+  bool allEnded() const { return vo_done && satellites_ended == satellites.size(); }  // mutex held
 };
 
-Pipeline::Pipeline(PipelineOptions options, SourceFactory source, PayloadFactories payloads,
-                   LatencySink* recorder, QObject* parent)
-    : QObject(parent),
-      options_(std::move(options)),
+Pipeline::Pipeline(PipelineOptions options, SourceFactory source, PayloadFactories payloads, LatencySink* recorder)
+    : options_(std::move(options)),
       source_(std::move(source)),
       payloads_(std::move(payloads)),
       recorder_(recorder) {
@@ -153,16 +157,26 @@ void Pipeline::start() {
     channel.device = satellite_devices[i];
     channel.sm_limit = options_.satellite_sm_limit;
     channel.factory = payloads_.satellite;
-    Run::Satellite stage;
-    stage.thread = new QThread();
-    stage.thread->setObjectName(QStringLiteral("skytrace-satellite-%1").arg(i));
-    stage.worker = new SatelliteWorker(std::move(channel));
-    stage.worker->moveToThread(stage.thread);
-    connect(stage.thread, &QThread::started, stage.worker, &SatelliteWorker::run);
-    run->satellites.push_back(stage);
-    stage.thread->start(QThread::LowPriority);
+    run->satellites.emplace_back();
+    run->satellites.back().worker = std::make_unique<SatelliteWorker>(std::move(channel));
   }
-  run->vo_thread = std::thread([this, run] { runVo(run); });
+  // Every thread object exists before any starts (allEnded counts them).
+  for (std::size_t i = 0; i < run->satellites.size(); ++i) {
+    SatelliteWorker* worker = run->satellites[i].worker.get();
+    run->satellites[i].thread = std::thread([run, worker, i] {
+      nameThisThread("skytrace-sat-" + std::to_string(i));
+      worker->run();
+      {
+        std::lock_guard<std::mutex> lock(run->mutex);
+        ++run->satellites_ended;
+      }
+      run->thread_ended.notify_all();
+    });
+  }
+  run->vo_thread = std::thread([this, run] {
+    nameThisThread("skytrace-vo");
+    runVo(run);
+  });
 }
 
 void Pipeline::runVo(Run* run) {
@@ -325,16 +339,19 @@ void Pipeline::runVo(Run* run) {
     report.peak_vo_device_bytes = peakDeviceBytes(options_.placement.vo);
   } catch (...) {
   }
-  if (!report.error.empty()) {
-    SKYTRACE_LOG(Warning, "engine.pipeline") << "engine run failed: " << report.error;
-    Q_EMIT failed(QString::fromStdString(report.error));
+  if (!report.error.empty()) SKYTRACE_LOG(Warning, "engine.pipeline") << "engine run failed: " << report.error;
+  if (options_.on_end) {
+    try {
+      options_.on_end(report.error);
+    } catch (...) {
+      // a front end's callback must not take the VO thread down
+    }
   }
-  Q_EMIT finished();
   {
     std::lock_guard<std::mutex> lock(run->mutex);
     run->vo_done = true;
   }
-  run->vo_finished.notify_all();
+  run->thread_ended.notify_all();
 }
 
 void Pipeline::setPaused(bool paused) {
@@ -350,28 +367,21 @@ void Pipeline::cancel() {
 
 bool Pipeline::isRunning() const {
   if (!run_) return false;
-  {
-    std::lock_guard<std::mutex> lock(run_->mutex);
-    if (!run_->vo_done) return true;
-  }
-  for (const Run::Satellite& satellite : run_->satellites)
-    if (!satellite.thread->isFinished()) return true;
-  return false;
+  std::lock_guard<std::mutex> lock(run_->mutex);
+  return !run_->allEnded();
 }
 
 bool Pipeline::wait(int timeout_ms) {
   if (!run_) return true;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   {
     std::unique_lock<std::mutex> lock(run_->mutex);
-    if (!run_->vo_finished.wait_until(lock, deadline, [&] { return run_->vo_done; })) return false;
+    if (!run_->thread_ended.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] { return run_->allEnded(); }))
+      return false;
   }
+  // Every thread's work has ended: the joins return at once.
   if (run_->vo_thread.joinable()) run_->vo_thread.join();
-  for (const Run::Satellite& satellite : run_->satellites) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (!satellite.thread->wait(QDeadlineTimer(std::max<qint64>(0, left.count())))) return false;
-  }
+  for (Run::Satellite& satellite : run_->satellites)
+    if (satellite.thread.joinable()) satellite.thread.join();
   return true;
 }
 
@@ -398,11 +408,8 @@ RunReport Pipeline::report() const {
 void Pipeline::releaseFinishedRun() {
   if (!run_) return;
   if (run_->vo_thread.joinable()) run_->vo_thread.join();
-  for (const Run::Satellite& satellite : run_->satellites) {
-    satellite.thread->wait();
-    delete satellite.worker;
-    delete satellite.thread;
-  }
+  for (Run::Satellite& satellite : run_->satellites)
+    if (satellite.thread.joinable()) satellite.thread.join();
   run_.reset();
 }
 

@@ -1,7 +1,7 @@
 // The overlapped engine (DESIGN.md "Data flow"): a decode thread feeds a pinned frame
 // ring (FrameFeed), the VO worker (foreground, high-priority stream) processes every
 // frame, keyframe requests go through a bounded queue (KeyframeQueue) to the satellite
-// worker (a QObject on its own QThread, normal-priority stream or a second GPU), and
+// worker (its own thread, normal-priority stream or a second GPU), and
 // fixes come back to the VO thread, which applies them between frames in whatever
 // order they arrive. What VO does when the queue is full is the KeyframePolicy: by
 // default latest wins (VO never waits for the satellite stage; drops counted), or
@@ -12,17 +12,16 @@
 // order, and more satellite workers share the keyframe queue (whichever is free takes the
 // next keyframe). Every device then carries part of both stages.
 //
-// Run control: start() -> [setPaused] -> finished (or cancel()); start() again after
+// Run control: start() -> [setPaused] -> the run ends (or cancel()); start() again after
 // the run ended restarts from the first frame with fresh payloads. Errors: the first
-// error of a run (from any thread) cancels it and is reported once (failed(), and in
-// report().error). Shutdown is bounded: wait(ms) returns false on timeout, threads are
-// never terminated; the destructor cancels and waits for the current step to end.
-// Thread: every public method is called from the controlling thread (the one that
-// created the Pipeline: GUI or CLI). Signals arrive queued in that thread.
+// error of a run (from any thread) cancels it and is reported once (the on_end callback,
+// and report().error). Shutdown is bounded: wait(ms) returns false on timeout, threads
+// are never terminated; the destructor cancels and waits for the current step to end.
+// Threads: plain std::threads owned by the Pipeline (DESIGN.md "Errors and threads"):
+// the VO worker (which also starts and stops the decode thread) and one per satellite
+// worker; wait() is woken by their ends, nothing polls. Every public method is called
+// from the controlling thread (the one that created the Pipeline: GUI or CLI).
 #pragma once
-
-#include <QObject>
-#include <QString>
 
 #include <functional>
 #include <memory>
@@ -85,19 +84,23 @@ struct PipelineOptions {
   // workers obey it as they obey setPaused() and cancel(), with no thread in between.
   const RunControl* control = nullptr;
 
+  // Called once per run when VO has ended (completed, cancelled or failed), on the VO
+  // thread, with the run's first error ("" unless it failed); the satellite workers may
+  // still be stopping (wait() for them). Keep it short. May be empty.
+  std::function<void(const std::string& error)> on_end;
+
   void check() const;  // throws InvalidArgument
 };
 
-class Pipeline : public QObject {
-  Q_OBJECT
-
+class Pipeline {
  public:
   using SourceFactory = std::function<std::unique_ptr<FrameSource>()>;
 
   // `recorder` (may be null) receives every stage sample; it must outlive the Pipeline.
-  Pipeline(PipelineOptions options, SourceFactory source, PayloadFactories payloads,
-           LatencySink* recorder, QObject* parent = nullptr);
-  ~Pipeline() override;
+  Pipeline(PipelineOptions options, SourceFactory source, PayloadFactories payloads, LatencySink* recorder);
+  ~Pipeline();
+  Pipeline(const Pipeline&) = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
 
   // Starts a run. Throws InvalidArgument if one is still running.
   void start();
@@ -108,12 +111,6 @@ class Pipeline : public QObject {
   bool wait(int timeout_ms);
   // The last run's report (complete once wait() returned true).
   RunReport report() const;
-
- Q_SIGNALS:
-  // The run's first error (at most once per run).
-  void failed(const QString& message);
-  // The run ended (completed, cancelled or failed); emitted from the VO thread.
-  void finished();
 
  private:
   struct Run;

@@ -1,7 +1,5 @@
 #include "core/engine/satellite_worker.h"
 
-#include <QThread>
-
 #include <c10/core/InferenceMode.h>
 
 #include <chrono>
@@ -63,8 +61,6 @@ void SatelliteWorker::run() {
     peak_device_bytes_ = -1;  // the device itself was unusable (already reported)
   }
   done_.store(true, std::memory_order_release);
-  Q_EMIT done();
-  if (QThread* thread = QThread::currentThread()) thread->quit();
 }
 
 }  // namespace skytrace::engine

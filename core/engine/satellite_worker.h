@@ -1,18 +1,16 @@
-// The satellite stage's worker: a QObject moved to its own QThread (QGroundControl
-// style). run() is connected to QThread::started, so it executes on that thread: it
-// creates its stream (normal priority, below VO's high-priority stream) and its payload
-// there, then takes keyframe requests from the keyframe queue until the queue is
-// closed and empty or the run is cancelled, and posts every fix to the VO side's inbox.
-// Errors go to the run's ErrorLatch (and cancel the run). When it stops, for whatever
-// reason, it closes the queue (a VO worker blocked on a full queue must not wait for a
-// consumer that is gone); the thread then quits.
-// Thread: constructed on the controlling thread, then used only on its QThread; its
-// results (latencies) are read after the thread has finished.
+// The satellite stage's worker. run() executes on the worker's own thread (the
+// Pipeline's std::thread): it creates its stream (normal priority, below VO's
+// high-priority stream) and its payload there, then takes keyframe requests from the
+// keyframe queue until the queue is closed and empty or the run is cancelled, and posts
+// every fix to the VO side's inbox. Errors go to the run's ErrorLatch (and cancel the
+// run). When it stops, for whatever reason, it closes the queue (a VO worker blocked on
+// a full queue must not wait for a consumer that is gone) and returns.
+// Thread: constructed on the controlling thread, then used only on its thread; its
+// results (latencies) are read after run() has returned.
 #pragma once
 
-#include <QObject>
-
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -35,9 +33,7 @@ struct SatelliteChannel {
   std::function<std::unique_ptr<SatellitePayload>(const vision::DeviceSpec&)> factory;
 };
 
-class SatelliteWorker : public QObject {
-  Q_OBJECT
-
+class SatelliteWorker {
  public:
   explicit SatelliteWorker(SatelliteChannel channel);
 
@@ -48,11 +44,8 @@ class SatelliteWorker : public QObject {
   // Set when the worker's first error came from its error latch report (tests).
   bool reportedError() const { return reported_error_; }
 
- public Q_SLOTS:
+  // The worker's whole life on its thread; returns when it stopped (never throws).
   void run();
-
- Q_SIGNALS:
-  void done();
 
  private:
   SatelliteChannel channel_;

@@ -1,8 +1,8 @@
 // One navigation run over a flight: visual odometry every frame, keyframes handed to
 // basemap registration, fusion of both, and at the end smoothing and GNSS discrepancy
 // analysis. The session is the VO-side state; registration runs wherever the caller
-// puts it (the same thread in core/app's sequential layout, a background QThread
-// in core/engine), and its fixes come back through addFix in any order.
+// puts it (the same thread in core/app's sequential layout, the satellite worker's
+// thread in core/engine), and its fixes come back through addFix in any order.
 //
 // Thread: a NavigationSession is created and used by ONE thread (the VO worker):
 // processFrame, addFix, takeRegistrationRequest and finish are all called there.

@@ -4,7 +4,6 @@
 // drops, VO's wait for room, and cancel / pause / a satellite error while VO waits),
 // frame-parallel runs (front ends in several threads, several satellite workers), and
 // the device placement rule.
-#include <QSignalSpy>
 #include <QtTest>
 
 #include <algorithm>
@@ -304,19 +303,46 @@ QString startAndCancelCycles(Pipeline& pipeline, const Trace& trace, int cycles,
   return {};
 }
 
+// The runs' ends as Pipeline's on_end callback reports them (called on the VO thread).
+class EndLog {
+ public:
+  // `options` with on_end recording here.
+  PipelineOptions attach(PipelineOptions options) {
+    options.on_end = [this](const std::string& error) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++ends_;
+      if (!error.empty()) ++failures_;
+    };
+    return options;
+  }
+  int ends() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return ends_;
+  }
+  int failures() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return failures_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  int ends_ = 0;
+  int failures_ = 0;
+};
+
 // Starts `pipeline` and lets it run into its payload's error: the run must end within
-// `timeout_ms`, neither completed nor cancelled, signal failed() exactly once, and VO must
+// `timeout_ms`, neither completed nor cancelled, report its failure to on_end exactly once, and VO must
 // have finished once without completing. *report receives the run's report. Returns the
 // first failure, or an empty string.
-QString runIntoError(Pipeline& pipeline, Trace& trace, int timeout_ms, RunReport* report) {
-  QSignalSpy failed(&pipeline, &Pipeline::failed);
+QString runIntoError(Pipeline& pipeline, Trace& trace, int timeout_ms, RunReport* report, const EndLog& ends) {
+  const int failed_before = ends.failures();
   pipeline.start();
   if (!pipeline.wait(timeout_ms)) return QString("the run did not end within %1 ms").arg(timeout_ms);
   *report = pipeline.report();
   if (report->completed || report->cancelled)
     return QString("the run ended %1, not failed").arg(report->completed ? "completed" : "cancelled");
-  if (!QTest::qWaitFor([&] { return failed.count() == 1; }, 5000))
-    return QString("failed() was signalled %1 times").arg(failed.count());
+  if (ends.failures() != failed_before + 1)
+    return QString("on_end reported %1 failures").arg(ends.failures() - failed_before);
   if (trace.finishCalls() != 1 || trace.finish_completed)
     return QString("VO finished %1 times (completed: %2)").arg(trace.finishCalls()).arg(trace.finish_completed);
   return {};
@@ -341,8 +367,8 @@ class TestEnginePipeline : public QObject {
     LatencyRecorder recorder;
     PipelineOptions options;
     options.keyframe_queue_capacity = 8;  // room for every request: nothing may be dropped
-    Pipeline pipeline(options, smallFrames(40), fakePayloads(trace, behaviour), &recorder);
-    QSignalSpy finished(&pipeline, &Pipeline::finished);
+    EndLog ends;
+    Pipeline pipeline(ends.attach(options), smallFrames(40), fakePayloads(trace, behaviour), &recorder);
     pipeline.start();
     QVERIFY(pipeline.wait(20000));
     const RunReport report = pipeline.report();
@@ -358,7 +384,8 @@ class TestEnginePipeline : public QObject {
     QCOMPARE(trace->finish_calls, 1);
     QVERIFY(trace->finish_completed);
     QCOMPARE(trace->vo_payloads_alive.load(), 0);  // destroyed on their threads
-    QTRY_COMPARE(finished.count(), 1);
+    QCOMPARE(ends.ends(), 1);  // before wait() returned, on the VO thread
+    QCOMPARE(ends.failures(), 0);
     // Every frame has a decode and an extract sample; each keyframe a fine-match one.
     std::vector<LatencySample> samples;
     recorder.drain(&samples);
@@ -486,9 +513,10 @@ class TestEnginePipeline : public QObject {
     auto trace = std::make_shared<Trace>();
     FakeBehaviour behaviour;
     behaviour.vo_throw_at = 7;
-    Pipeline pipeline(PipelineOptions{}, smallFrames(50), fakePayloads(trace, behaviour), nullptr);
+    EndLog ends;
+    Pipeline pipeline(ends.attach(PipelineOptions{}), smallFrames(50), fakePayloads(trace, behaviour), nullptr);
     RunReport report;
-    const QString failure = runIntoError(pipeline, *trace, 20000, &report);
+    const QString failure = runIntoError(pipeline, *trace, 20000, &report, ends);
     QVERIFY2(failure.isEmpty(), qPrintable(failure));
     QVERIFY2(report.error.find("frame 7 is unreadable") != std::string::npos, report.error.c_str());
     QCOMPARE(report.frames, std::int64_t(7));
@@ -499,8 +527,8 @@ class TestEnginePipeline : public QObject {
     FakeBehaviour behaviour;
     behaviour.satellite_throws = true;
     behaviour.vo_step = 1ms;
-    Pipeline pipeline(PipelineOptions{}, smallFrames(100), fakePayloads(trace, behaviour), nullptr);
-    QSignalSpy failed(&pipeline, &Pipeline::failed);
+    EndLog ends;
+    Pipeline pipeline(ends.attach(PipelineOptions{}), smallFrames(100), fakePayloads(trace, behaviour), nullptr);
     for (int run = 0; run < 2; ++run) {  // once per run, again after a restart
       pipeline.start();
       QVERIFY(pipeline.wait(20000));
@@ -509,10 +537,11 @@ class TestEnginePipeline : public QObject {
       QVERIFY2(report.error.rfind("satellite stage: fake satellite: basemap has no georeference", 0) == 0,
                report.error.c_str());
       QVERIFY(report.frames < 100);  // the error stopped the run
-      QTRY_COMPARE(failed.count(), run + 1);
+      QCOMPARE(ends.failures(), run + 1);
     }
     QTest::qWait(100);
-    QCOMPARE(failed.count(), 2);
+    QCOMPARE(ends.failures(), 2);
+    QCOMPARE(ends.ends(), 2);
   }
 
   // Back-pressure: a satellite stage 15x slower than VO, a queue of one; every keyframe
@@ -661,9 +690,10 @@ class TestEnginePipeline : public QObject {
     behaviour.vo_step = 1ms;
     behaviour.satellite_step = 150ms;
     behaviour.satellite_throw_after = 1;  // after ~300 ms: VO has long been blocked
-    Pipeline pipeline(everyKeyframe(), smallFrames(100), fakePayloads(trace, behaviour), nullptr);
+    EndLog ends;
+    Pipeline pipeline(ends.attach(everyKeyframe()), smallFrames(100), fakePayloads(trace, behaviour), nullptr);
     RunReport report;
-    const QString failure = runIntoError(pipeline, *trace, 10000, &report);
+    const QString failure = runIntoError(pipeline, *trace, 10000, &report, ends);
     QVERIFY2(failure.isEmpty(), qPrintable(failure));
     QVERIFY2(report.error.rfind("satellite stage: fake satellite: tile cache for frame 1 is unreadable", 0) == 0,
              report.error.c_str());
@@ -742,9 +772,10 @@ class TestEnginePipeline : public QObject {
     auto trace = std::make_shared<Trace>();
     FakeBehaviour behaviour;
     behaviour.front_end_throw_at = 9;
-    Pipeline pipeline(frameParallel(), smallFrames(50), fakePayloads(trace, behaviour), nullptr);
+    EndLog ends;
+    Pipeline pipeline(ends.attach(frameParallel()), smallFrames(50), fakePayloads(trace, behaviour), nullptr);
     RunReport report;
-    const QString failure = runIntoError(pipeline, *trace, 20000, &report);
+    const QString failure = runIntoError(pipeline, *trace, 20000, &report, ends);
     QVERIFY2(failure.isEmpty(), qPrintable(failure));
     QVERIFY2(report.error.rfind("visual odometry front end (cpu): fake front end: frame 9 has no features", 0) == 0,
              report.error.c_str());

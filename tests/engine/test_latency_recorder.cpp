@@ -1,14 +1,13 @@
-#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <set>
 #include <thread>
 
-#include "core/engine/latency_publisher.h"
 #include "core/engine/latency_recorder.h"
 
 using namespace skytrace::engine;
@@ -57,12 +56,24 @@ class TestLatencyRecorder : public QObject {
   }
 
   // LatencyLog keeps every sample of a run whatever its length (no ring to overflow),
-  // pushed from several threads, and forwards each one at once to the live recorder,
-  // whose clock it then uses.
-  void latencyLogKeepsEverythingAndForwards() {
-    LatencyRecorder live(1 << 4);  // small: the live side may drop, the log may not
-    LatencyLog log(&live);
-    QVERIFY(std::abs(log.nowMs() - live.nowMs()) < 50.0);
+  // pushed from several threads, and hands each one exactly once to its listener, in
+  // batches cut as samples arrive (no thread polls), one listener call at a time.
+  void latencyLogKeepsEverythingAndHandsItOverInBatches() {
+    class Listener final : public LatencyBatchListener {
+     public:
+      void onLatencyBatch(std::vector<LatencySample> batch) override {
+        if (in_call.exchange(true)) overlapped = true;
+        ++batches;
+        received.insert(received.end(), batch.begin(), batch.end());
+        std::this_thread::sleep_for(std::chrono::microseconds(200));  // a slow consumer
+        in_call = false;
+      }
+      std::atomic<bool> in_call{false};
+      std::atomic<bool> overlapped{false};
+      int batches = 0;  // guarded by the log's one-call-at-a-time contract
+      std::vector<LatencySample> received;
+    } listener;
+    LatencyLog log(&listener, 2.0);
     constexpr int kThreads = 3, kPerThread = 2000;
     std::vector<std::thread> producers;
     std::atomic<int> refused{0};
@@ -72,24 +83,34 @@ class TestLatencyRecorder : public QObject {
           LatencySample s;
           s.frame = t * kPerThread + i;
           s.stage = Stage::Extract;
+          s.start_ms = log.nowMs();
           if (!log.push(s)) ++refused;
+          if (i % 100 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
         }
       });
     for (auto& p : producers) p.join();
+    log.flush();
     QCOMPARE(refused.load(), 0);
     const std::vector<LatencySample> all = log.samples();
     QCOMPARE(int(all.size()), kThreads * kPerThread);
     std::set<std::int64_t> frames;
     for (const auto& s : all) frames.insert(s.frame);
     QCOMPARE(int(frames.size()), kThreads * kPerThread);
-    std::vector<LatencySample> forwarded;
-    live.drain(&forwarded);
-    QCOMPARE(forwarded.size() + live.droppedCount(), std::size_t(kThreads * kPerThread));
-    QVERIFY(!forwarded.empty());
+    // The listener saw the log's samples in the log's order, in more than one batch
+    // (cut while the run went on) and far fewer batches than samples.
+    QVERIFY(!listener.overlapped);
+    QCOMPARE(listener.received.size(), all.size());
+    for (std::size_t i = 0; i < all.size(); ++i) QCOMPARE(listener.received[i].frame, all[i].frame);
+    QVERIFY2(listener.batches > 1 && listener.batches < kThreads * kPerThread / 10,
+             qPrintable(QString::number(listener.batches)));
+    const int batches = listener.batches;
+    log.flush();  // nothing new: no call
+    QCOMPARE(listener.batches, batches);
 
-    LatencyLog alone;  // no live recorder: its own clock
+    LatencyLog alone;  // no listener: it only keeps
     QVERIFY(alone.nowMs() >= 0.0 && alone.nowMs() < 1000.0);
     QVERIFY(alone.push(LatencySample{}));
+    alone.flush();
     QCOMPARE(alone.samples().size(), std::size_t(1));
   }
 
@@ -163,21 +184,6 @@ class TestLatencyRecorder : public QObject {
     }
     QCOMPARE(rows, 3);
     QVERIFY(saw_cuda);
-  }
-
-  // The publisher batches: many samples between two ticks arrive in one signal.
-  void publisherBatchesSamples() {
-    LatencyRecorder recorder;
-    LatencyPublisher publisher(&recorder, nullptr, 40);
-    QSignalSpy spy(&publisher, &LatencyPublisher::samplesReady);
-    for (int i = 0; i < 500; ++i) recorder.push(LatencySample{});
-    publisher.start();
-    QVERIFY(spy.wait(1000));
-    QCOMPARE(spy.count(), 1);
-    QCOMPARE(spy.at(0).at(0).value<QVector<LatencySample>>().size(), 500);
-    recorder.push(LatencySample{});
-    publisher.stop();  // final drain
-    QCOMPARE(int(publisher.history().size()), 501);
   }
 };
 

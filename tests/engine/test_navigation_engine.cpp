@@ -1,5 +1,5 @@
 // The navigation through the overlapped engine (runNavigationEngine: NavigationSession on
-// the VO thread, BasemapRegistrar on the satellite QThread) against the single-threaded
+// the VO thread, BasemapRegistrar on the satellite thread) against the single-threaded
 // reference layout (app::runNavigation, sequential) on the same real sequence (KITTI 00,
 // 20 frames, ORB) and basemap: every frame processed, every registration attempt that was not dropped comes back as
 // a fix in the result, stage samples for every frame. The frame-parallel layout (two

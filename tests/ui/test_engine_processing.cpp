@@ -419,11 +419,13 @@ class TestEngineProcessing : public QObject {
     QVERIFY(window.applyProject(project));
     LiveCounter live(window.processing());
     std::set<engine::Stage> live_stages;
-    QObject::connect(&window.processing()->latencyPublisher(), &engine::LatencyPublisher::samplesReady,
-                     &live.context, [&](const QVector<engine::LatencySample>& samples) {
+    int live_samples = 0;
+    QObject::connect(window.processing(), &ui::ProcessingController::latencyReceived, &live.context,
+                     [&](const QVector<engine::LatencySample>& samples) {
+                       live_samples += samples.size();
                        for (const auto& s : samples) live_stages.insert(s.stage);
                      });
-    QSignalSpy latency_batches(&window.processing()->latencyPublisher(), &engine::LatencyPublisher::samplesReady);
+    QSignalSpy latency_batches(window.processing(), &ui::ProcessingController::latencyReceived);
     QSignalSpy finished(window.processing(), &ui::ProcessingController::finished);
     QSignalSpy failed(window.processing(), &ui::ProcessingController::failed);
     QSignalSpy loaded(&window, &ui::MainWindow::resultsLoaded);
@@ -475,6 +477,11 @@ class TestEngineProcessing : public QObject {
       for (engine::Stage stage : {engine::Stage::Decode, engine::Stage::Extract, engine::Stage::Match,
                                   engine::Stage::Pose, engine::Stage::Fusion, engine::Stage::FineMatch})
         QVERIFY2(live_stages.count(stage), engine::stageName(stage));
+      // One recorder: the plot got exactly the samples latency.csv holds.
+      QFile csv(results + "/latency.csv");
+      QVERIFY(csv.open(QIODevice::ReadOnly));
+      const int csv_rows = int(csv.readAll().trimmed().split('\n').size()) - 1;
+      QCOMPARE(live_samples, csv_rows);
     }
 
     // The results folder the run wrote is shown, and its track follows the true one.

@@ -98,7 +98,7 @@ class FakeRunner final : public ui::ProcessingRunner {
       sample.frame = i;
       sample.stage = engine::Stage::Extract;
       sample.duration_ms = 10.0 + i % 3;
-      sink.latencyRecorder()->push(sample);
+      sink.latencySamples({sample});
       sink.progress(i + 1, n, "visual odometry");
       frames_done->store(i + 1);
       if (delay_ms_ > 0) QThread::msleep(delay_ms_);
