@@ -75,6 +75,23 @@ engine::NavigationLiveSink* liveSinkOf(FlightObserver& observer) {
 
 }  // namespace
 
+void FlightRequest::check() const {
+  checkArgument(!video_path.empty(), "no video to process (--video)");
+  checkArgument(!basemap_paths.empty(), "no basemap: registration needs at least one (--basemap)");
+  for (const std::string& basemap : basemap_paths) checkArgument(!basemap.empty(), "an empty --basemap path");
+  checkArgument(camera.source != CameraChoice::Source::kFile || !camera.file.empty(),
+                "a camera from a file, but no file (--camera)");
+  checkArgument(camera.source != CameraChoice::Source::kHorizontalFov ||
+                    (camera.hfov_deg > 1.0 && camera.hfov_deg < 179.0),
+                "--hfov-deg must be within (1, 179), got " + std::to_string(camera.hfov_deg));
+  if (time_offset_s) {
+    checkArgument(std::isfinite(*time_offset_s), "the time offset must be a finite number of seconds (--time-offset)");
+    checkArgument(!telemetry_path.empty(), "--time-offset needs --telemetry");
+  }
+  checkArgument(satellite_sm_limit >= 0, "--sat-sm-limit must be >= 0 (0: no limit)");
+  checkArgument(!results_dir.empty(), "no results folder (--out)");
+}
+
 nav::CameraModel resolveCamera(const FlightRequest& request, const io::VideoInfo& video, std::string* source) {
   namespace fs = std::filesystem;
   switch (request.camera.source) {
@@ -314,8 +331,7 @@ std::vector<MissingWeights> missingWeights(const nav::NavigationOptions& options
 
 FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observer) {
   const auto started = Clock::now();
-  checkArgument(!request.video_path.empty(), "no video to process");
-  checkArgument(!request.basemap_paths.empty(), "no basemap: registration needs at least one");
+  request.check();
   const ProcessingChoice choice = processingChoiceFor(request, vision::cudaDeviceCount());
   // Weights a chosen model cannot do without: fail before any work (the message names
   // the file and where its authors publish it). Fallbacks are reported when the session

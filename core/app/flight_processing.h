@@ -86,6 +86,12 @@ struct FlightRequest {
 
   std::string results_dir = "out/process";
   std::string skytrace_version;  // for report.json
+
+  // Throws InvalidArgument naming the bad field by its `process` option: no video, no
+  // basemap, a camera file source without a file, a field of view outside (1, 179), a
+  // time offset that is not finite or without a flight log, a negative SM limit, no
+  // results folder. (Models, devices and the layout are checked by processingChoiceFor.)
+  void check() const;
 };
 
 // The camera `request` asks for, for a video of `video`'s frame size; `source` is what

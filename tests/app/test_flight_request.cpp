@@ -2,9 +2,10 @@
 // project that leaves the processing fields unset runs exactly what `skytrace-cli
 // process` runs with no options (the same models, devices and layout for 0, 1 and 2
 // GPUs); a project's own choice is carried over; devicesText names placements as
-// report.json does.
+// report.json does; check() refuses a request that cannot run.
 #include <QtTest>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,8 @@
 #include "core/engine/navigation_payloads.h"
 #include "core/io/project_file.h"
 #include "core/nav/model_choice.h"
+#include "core/util/error.h"
+#include "tests/test_support.h"
 
 using namespace skytrace;
 
@@ -102,6 +105,40 @@ class TestFlightRequest : public QObject {
     project.satellite_device = "cuda:1";
     QCOMPARE(planOf(app::flightRequestFromProject(project, nullptr), 2).device,
              std::string("vo cpu, registration cuda:1"));
+  }
+
+  // check() refuses what cannot run, naming the option, before anything is read.
+  void aBadRequestIsRefusedNamingTheOption() {
+    const app::FlightRequest good = app::flightRequestFromProject(flightProject(), nullptr);
+    good.check();
+    const auto messageOf = [](const app::FlightRequest& request) {
+      return test::errorMessageOf<InvalidArgument>([&] { request.check(); });
+    };
+    app::FlightRequest r = good;
+    r.video_path.clear();
+    QVERIFY(messageOf(r).contains("--video"));
+    r = good;
+    r.basemap_paths.clear();
+    QVERIFY(messageOf(r).contains("--basemap"));
+    r = good;
+    r.camera.source = app::CameraChoice::Source::kFile;
+    QVERIFY(messageOf(r).contains("--camera"));
+    r = good;
+    r.camera.source = app::CameraChoice::Source::kHorizontalFov;
+    r.camera.hfov_deg = 180.0;
+    QVERIFY(messageOf(r).contains("--hfov-deg"));
+    r = good;
+    r.time_offset_s = 5.0;  // no flight log
+    QVERIFY(messageOf(r).contains("--telemetry"));
+    r.telemetry_path = "/flights/flight.srt";
+    r.time_offset_s = std::nan("");
+    QVERIFY(messageOf(r).contains("--time-offset"));
+    r = good;
+    r.satellite_sm_limit = -1;
+    QVERIFY(messageOf(r).contains("--sat-sm-limit"));
+    r = good;
+    r.results_dir.clear();
+    QVERIFY(messageOf(r).contains("--out"));
   }
 
   void theFlightLogCameraFallsBackWithAWarning() {
