@@ -41,7 +41,6 @@
 #include "core/nav/camera_pose.h"
 #include "core/util/atomic_file.h"
 #include "core/vision/torch_runtime.h"
-#include "ui/cli_process_runner.h"
 #include "ui/flight_results.h"
 #include "ui/frame_loader.h"
 #include "ui/map_view.h"
@@ -752,12 +751,13 @@ void MainWindow::updateFootprintCamera() {
     const std::string results_camera = results.folder.empty() ? std::string() : results.folder + "/camera.json";
     if (!results_camera.empty() && QFileInfo::exists(QString::fromStdString(results_camera))) {
       footprint_camera_ = std::make_shared<nav::CameraModel>(nav::readCameraFile(results_camera));
-    } else if (project_.camera.source == io::CameraSource::File && !project_.camera.file_path.empty()) {
-      footprint_camera_ = std::make_shared<nav::CameraModel>(nav::readCameraFile(project_.camera.file_path));
-    } else if (project_.camera.source == io::CameraSource::HorizontalFov && frame_loader_->isOpen()) {
+    } else if (frame_loader_->isOpen()) {
+      // The camera processing will use, by core/app's one rule (file, field of view,
+      // camera.json beside the video, else 70 deg).
       const io::VideoInfo info = io::openVideoSource(project_.video_path)->info();
+      std::string source;
       footprint_camera_ = std::make_shared<nav::CameraModel>(
-          nav::CameraModel::fromHorizontalFov(info.width_px, info.height_px, project_.camera.hfov_deg));
+          app::resolveCamera(app::flightRequestFromProject(project_, nullptr), info, &source));
     }
   } catch (const std::exception& e) {
     statusBar()->showMessage(tr("No camera footprint: %1").arg(QString::fromStdString(e.what())), 5000);

@@ -1,4 +1,4 @@
-#include "ui/cli_process_runner.h"
+#include "tests/ui/cli_process_runner.h"
 
 #include <QCoreApplication>
 #include <QDir>

@@ -1,8 +1,10 @@
-// CliProcessRunner: processes a project by running `skytrace-cli process` (found next to
-// the skytrace executable, in the build tree's app/cli, or on PATH) as a child process.
-// Progress comes from its stderr progress lines; pause stops the child (SIGSTOP/SIGCONT),
-// cancel interrupts it (SIGINT: the CLI then writes the partial results folder). It has
-// no per-frame live data: the views show the results folder when the run ends.
+// CliProcessRunner (a test helper, not part of the GUI): processes a project by running
+// `skytrace-cli process` (found next to the skytrace executable, in the build tree's
+// app/cli, or on PATH) as a child process, through the GUI's ProcessingRunner interface,
+// so that tests can compare the CLI's results with the in-process runner's on the same
+// project. Progress comes from its stderr progress lines; pause stops the child
+// (SIGSTOP/SIGCONT), cancel interrupts it (SIGINT: the CLI then writes the partial
+// results folder). It has no per-frame live data.
 // Thread: run() on the processing thread (ProcessingRunner).
 #pragma once
 

@@ -39,7 +39,7 @@
 #include "core/geo/track_io.h"
 #include "core/io/project_file.h"
 #include "tests/ui/synthetic_flight.h"
-#include "ui/cli_process_runner.h"
+#include "tests/ui/cli_process_runner.h"
 #include "ui/flight_results.h"
 #include "ui/latency_plot.h"
 #include "ui/main_window.h"

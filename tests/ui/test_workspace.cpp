@@ -26,7 +26,7 @@
 #include "core/util/error.h"
 #include "tests/test_support.h"
 #include "tests/ui/synthetic_flight.h"
-#include "ui/cli_process_runner.h"
+#include "tests/ui/cli_process_runner.h"
 #include "ui/flight_results.h"
 #include "ui/latency_plot.h"
 #include "ui/main_window.h"
