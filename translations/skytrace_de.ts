@@ -106,8 +106,12 @@
         <translation>Noch keine Latenzmesswerte.</translation>
     </message>
     <message>
-        <source>Frame: p50 %1 ms, p99 %2 ms (%3 frames)</source>
-        <translation>Bild: p50 %1 ms, p99 %2 ms (%3 Bilder)</translation>
+        <source>Frame: p50 %1 ms, p99 %2 ms (%3 frames), slowest %4 ms (frame %5)</source>
+        <translation>Bild: p50 %1 ms, p99 %2 ms (%3 Bilder), langsamstes %4 ms (Bild %5)</translation>
+    </message>
+    <message>
+        <source>frames above the axis: %1</source>
+        <translation>Bilder über der Achse: %1</translation>
     </message>
     <message>
         <source>%1: p50 %2 / p99 %3 ms</source>
@@ -937,6 +941,10 @@
     <message>
         <source>Mode:</source>
         <translation>Modus:</translation>
+    </message>
+    <message>
+        <source>Automatic (frame-parallel on two or more GPUs, overlapped on one, sequential on the CPU)</source>
+        <translation>Automatisch (bildparallel ab zwei GPUs, überlappend auf einer, sequenziell auf der CPU)</translation>
     </message>
     <message>
         <source>Overlapped (engine: decode, VO and satellite threads)</source>

@@ -106,7 +106,11 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Frame: p50 %1 ms, p99 %2 ms (%3 frames)</source>
+        <source>Frame: p50 %1 ms, p99 %2 ms (%3 frames), slowest %4 ms (frame %5)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>frames above the axis: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -936,6 +940,10 @@
     </message>
     <message>
         <source>Mode:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Automatic (frame-parallel on two or more GPUs, overlapped on one, sequential on the CPU)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

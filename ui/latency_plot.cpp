@@ -80,23 +80,33 @@ void LatencyPlot::setSamples(const std::vector<engine::LatencySample>& samples, 
     if (has_data) bars_[stage]->addToLegend();
     else bars_[stage]->removeFromLegend();
   }
+  slowest_ms_ = 0.0;
+  slowest_frame_ = -1;
   for (const auto& [frame, durations] : by_frame) {
     double total = 0.0;
     for (double d : durations) total += d;
     totals.push_back(total);
+    if (total > slowest_ms_) {
+      slowest_ms_ = total;
+      slowest_frame_ = frame;
+    }
   }
   frames_ = static_cast<int>(by_frame.size());
   frame_p50_ms_ = nearestRank(totals, 0.50);
   frame_p99_ms_ = nearestRank(totals, 0.99);
   stats_ = engine::computeStageStatistics(samples);
-  const double max_total = totals.empty() ? 1.0 : *std::max_element(totals.begin(), totals.end());
-  plot_->yAxis->setRange(0.0, std::max(1.0, 1.1 * max_total));
+  const double axis_top_ms = std::max(1.0, std::min(1.1 * slowest_ms_, 3.0 * frame_p99_ms_));
+  frames_above_axis_ = static_cast<int>(
+      std::count_if(totals.begin(), totals.end(), [&](double total) { return total > axis_top_ms; }));
+  plot_->yAxis->setRange(0.0, axis_top_ms);
   if (!by_frame.empty()) plot_->xAxis->setRange(0.0, std::max(1.0, (by_frame.rbegin()->first + 1) * width_s));
   retranslateUi();
   Q_EMIT dataUpdated(frames_);
 }
 
 int LatencyPlot::barCount() const { return frames_; }
+
+double LatencyPlot::axisTopMs() const { return plot_->yAxis->range().upper; }
 
 QString LatencyPlot::readoutText() const { return readout_->text(); }
 
@@ -107,10 +117,13 @@ void LatencyPlot::retranslateUi() {
     return;
   }
   QStringList parts;
-  parts << tr("Frame: p50 %1 ms, p99 %2 ms (%3 frames)")
+  parts << tr("Frame: p50 %1 ms, p99 %2 ms (%3 frames), slowest %4 ms (frame %5)")
                .arg(frame_p50_ms_, 0, 'f', 1)
                .arg(frame_p99_ms_, 0, 'f', 1)
-               .arg(frames_);
+               .arg(frames_)
+               .arg(slowest_ms_, 0, 'f', 1)
+               .arg(slowest_frame_);
+  if (frames_above_axis_ > 0) parts << tr("frames above the axis: %1").arg(frames_above_axis_);
   for (const engine::StageStatistics& s : stats_)
     parts << tr("%1: p50 %2 / p99 %3 ms")
                  .arg(QString::fromLatin1(engine::stageName(s.stage)))

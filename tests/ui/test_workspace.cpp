@@ -487,6 +487,28 @@ class TestWorkspace : public QObject {
     QVERIFY(!ui::parseTimeText("abc", &t_s));
   }
 
+  // One-off work (a 500 ms frame among 2 ms ones) does not flatten the typical frame:
+  // the axis ends at three times the frame p99 and the readout names what runs past it.
+  void latencyAxisKeepsTheTypicalFrameReadable() {
+    ui::LatencyPlot plot;
+    std::vector<engine::LatencySample> samples;
+    for (int frame = 0; frame < 100; ++frame) {
+      engine::LatencySample s;
+      s.frame = frame;
+      s.stage = engine::Stage::Extract;
+      s.duration_ms = frame == 50 ? 500.0 : 2.0;
+      samples.push_back(s);
+    }
+    plot.setSamples(samples, 30.0);
+    QCOMPARE(plot.axisTopMs(), 6.0);
+    QVERIFY2(plot.readoutText().contains("slowest 500.0 ms (frame 50)"), qPrintable(plot.readoutText()));
+    QVERIFY2(plot.readoutText().contains("frames above the axis: 1"), qPrintable(plot.readoutText()));
+    samples[50].duration_ms = 2.5;  // nothing unusual: the axis ends just above the slowest frame
+    plot.setSamples(samples, 30.0);
+    QCOMPARE(plot.axisTopMs(), 2.75);
+    QVERIFY(!plot.readoutText().contains("above the axis"));
+  }
+
   void cliRunnerSpeaksTheProcessCommandLine() {
     QString stage;
     int percent = -1;
