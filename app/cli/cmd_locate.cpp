@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <csignal>
 
+#include "app/cli/cancel_on_interrupt.h"
 #include "app/cli/cli_command.h"
 #include "app/cli/cli_support.h"
 #include "core/app/photo_location.h"
@@ -22,15 +22,12 @@
 namespace skytrace::cli {
 namespace {
 
-engine::RunControl g_control;
-
-extern "C" void onLocateInterrupt(int) { g_control.requestCancel(); }
-
 // One line per photo on stdout; the progress of a global search's preparation on stderr
 // (a large map takes minutes the first time a photo's resolution is seen): a line at most
-// every 2 s, after the first 2 s of a photo. Ctrl-C cancels (g_control).
+// every 2 s, after the first 2 s of a photo. Ctrl-C cancels (the control given).
 class TerminalLocateObserver : public app::LocateObserver {
  public:
+  explicit TerminalLocateObserver(const engine::RunControl* control) : control_(control) {}
   void onPhotoLocated(const app::PhotoLocation& photo, int, int) override {
     QTextStream out(stdout);
     out << QString::fromStdString(photo.photo_path) << ": "
@@ -50,9 +47,10 @@ class TerminalLocateObserver : public app::LocateObserver {
     QTextStream(stderr) << QString::fromStdString(photo) << ": "
                         << QString::fromStdString(nav::globalSearchStage(done, total)) << "\n";
   }
-  const engine::RunControl* control() const override { return &g_control; }
+  const engine::RunControl* control() const override { return control_; }
 
  private:
+  const engine::RunControl* control_;
   std::chrono::steady_clock::time_point photo_started_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_{};
 };
@@ -100,17 +98,13 @@ int runLocate(const QStringList& args) {
     request.retrieval_weights_path = parser.value("retrieval-weights").toStdString();
     if (parser.isSet("sat-size")) request.satellite_size_px = int(numberOption(parser, "sat-size", 512));
 
-    g_control.reset();
-    auto previous_handler = std::signal(SIGINT, onLocateInterrupt);
-    TerminalLocateObserver observer;
+    engine::RunControl control;
+    TerminalLocateObserver observer(&control);
     app::LocateOutcome outcome;
-    try {
+    {
+      const CancelOnInterrupt interrupt(&control);  // Ctrl+C: exit 130
       outcome = app::locatePhotos(request, observer);
-    } catch (...) {
-      std::signal(SIGINT, previous_handler);
-      throw;
     }
-    std::signal(SIGINT, previous_handler);
 
     QTextStream out(stdout);
     const int attempted = int(outcome.photos.size());

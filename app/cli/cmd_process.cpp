@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <csignal>
 
 #include <unistd.h>
 
+#include "app/cli/cancel_on_interrupt.h"
 #include "app/cli/cli_command.h"
 #include "app/cli/cli_support.h"
 #include "core/app/flight_processing.h"
@@ -21,11 +21,6 @@
 
 namespace skytrace::cli {
 namespace {
-
-// The run's control, for the SIGINT handler (RunControl::requestCancel is async-signal-safe).
-engine::RunControl g_control;
-
-extern "C" void onInterrupt(int) { g_control.requestCancel(); }
 
 // Terminal progress: "[###...] 42% frame 126/300, 7.9 fps, ETA 0:22", at most 4x/s; a
 // stage other than navigating (a global search being prepared) is named after it.
@@ -86,6 +81,7 @@ class ProgressBar {
 // The terminal's view of a run: the progress bar, warnings as they come, Ctrl-C.
 class TerminalObserver final : public app::FlightObserver {
  public:
+  explicit TerminalObserver(const engine::RunControl* control) : control_(control) {}
   void onProgress(std::int64_t frames_done, std::int64_t frames_total, const std::string& stage) override {
     if (stage == "loading models" || stage == "writing results" || stage == "smoothing") return;
     bar_.update(frames_total > 0 ? std::min(1.0, double(frames_done) / double(frames_total)) : 0.0,
@@ -94,9 +90,10 @@ class TerminalObserver final : public app::FlightObserver {
   void onWarning(const std::string& text) override {
     QTextStream(stderr) << "warning: " << QString::fromStdString(text) << "\n";
   }
-  const engine::RunControl* control() const override { return &g_control; }
+  const engine::RunControl* control() const override { return control_; }
 
  private:
+  const engine::RunControl* control_;
   ProgressBar bar_;
 };
 
@@ -214,17 +211,13 @@ int runProcess(const QStringList& args) {
     request.results_dir = parser.value("out").toStdString();
     request.skytrace_version = SKYTRACE_VERSION;
 
-    g_control.reset();
-    auto previous_handler = std::signal(SIGINT, onInterrupt);
-    TerminalObserver observer;
+    engine::RunControl control;
+    TerminalObserver observer(&control);
     app::FlightOutcome outcome;
-    try {
+    {
+      const CancelOnInterrupt interrupt(&control);  // Ctrl+C: partial results, exit 130
       outcome = app::processFlight(request, observer);
-    } catch (...) {
-      std::signal(SIGINT, previous_handler);
-      throw;
     }
-    std::signal(SIGINT, previous_handler);
     QTextStream(stderr) << "\n";
 
     const nav::NavigationResult& result = outcome.result;

@@ -53,6 +53,9 @@ struct FrameFeed::State {
   std::exception_ptr error;
   FrameFeedStats stats;
   std::thread thread;
+  // A pause, resume or cancel wakes whichever side waits here. Last member: it ends
+  // before what it wakes.
+  RunControl::Listener control_wake;
 
   double nowMs() const { return (recorder ? recorder : &local_clock)->nowMs(); }
   bool uploads() const { return options.device.cuda; }
@@ -62,8 +65,7 @@ struct FrameFeed::State {
   // (stop() or cancel), true to go on.
   bool waitWhilePaused() {
     std::unique_lock<std::mutex> lock(mutex);
-    while (control && control->isPaused() && !stopping && !control->isCancelled())
-      changed.wait_for(lock, std::chrono::milliseconds(20));
+    changed.wait(lock, [&] { return !(control && control->isPaused()) || stopping || control->isCancelled(); });
     return !stopping && !(control && control->isCancelled());
   }
 };
@@ -77,6 +79,13 @@ FrameFeed::FrameFeed(std::unique_ptr<FrameSource> source, FrameFeedOptions optio
   state_->options = options;
   state_->recorder = recorder;
   state_->control = control;
+  if (control) {
+    State* state = state_.get();
+    state_->control_wake = control->listen([state] {
+      { std::lock_guard<std::mutex> lock(state->mutex); }
+      state->changed.notify_all();
+    });
+  }
   const FrameSourceInfo& info = state_->source->info();
   if (info.width_px < 1 || info.height_px < 1)
     throw InvalidArgument("frame source '" + info.description + "' has no frame size");
@@ -113,8 +122,7 @@ void FrameFeed::State::decodeLoop() {
       int slot_index = -1;
       {
         std::unique_lock<std::mutex> lock(mutex);
-        while (free_slots.empty() && !stopping && !(control && control->isCancelled()))
-          changed.wait_for(lock, std::chrono::milliseconds(50));
+        changed.wait(lock, [&] { return !free_slots.empty() || stopping || (control && control->isCancelled()); });
         if (stopping || (control && control->isCancelled())) break;
         slot_index = free_slots.front();
         free_slots.pop_front();
@@ -171,8 +179,7 @@ std::optional<FeedFrame> FrameFeed::next(const DeviceStream& consumer) {
   int slot_index = -1;
   {
     std::unique_lock<std::mutex> lock(s.mutex);
-    while (s.ready_slots.empty() && !s.ended && !(s.control && s.control->isCancelled()))
-      s.changed.wait_for(lock, std::chrono::milliseconds(50));
+    s.changed.wait(lock, [&] { return !s.ready_slots.empty() || s.ended || (s.control && s.control->isCancelled()); });
     if (s.ready_slots.empty()) {
       if (s.error) std::rethrow_exception(s.error);
       return std::nullopt;

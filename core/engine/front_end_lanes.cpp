@@ -15,11 +15,6 @@
 
 namespace skytrace::engine {
 
-namespace {
-// How often a thread waiting here looks at cancel (and pause, for the VO worker).
-constexpr std::chrono::milliseconds kWaitCheckInterval(50);
-}  // namespace
-
 struct FrontEndLanes::State {
   std::vector<vision::DeviceSpec> devices;
   Factory factory;
@@ -43,6 +38,9 @@ struct FrontEndLanes::State {
   std::int64_t last_submitted = -1;
   bool closed = false;
   std::vector<std::thread> threads;
+  // A pause, resume or cancel wakes every thread waiting here. Last member: it ends
+  // before what it wakes.
+  RunControl::Listener control_wake;
 };
 
 FrontEndLanes::FrontEndLanes(std::vector<vision::DeviceSpec> devices, Factory factory,
@@ -56,6 +54,12 @@ FrontEndLanes::FrontEndLanes(std::vector<vision::DeviceSpec> devices, Factory fa
   state_->control = control;
   state_->errors = errors;
   state_->jobs.resize(state_->devices.size());
+  State* state = state_.get();
+  state_->control_wake = control->listen([state] {
+    { std::lock_guard<std::mutex> lock(state->mutex); }
+    state->job_queued.notify_all();
+    state->result_posted.notify_all();
+  });
   for (std::size_t lane = 0; lane < state_->devices.size(); ++lane)
     state_->threads.emplace_back([this, lane] { runLane(lane); });
 }
@@ -101,11 +105,16 @@ FrontEndLanes::Result FrontEndLanes::take(std::int64_t index) {
       state_->results.erase(found);
       return result;
     }
-    lock.unlock();
-    state_->control->checkpoint();  // a lane's error cancels the run: Cancelled here
-    lock.lock();
-    state_->result_posted.wait_for(lock, kWaitCheckInterval,
-                                   [&] { return state_->results.count(index) > 0; });
+    const RunControl& control = *state_->control;
+    if (control.isPaused() || control.isCancelled()) {
+      lock.unlock();
+      control.checkpoint();  // blocks while paused; a lane's error cancels the run: Cancelled here
+      lock.lock();
+      continue;
+    }
+    state_->result_posted.wait(lock, [&] {
+      return state_->results.count(index) > 0 || control.isPaused() || control.isCancelled();
+    });
   }
 }
 
@@ -120,8 +129,9 @@ std::shared_ptr<const PreparedFrame> FrontEndLanes::takePairSource(std::int64_t 
     }
     if (state_->closed) return nullptr;
     if (state_->control->isCancelled()) throw Cancelled();
-    state_->result_posted.wait_for(lock, kWaitCheckInterval,
-                                   [&] { return state_->closed || state_->pair_sources.count(index) > 0; });
+    state_->result_posted.wait(lock, [&] {
+      return state_->closed || state_->pair_sources.count(index) > 0 || state_->control->isCancelled();
+    });
   }
 }
 
@@ -137,13 +147,11 @@ void FrontEndLanes::runLane(std::size_t lane) {
       State::Job job;
       {
         std::unique_lock<std::mutex> lock(state_->mutex);
-        state_->job_queued.wait_for(lock, kWaitCheckInterval,
-                                    [&] { return state_->closed || !state_->jobs[lane].empty(); });
+        state_->job_queued.wait(lock, [&] {
+          return state_->closed || !state_->jobs[lane].empty() || state_->control->isCancelled();
+        });
         if (state_->closed) return;
-        if (state_->jobs[lane].empty()) {
-          if (state_->control->isCancelled()) return;
-          continue;
-        }
+        if (state_->jobs[lane].empty()) return;  // cancelled
         job = std::move(state_->jobs[lane].front());
         state_->jobs[lane].pop_front();
       }

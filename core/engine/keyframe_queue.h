@@ -2,14 +2,14 @@
 // with the two ways a producer can meet a full queue (the Pipeline's KeyframePolicy):
 //   pushEvictingOldest()   latest wins: the OLDEST waiting item is evicted and counted as
 //                          dropped; never blocks (live use: VO never waits);
-//   pushWaitingForRoom()   back-pressure: blocks until a consumer pops (or the queue is
-//                          closed), running a caller's callback periodically meanwhile;
+//   pushWaitingForRoom()   back-pressure: blocks until a consumer pops or the queue is
+//                          closed; each wake() meanwhile runs the caller's callback
+//                          (e.g. RunControl::checkpoint, wired by a RunControl listener);
 //                          nothing is evicted (offline use: every keyframe registered).
 // Every pushed item ends up either queued or counted in droppedCount() (evicted,
 // discarded after close(), or abandoned by a throwing wait callback).
-// Thread: any number of producers and consumers; all methods are thread-safe; no
-// busy-waiting (condition variables; a waiting producer wakes on pop, close() or its
-// callback interval).
+// Thread: any number of producers and consumers; all methods are thread-safe; nothing
+// polls (condition variables: waiters wake on push, pop, close() and wake()).
 #pragma once
 
 #include <chrono>
@@ -51,25 +51,26 @@ class KeyframeQueue {
 
   // Back-pressure: waits while the queue is full, then enqueues `item` (true). Wakes as
   // soon as a consumer pops or close() is called; returns false promptly once the queue
-  // is closed (`item` discarded, counted as dropped). While it waits, `while_waiting()`
-  // runs every `callback_interval` (without the queue's lock held), e.g. the VO
-  // thread's RunControl::checkpoint(), which may block while paused or throw Cancelled:
-  // an exception from it propagates with `item` discarded (counted as dropped) and the
-  // queue unchanged. Time spent waiting for room (excluding the callback's own time) is
-  // added to waitedForRoom().
-  template <typename Rep, typename Period, typename Callback>
-  bool pushWaitingForRoom(T item, std::chrono::duration<Rep, Period> callback_interval,
-                          Callback&& while_waiting) {
+  // is closed (`item` discarded, counted as dropped). Each wake() while it waits runs
+  // `on_wake()` (without the queue's lock held), e.g. the VO thread's
+  // RunControl::checkpoint(), which may block while paused or throw Cancelled: an
+  // exception from it propagates with `item` discarded (counted as dropped) and the
+  // queue unchanged. A wake() after the previous on_wake() began is never missed. Time
+  // spent waiting for room (excluding on_wake's own time) is added to waitedForRoom().
+  template <typename Callback>
+  bool pushWaitingForRoom(T item, Callback&& on_wake) {
     std::unique_lock<std::mutex> lock(mutex_);
     const auto hasRoom = [&] { return closed_ || items_.size() < capacity_; };
+    std::uint64_t seen = wakes_;
     while (!hasRoom()) {
       const auto wait_start = std::chrono::steady_clock::now();
-      const bool woke = room_.wait_for(lock, callback_interval, hasRoom);
+      room_.wait(lock, [&] { return hasRoom() || wakes_ != seen; });
       waited_ += std::chrono::steady_clock::now() - wait_start;
-      if (woke) break;
+      if (hasRoom()) break;
+      seen = wakes_;
       lock.unlock();
       try {
-        while_waiting();
+        on_wake();
       } catch (...) {
         lock.lock();
         ++dropped_;
@@ -94,12 +95,32 @@ class KeyframeQueue {
   std::optional<T> popFor(std::chrono::duration<Rep, Period> timeout) {
     std::unique_lock<std::mutex> lock(mutex_);
     ready_.wait_for(lock, timeout, [&] { return closed_ || !items_.empty(); });
-    if (items_.empty()) return std::nullopt;
-    T item = std::move(items_.front());
-    items_.pop_front();
-    lock.unlock();
-    room_.notify_one();
-    return item;
+    return popLocked(&lock);
+  }
+
+  // The count of wake() calls so far: pass it to popUntilWoken, read before checking
+  // what a wake announces (so that no wake in between is missed).
+  std::uint64_t wakeCount() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return wakes_;
+  }
+  // Waits for an item; returns nullopt once the queue is closed and empty, or when
+  // wake() was called since wakeCount() returned `seen`.
+  std::optional<T> popUntilWoken(std::uint64_t seen) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    ready_.wait(lock, [&] { return closed_ || !items_.empty() || wakes_ != seen; });
+    return popLocked(&lock);
+  }
+
+  // Wakes every waiting producer (which runs its on_wake) and popUntilWoken consumer,
+  // e.g. on a pause or cancel of the run. Changes nothing else.
+  void wake() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++wakes_;
+    }
+    ready_.notify_all();
+    room_.notify_all();
   }
 
   std::optional<T> tryPop() { return popFor(std::chrono::milliseconds(0)); }
@@ -122,6 +143,7 @@ class KeyframeQueue {
     items_.clear();
     closed_ = false;
     dropped_ = 0;
+    wakes_ = 0;
     pushed_ = 0;
     waited_ = std::chrono::steady_clock::duration::zero();
   }
@@ -151,14 +173,24 @@ class KeyframeQueue {
   std::size_t capacity() const { return capacity_; }
 
  private:
+  std::optional<T> popLocked(std::unique_lock<std::mutex>* lock) {
+    if (items_.empty()) return std::nullopt;
+    T item = std::move(items_.front());
+    items_.pop_front();
+    lock->unlock();
+    room_.notify_one();
+    return item;
+  }
+
   const std::size_t capacity_;
   mutable std::mutex mutex_;
-  std::condition_variable ready_;  // an item arrived, or closed
-  std::condition_variable room_;   // an item was taken, or closed
+  std::condition_variable ready_;  // an item arrived, closed, or wake()
+  std::condition_variable room_;   // an item was taken, closed, or wake()
   std::deque<T> items_;
   bool closed_ = false;
   std::uint64_t dropped_ = 0;
   std::uint64_t pushed_ = 0;
+  std::uint64_t wakes_ = 0;
   std::chrono::steady_clock::duration waited_{};
 };
 

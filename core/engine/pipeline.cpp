@@ -25,13 +25,6 @@
 
 namespace skytrace::engine {
 
-namespace {
-// How often VO, blocked on a full keyframe queue (EveryKeyframe), looks at pause and
-// cancel. Cancel by Pipeline::cancel() and satellite errors also close the queue, which
-// wakes VO at once.
-constexpr std::chrono::milliseconds kKeyframeWaitCheckInterval(20);
-}  // namespace
-
 std::shared_ptr<KeyframeRequest> VoPayload::processPrepared(const EngineFrame&, const PreparedFrame&,
                                                             StageClock&) {
   throw InvalidArgument("VO payload '" + name() + "' has no front end for frame-parallel runs");
@@ -96,6 +89,9 @@ struct Pipeline::Run {
   bool vo_done = false;
   std::size_t satellites_ended = 0;
   bool allEnded() const { return vo_done && satellites_ended == satellites.size(); }  // mutex held
+  // A pause or cancel (the run's own, or the front end's) wakes VO wherever it waits for
+  // the satellite stage. Last member: it ends before what it wakes.
+  RunControl::Listener control_wake;
 };
 
 Pipeline::Pipeline(PipelineOptions options, SourceFactory source, PayloadFactories payloads, LatencySink* recorder)
@@ -129,6 +125,10 @@ void Pipeline::start() {
   run_ = std::make_unique<Run>(options_.keyframe_queue_capacity);
   Run* run = run_.get();
   run->control.setParent(options_.control);
+  run->control_wake = run->control.listen([run] {
+    run->requests.wake();
+    run->fixes.wake();
+  });
   run->report.mode = options_.mode_name;
   run->report.vo_device = options_.placement.vo.toString();
   const bool satellite = static_cast<bool>(payloads_.satellite);
@@ -166,6 +166,7 @@ void Pipeline::start() {
     run->satellites[i].thread = std::thread([run, worker, i] {
       nameThisThread("skytrace-sat-" + std::to_string(i));
       worker->run();
+      run->fixes.wake();  // VO may wait for a fix this worker will not send
       {
         std::lock_guard<std::mutex> lock(run->mutex);
         ++run->satellites_ended;
@@ -186,9 +187,20 @@ void Pipeline::runVo(Run* run) {
   std::int64_t last_frame = -1;
   bool completed = false;
   std::chrono::steady_clock::duration fix_wait{};  // EveryKeyframe: VO waiting for a fix
-  auto applyArrivedFixes = [&](std::chrono::milliseconds timeout) {
-    for (const auto& fix : run->fixes.takeAll(timeout))
-      applyFix(*vo, *fix, last_frame, recorder_, &report);
+  auto applyFixes = [&](const std::vector<std::shared_ptr<SatelliteFix>>& fixes) {
+    for (const auto& fix : fixes) applyFix(*vo, *fix, last_frame, recorder_, &report);
+  };
+  // Waits for fixes until `deadline` or until the satellite stage is done, applying them
+  // as they come, while `more()` holds; a pause or cancel reaches checkpoint() at once
+  // (the control's listener wakes the inbox).
+  auto applyFixesWhile = [&](auto&& more, std::chrono::steady_clock::time_point deadline) {
+    while (more() && std::chrono::steady_clock::now() < deadline) {
+      const std::uint64_t seen = run->fixes.wakeCount();  // before the checks it guards
+      if (run->satellitesDone()) break;
+      run->control.checkpoint();
+      applyFixes(run->fixes.takeAllWaiting(seen, deadline));
+    }
+    applyFixes(run->fixes.takeAll());
   };
   // After VO finished frame `index`: the report, then the keyframe hand-over.
   auto frameDone = [&](std::int64_t index, double vo_ms, std::shared_ptr<KeyframeRequest> request) {
@@ -203,8 +215,7 @@ void Pipeline::runVo(Run* run) {
       if (options_.keyframe_policy == KeyframePolicy::EveryKeyframe) {
         // Pause and cancel (the user's, or a satellite error's) reach VO while it
         // waits; the satellite workers close the queue when they stop.
-        run->requests.pushWaitingForRoom(std::move(request), kKeyframeWaitCheckInterval,
-                                         [&] { run->control.checkpoint(); });
+        run->requests.pushWaitingForRoom(std::move(request), [&] { run->control.checkpoint(); });
       } else {
         run->requests.pushEvictingOldest(std::move(request));
       }
@@ -214,10 +225,7 @@ void Pipeline::runVo(Run* run) {
       // The payload would hold its next requests back until this fix is in: wait for
       // it, as the sequential driver does (pause and cancel still reach VO here).
       const auto wait_start = std::chrono::steady_clock::now();
-      while (vo->awaitingFix() && !run->satellitesDone()) {
-        run->control.checkpoint();
-        applyArrivedFixes(kKeyframeWaitCheckInterval);
-      }
+      applyFixesWhile([&] { return vo->awaitingFix(); }, std::chrono::steady_clock::time_point::max());
       fix_wait += std::chrono::steady_clock::now() - wait_start;
     }
   };
@@ -237,7 +245,7 @@ void Pipeline::runVo(Run* run) {
     if (options_.front_end_devices.empty()) {
       while (true) {
         run->control.checkpoint();
-        applyArrivedFixes(std::chrono::milliseconds(0));
+        applyFixes(run->fixes.takeAll());
         std::optional<FeedFrame> item = feed.next(stream);
         if (!item) {
           run->control.checkpoint();  // a cancel ends the feed too: report it as such
@@ -264,7 +272,7 @@ void Pipeline::runVo(Run* run) {
       bool source_ended = false;
       while (true) {
         run->control.checkpoint();
-        applyArrivedFixes(std::chrono::milliseconds(0));
+        applyFixes(run->fixes.takeAll());
         while (!source_ended && in_flight.size() < window) {
           std::optional<FeedFrame> item = feed.next(stream);
           if (!item) {
@@ -294,11 +302,7 @@ void Pipeline::runVo(Run* run) {
     // The outstanding keyframes: wait (bounded) for their fixes.
     const auto deadline = std::chrono::steady_clock::now() +
                           std::chrono::milliseconds(options_.final_fix_timeout_ms);
-    while (run->hasSatellite() && !run->satellitesDone() && std::chrono::steady_clock::now() < deadline) {
-      run->control.checkpoint();
-      applyArrivedFixes(std::chrono::milliseconds(20));
-    }
-    applyArrivedFixes(std::chrono::milliseconds(0));
+    applyFixesWhile([&] { return run->hasSatellite(); }, deadline);
     run->control.checkpoint();  // a satellite error cancels the run
     if (run->hasSatellite() && !run->satellitesDone()) {
       report.fixes_lost_at_end = std::max<std::int64_t>(

@@ -28,13 +28,16 @@ void SatelliteWorker::run() {
     std::unique_ptr<SatellitePayload> payload = channel_.factory(channel_.device);
     bool idle_work = true;  // the payload may have work for idle time
     while (true) {
+      // A pause or cancel wakes the queue (the Pipeline's control listener): read its
+      // wake count before the checkpoint that acts on them.
+      const std::uint64_t seen = channel_.requests->wakeCount();
       channel_.control->checkpoint();
       if (idle_work && channel_.requests->size() == 0 && !channel_.requests->isClosed()) {
         idle_work = payload->prepareWhileIdle(*channel_.control);
         continue;
       }
       std::optional<std::shared_ptr<KeyframeRequest>> request =
-          channel_.requests->popFor(std::chrono::milliseconds(idle_work ? 0 : 50));
+          idle_work ? channel_.requests->tryPop() : channel_.requests->popUntilWoken(seen);
       if (!request) {
         if (channel_.requests->isClosed() && channel_.requests->size() == 0) break;
         continue;

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -24,6 +25,8 @@ inline double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// Fixes from the satellite workers to the VO thread. A waiting VO thread wakes when a fix
+// arrives or wake() is called (a satellite worker ended, the run was paused or cancelled).
 class FixInbox {
  public:
   void push(std::shared_ptr<SatelliteFix> fix) {
@@ -33,20 +36,46 @@ class FixInbox {
     }
     arrived_.notify_all();
   }
-  // Everything that arrived, waiting up to `timeout` when nothing is there yet.
-  std::vector<std::shared_ptr<SatelliteFix>> takeAll(std::chrono::milliseconds timeout) {
+  // Everything that arrived, at once.
+  std::vector<std::shared_ptr<SatelliteFix>> takeAll() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return takeLocked();
+  }
+  // The count of wake() calls so far: read it before checking what a wake announces,
+  // then pass it to takeAllWaiting (so that no wake in between is missed).
+  std::uint64_t wakeCount() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return wakes_;
+  }
+  // Everything that arrived, waiting until something did, wake() was called since
+  // wakeCount() returned `seen`, or `deadline` (time_point::max(): no deadline).
+  std::vector<std::shared_ptr<SatelliteFix>> takeAllWaiting(std::uint64_t seen,
+                                                            std::chrono::steady_clock::time_point deadline) {
     std::unique_lock<std::mutex> lock(mutex_);
-    if (fixes_.empty() && timeout.count() > 0)
-      arrived_.wait_for(lock, timeout, [&] { return !fixes_.empty(); });
+    const auto ready = [&] { return !fixes_.empty() || wakes_ != seen; };
+    if (deadline == std::chrono::steady_clock::time_point::max()) arrived_.wait(lock, ready);
+    else arrived_.wait_until(lock, deadline, ready);
+    return takeLocked();
+  }
+  void wake() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++wakes_;
+    }
+    arrived_.notify_all();
+  }
+
+ private:
+  std::vector<std::shared_ptr<SatelliteFix>> takeLocked() {
     std::vector<std::shared_ptr<SatelliteFix>> out(fixes_.begin(), fixes_.end());
     fixes_.clear();
     return out;
   }
 
- private:
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::condition_variable arrived_;
   std::deque<std::shared_ptr<SatelliteFix>> fixes_;
+  std::uint64_t wakes_ = 0;
 };
 
 // Keeps the first error message of a run; later ones are only counted.

@@ -1,4 +1,5 @@
-// KeyframeQueue (both push policies: latest wins, and back-pressure) and RunControl.
+// KeyframeQueue (both push policies: latest wins, and back-pressure; wake()) and
+// RunControl (pause, cancel, parents, listeners).
 #include <QtTest>
 
 #include <algorithm>
@@ -73,18 +74,21 @@ class TestKeyframeQueue : public QObject {
   // is queued behind the others; nothing is dropped.
   void waitingPushBlocksUntilAPop() {
     KeyframeQueue<int> queue(1);
-    QVERIFY(queue.pushWaitingForRoom(1, 10ms, [] {}));  // room: no wait
+    QVERIFY(queue.pushWaitingForRoom(1, [] {}));  // room: no wait
     QCOMPARE(queue.waitedForRoom().count(), std::chrono::steady_clock::duration::rep(0));
     std::atomic<bool> pushed{false};
     std::atomic<int> callbacks{0};
     bool queued = false;
     std::thread producer([&] {
-      queued = queue.pushWaitingForRoom(2, 10ms, [&] { ++callbacks; });
+      queued = queue.pushWaitingForRoom(2, [&] { ++callbacks; });
       pushed = true;
     });
     std::this_thread::sleep_for(150ms);
     QVERIFY2(!pushed.load(), "the queue is full: the producer must wait");
-    QVERIFY2(callbacks.load() >= 3, "the callback runs every 10 ms while waiting");
+    QCOMPARE(callbacks.load(), 0);  // nothing polls: the callback runs on wake() only
+    queue.wake();
+    QTRY_COMPARE_WITH_TIMEOUT(callbacks.load(), 1, 2000);
+    QVERIFY2(!pushed.load(), "a wake is not room");
     const auto popped_at = std::chrono::steady_clock::now();
     QCOMPARE(*queue.tryPop(), 1);
     producer.join();
@@ -99,20 +103,20 @@ class TestKeyframeQueue : public QObject {
 
   void waitingPushReturnsPromptlyOnClose() {
     KeyframeQueue<int> queue(1);
-    QVERIFY(queue.pushWaitingForRoom(1, 10s, [] {}));
+    QVERIFY(queue.pushWaitingForRoom(1, [] {}));
     std::optional<bool> queued;
-    std::thread producer([&] { queued = queue.pushWaitingForRoom(2, 10s, [] {}); });
+    std::thread producer([&] { queued = queue.pushWaitingForRoom(2, [] {}); });
     std::this_thread::sleep_for(50ms);
     const auto t0 = std::chrono::steady_clock::now();
     queue.close();
     producer.join();
-    QVERIFY2(std::chrono::steady_clock::now() - t0 < 1s, "close() wakes the producer (the interval is 10 s)");
+    QVERIFY2(std::chrono::steady_clock::now() - t0 < 1s, "close() wakes the producer");
     QVERIFY(queued.has_value());
     QVERIFY(!*queued);                                  // discarded ...
     QCOMPARE(queue.droppedCount(), std::uint64_t(1));   // ... and counted
     QCOMPARE(*queue.tryPop(), 1);                       // what was queued stays poppable
     QVERIFY(!queue.tryPop().has_value());
-    QVERIFY(!queue.pushWaitingForRoom(3, 10ms, [] {}));  // after close: at once, discarded
+    QVERIFY(!queue.pushWaitingForRoom(3, [] {}));  // after close: at once, discarded
     QCOMPARE(queue.droppedCount(), std::uint64_t(2));
   }
 
@@ -120,12 +124,13 @@ class TestKeyframeQueue : public QObject {
   // propagates; the item is discarded and counted, and the queue keeps working.
   void exceptionFromTheWaitCallbackLeavesTheQueueConsistent() {
     KeyframeQueue<int> queue(1);
-    QVERIFY(queue.pushWaitingForRoom(1, 10ms, [] {}));
+    QVERIFY(queue.pushWaitingForRoom(1, [] {}));
     RunControl control;
+    const RunControl::Listener wake = control.listen([&] { queue.wake(); });  // as the Pipeline wires it
     bool cancelled = false;
     std::thread producer([&] {
       try {
-        queue.pushWaitingForRoom(2, 10ms, [&] { control.checkpoint(); });
+        queue.pushWaitingForRoom(2, [&] { control.checkpoint(); });
       } catch (const skytrace::Cancelled&) {
         cancelled = true;
       }
@@ -137,22 +142,24 @@ class TestKeyframeQueue : public QObject {
     QCOMPARE(queue.size(), std::size_t(1));
     QCOMPARE(queue.droppedCount(), std::uint64_t(1));
     QCOMPARE(*queue.tryPop(), 1);
-    QVERIFY(queue.pushWaitingForRoom(3, 10ms, [] { throw std::logic_error("not called: there is room"); }));
+    QVERIFY(queue.pushWaitingForRoom(3, [] { throw std::logic_error("not called: there is room"); }));
     QCOMPARE(*queue.tryPop(), 3);
   }
 
   // A paused callback holds the producer even when room appears; resuming lets it in.
   void pausedCallbackHoldsTheProducer() {
     KeyframeQueue<int> queue(1);
-    QVERIFY(queue.pushWaitingForRoom(1, 10ms, [] {}));
+    QVERIFY(queue.pushWaitingForRoom(1, [] {}));
     RunControl control;
-    control.setPaused(true);
+    const RunControl::Listener wake = control.listen([&] { queue.wake(); });
     std::atomic<bool> done{false};
     std::thread producer([&] {
-      queue.pushWaitingForRoom(2, 10ms, [&] { control.checkpoint(); });
+      queue.pushWaitingForRoom(2, [&] { control.checkpoint(); });
       done = true;
     });
-    std::this_thread::sleep_for(100ms);  // the producer is inside checkpoint() now
+    std::this_thread::sleep_for(50ms);  // the producer waits for room
+    control.setPaused(true);            // wakes it: it runs its callback and blocks there
+    std::this_thread::sleep_for(100ms);
     QCOMPARE(*queue.tryPop(), 1);
     std::this_thread::sleep_for(150ms);
     QVERIFY2(!done.load(), "paused: the producer stays in its callback");
@@ -187,7 +194,7 @@ class TestKeyframeQueue : public QObject {
     front_end.setPaused(false);
     const auto give_up = std::chrono::steady_clock::now() + 5s;
     while (checkpoints.load() < 5 && std::chrono::steady_clock::now() < give_up) std::this_thread::sleep_for(5ms);
-    QVERIFY(checkpoints.load() >= 5);  // resumed with the parent (within the 50 ms wake-up)
+    QVERIFY(checkpoints.load() >= 5);  // resumed with the parent
     front_end.requestCancel();
     worker.join();
     QVERIFY(cancelled.load());
@@ -224,7 +231,7 @@ class TestKeyframeQueue : public QObject {
     std::vector<std::thread> producers;
     for (int p = 0; p < kProducers; ++p)
       producers.emplace_back([&, p] {
-        for (int i = 0; i < kPerProducer; ++i) queue.pushWaitingForRoom(p * kPerProducer + i, 5ms, [] {});
+        for (int i = 0; i < kPerProducer; ++i) queue.pushWaitingForRoom(p * kPerProducer + i, [] {});
       });
     for (auto& t : producers) t.join();
     queue.close();
@@ -236,6 +243,37 @@ class TestKeyframeQueue : public QObject {
       std::sort(items.begin(), items.end());
       for (int i = 0; i < kPerProducer; ++i) QCOMPARE(items[static_cast<std::size_t>(i)], i);
     }
+  }
+
+  // Listeners hear every change of pause and cancel, the parent's too, on the changing
+  // thread, until their Listener ends; a consumer waiting for a keyframe wakes on wake().
+  void listenersHearEveryChangeUntilTheyEnd() {
+    RunControl parent, child;
+    child.setParent(&parent);
+    std::atomic<int> calls{0};
+    {
+      const RunControl::Listener listener = child.listen([&] { ++calls; });
+      parent.setPaused(true);
+      QCOMPARE(calls.load(), 1);
+      parent.requestCancel();
+      QCOMPARE(calls.load(), 2);
+      child.setPaused(false);
+      QCOMPARE(calls.load(), 3);
+    }
+    parent.reset();
+    child.requestCancel();
+    QCOMPARE(calls.load(), 3);  // ended with its Listener
+
+    KeyframeQueue<int> queue(1);
+    const std::uint64_t seen = queue.wakeCount();
+    std::optional<int> got = 7;
+    std::thread consumer([&] { got = queue.popUntilWoken(seen); });
+    std::this_thread::sleep_for(50ms);
+    queue.wake();
+    consumer.join();
+    QVERIFY(!got.has_value());
+    queue.pushEvictingOldest(5);
+    QCOMPARE(*queue.popUntilWoken(queue.wakeCount()), 5);
   }
 
   void runControlPausesAndCancels() {
