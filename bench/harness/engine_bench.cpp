@@ -1,9 +1,5 @@
 #include "bench/harness/engine_bench.h"
 
-#include <ATen/ATen.h>
-#include <ATen/Parallel.h>
-#include <c10/core/InferenceMode.h>
-
 #include <stdlib.h>
 
 #include <algorithm>
@@ -19,13 +15,12 @@
 
 #include "core/app/flight_processing.h"
 #include "core/engine/device_placement.h"
-#include "core/engine/engine_frame_impl.h"
 #include "core/engine/gpu_streams.h"
-#include "core/engine/gpu_streams_impl.h"
 #include "core/engine/latency_recorder.h"
 #include "core/engine/navigation_payloads.h"
 #include "core/engine/pipeline.h"
 #include "core/engine/sequential_run.h"
+#include "core/engine/transfer_bandwidth.h"
 #include "core/engine/video_frame_source.h"
 #include "core/io/telemetry/telemetry_reader.h"
 #include "core/io/video_source.h"
@@ -427,31 +422,16 @@ json modeJson(const RunReport& report, const std::vector<LatencySample>& samples
   };
 }
 
-// H2D bandwidth, pinned vs pageable, `mib` per copy, timed with events on one stream.
+// H2D bandwidth, pinned vs pageable, `mib` per copy (core/engine/transfer_bandwidth.h).
 json measureTransfers(const vision::DeviceSpec& device, int mib, int repeats) {
   if (!device.cuda) return json{{"skipped", "CPU device: no host-to-device copies"}};
   if (mib == 0) return json{{"skipped", "--transfer-mib 0"}};
-  c10::InferenceMode guard;
   const std::int64_t bytes = static_cast<std::int64_t>(mib) << 20;
-  const DeviceStream stream = DeviceStream::create(device, StreamPriority::Normal);
-  StreamGuard stream_guard(stream);
-  at::Tensor target = at::empty({bytes}, at::TensorOptions().dtype(at::kByte).device(atDevice(device)));
-  json result{{"bytes_per_copy", bytes}, {"repeats", repeats}};
-  for (const bool pinned : {true, false}) {
-    at::Tensor host = allocateHostBuffer({bytes}, at::kByte, device, pinned);
-    host.fill_(1);
-    target.copy_(host, /*non_blocking=*/true);  // warm-up
-    stream.synchronize();
-    DeviceEvent start, end;
-    start.record(stream);
-    for (int r = 0; r < repeats; ++r) target.copy_(host, /*non_blocking=*/true);
-    end.record(stream);
-    end.synchronize();
-    const double ms = start.elapsedMsUntil(end);
-    const double gb_s = static_cast<double>(bytes) * repeats / (ms * 1e-3) / 1e9;
-    result[pinned ? "pinned_gb_s" : "pageable_gb_s"] = gb_s;
-  }
-  return result;
+  const TransferBandwidth bandwidth = measureHostToDeviceBandwidth(device, bytes, repeats);
+  return json{{"bytes_per_copy", bytes},
+              {"repeats", repeats},
+              {"pinned_gb_s", bandwidth.pinned_gb_s},
+              {"pageable_gb_s", bandwidth.pageable_gb_s}};
 }
 
 // A flight rendered for --synthetic, in a temporary folder removed with this object.
@@ -668,7 +648,7 @@ json runEngineBench(const EngineBenchOptions& options, const std::function<void(
   };
   for (const std::string& ignored : options.ignored_options)
     say("bench: " + ignored + " ignored (the workload is the product's navigation; its map sets the tiles)");
-  if (options.threads > 0) at::set_num_threads(options.threads);
+  if (options.threads > 0) vision::configureTorchRuntime(options.threads);
   const int cuda_count = vision::cudaDeviceCount();
   const DevicePlacement placement =
       resolveDevicePlacement(options.device, options.vo_device, options.sat_device, cuda_count);
