@@ -119,9 +119,15 @@ struct NavigationSession::State {
   RelocalisationPolicy relocalisation;  // when attempts stop searching around the estimate
   int requests_without_prior = 0;
 
+  // What a logged pose's heading is when the log has no gimbal yaw.
+  enum class UnloggedHeading {
+    kGuess,    // the aircraft's yaw, else north: a search prior (registration tries it)
+    kUnknown,  // NaN: a fusion anchor, which must not pull the heading anywhere
+  };
   // The logged camera pose at `t_s` (the log's position, height `height_m` above ground
   // or the default height, the gimbal's angles), when the log has a position there.
-  std::optional<CameraPose> loggedPose(double t_s, double height_m) const {
+  std::optional<CameraPose> loggedPose(double t_s, double height_m,
+                                       UnloggedHeading unlogged = UnloggedHeading::kGuess) const {
     if (!inputs.telemetry) return std::nullopt;
     const auto sample = inputs.telemetry->interpolate(t_s);
     if (!sample || !sample->hasPosition()) return std::nullopt;
@@ -130,9 +136,10 @@ struct NavigationSession::State {
     CameraPose pose;
     pose.t_s = t_s;
     pose.position_enu = {p.east_m, p.north_m, inputs.ground_up_m + h};
-    const double true_yaw_deg = std::isfinite(sample->gimbal_yaw_deg) ? sample->gimbal_yaw_deg
-                                : std::isfinite(sample->yaw_deg)      ? sample->yaw_deg
-                                                                      : 0.0;
+    const double guess_deg = unlogged == UnloggedHeading::kUnknown ? std::numeric_limits<double>::quiet_NaN()
+                             : std::isfinite(sample->yaw_deg)      ? sample->yaw_deg
+                                                                   : 0.0;
+    const double true_yaw_deg = std::isfinite(sample->gimbal_yaw_deg) ? sample->gimbal_yaw_deg : guess_deg;
     pose.yaw_deg = true_yaw_deg + inputs.enu.northAzimuthDeg({sample->lat_deg, sample->lon_deg, 0.0});
     pose.pitch_deg = std::isfinite(sample->gimbal_pitch_deg) ? sample->gimbal_pitch_deg : -90.0;
     pose.roll_deg = std::isfinite(sample->gimbal_roll_deg) ? sample->gimbal_roll_deg : 0.0;
@@ -193,21 +200,11 @@ FrameResult NavigationSession::afterOdometry(OdometryMeasurement odometry, const
   if (out.odometry.is_keyframe) ++s.keyframes;
   if (!out.odometry.tracked && out.odometry.reference_frame < 0 && s.frames_processed > 0) ++s.lost_frames;
   const double height = s.heightAt(t_s);
-  if (s.options.use_gnss_prior && s.inputs.telemetry) {
-    const auto sample = s.inputs.telemetry->interpolate(t_s);
-    if (sample && sample->hasPosition()) {
-      const geo::EnuPoint p = s.inputs.enu.toEnu({sample->lat_deg, sample->lon_deg,
-                                                   s.inputs.enu.origin().alt_m +
-                                                       (std::isfinite(height) ? height : s.options.default_height_m)});
-      CameraPose prior;
-      prior.t_s = t_s;
-      prior.position_enu = {p.east_m, p.north_m, p.up_m};
-      // Logged headings are true headings; the frame's north differs away from its origin.
-      if (std::isfinite(sample->gimbal_yaw_deg))
-        prior.yaw_deg = sample->gimbal_yaw_deg + s.inputs.enu.northAzimuthDeg({sample->lat_deg, sample->lon_deg, 0.0});
-      if (std::isfinite(sample->gimbal_pitch_deg)) prior.pitch_deg = sample->gimbal_pitch_deg;
-      s.fusion->addPosePrior(frame, prior, 3.0);
-    }
+  if (s.options.use_gnss_prior) {
+    // The same logged pose as a registration prior's (height above the ground plane),
+    // but a heading the log does not state is left unknown, not anchored at north.
+    if (const std::optional<CameraPose> prior = s.loggedPose(t_s, height, State::UnloggedHeading::kUnknown))
+      s.fusion->addPosePrior(frame, *prior, 3.0);
   }
   const auto start = Clock::now();
   double pitch_hint = std::numeric_limits<double>::quiet_NaN();

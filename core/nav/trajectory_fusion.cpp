@@ -141,6 +141,9 @@ struct TrajectoryFusion::State {
     // Blending angles near nadir only makes sense for the observable heading.
     foldRollIntoYawNearNadir(&predicted.pose);
     foldRollIntoYawNearNadir(&anchor.pose);
+    // An anchor without a heading (a position prior from a log that states none) keeps
+    // the predicted one, or north when there is none yet.
+    if (!std::isfinite(anchor.pose.yaw_deg)) anchor.pose.yaw_deg = predicted.has_pose ? predicted.pose.yaw_deg : 0.0;
     FusedPose out = predicted;
     out.has_pose = true;
     if (!predicted.has_pose) {

@@ -70,7 +70,8 @@ class TrajectoryFusion {
   // unbroken odometry (back to the latest frame VO lost) are dropped; every other
   // anchor is kept. Within the gate it is an ordinary fix.
   bool addFix(const RegistrationFix& fix, bool relocalise = false);
-  // An absolute pose from elsewhere (telemetry used as a prior), same semantics as a fix.
+  // An absolute pose from elsewhere (telemetry used as a prior), same semantics as a fix;
+  // a NaN yaw_deg means the heading is unknown and leaves the estimate's heading alone.
   void addPosePrior(std::int64_t frame, const CameraPose& pose, double sigma_m);
 
   // Online estimate of a frame already added; nullopt when unknown.

@@ -1,8 +1,9 @@
-// NavigationSession: what its registration requests search around, and what a run that
-// placed no frame on the basemaps reports. VO runs for real (ORB) on one textured frame
+// NavigationSession: what its registration requests search around, what a run that
+// placed no frame on the basemaps reports, and what a GNSS prior anchors. VO runs for real (ORB) on one textured frame
 // shown again and again (a hovering camera); the test plays the registrar.
 #include <QtTest>
 
+#include <cmath>
 #include <optional>
 #include <string>
 
@@ -116,6 +117,50 @@ class TestNavigationSession : public QObject {
     QVERIFY(request);
     QVERIFY(request->t_s < failed_at_s + RelocalisationPolicy::kFirstRetryS);
     QVERIFY(request->prior);
+  }
+
+  // With the log as a fusion prior (--use-gnss-prior), a log that states no heading
+  // anchored every frame's heading at north, and its height above the ENU origin instead
+  // of above the ground plane. The prior is now the registration's logged pose with an
+  // unknown heading: the hovering camera keeps the fix's heading and height.
+  void aGnssPriorWithoutHeadingKeepsHeadingAndHeight() {
+    NavigationInputs in = inputs();
+    in.ground_up_m = -50.0;  // the ground 50 m below the ENU origin
+    io::TelemetrySeries log;
+    log.format = "csv";
+    const geo::GeoPoint above = in.enu.toGeo({10.0, 20.0, 0.0});
+    for (int i = 0; i <= 200; ++i) {
+      io::TelemetrySample sample;
+      sample.log_t_s = i / kFps;
+      sample.lat_deg = above.lat_deg;
+      sample.lon_deg = above.lon_deg;
+      sample.alt_rel_m = 100.0;  // above the ground; no yaw, no gimbal
+      log.samples.push_back(sample);
+    }
+    in.telemetry = log;
+    NavigationOptions o = options();
+    o.use_gnss_prior = true;
+    NavigationSession session(in, o);
+    const cv::Mat frame = texturedFrame();
+    std::int64_t next = 0;
+    auto request = nextRequest(session, frame, &next);
+    QVERIFY(request);
+    RegistrationFix fix = answer(*request, true);
+    fix.pose.position_enu = {10.0, 20.0, in.ground_up_m + 100.0};
+    fix.pose.yaw_deg = 90.0;
+    fix.image_from_ground = imageFromGround(kCamera, fix.pose, in.ground_up_m);
+    session.addFix(fix);
+    FrameResult last;
+    for (int i = 0; i < 30; ++i, ++next) {
+      last = session.processFrame(next, next / kFps, vision::Image::fromHost(frame));
+      session.takeRegistrationRequest();  // left unanswered: only the priors act
+    }
+    QVERIFY(last.online.has_pose);
+    CameraPose online = last.online.pose;
+    foldRollIntoYawNearNadir(&online);
+    QVERIFY2(std::abs(online.yaw_deg - 90.0) < 2.0, qPrintable(QString("yaw %1 deg").arg(online.yaw_deg)));
+    QVERIFY2(std::abs(online.position_enu[2] - (in.ground_up_m + 100.0)) < 1.0,
+             qPrintable(QString("up %1 m").arg(online.position_enu[2])));
   }
 
   void aRunWithNoFixSaysWhyAndHowToFixIt() {
