@@ -41,7 +41,7 @@
 #include "core/nav/camera_pose.h"
 #include "core/util/atomic_file.h"
 #include "core/vision/torch_runtime.h"
-#include "ui/flight_results.h"
+#include "core/app/flight_results.h"
 #include "ui/frame_loader.h"
 #include "ui/map_view.h"
 #include "ui/navigation_runner.h"

@@ -43,6 +43,10 @@ namespace skytrace::nav {
 class CameraModel;
 }
 
+namespace skytrace::app {
+struct FlightResults;
+}  // namespace skytrace::app
+
 namespace skytrace::ui {
 
 class FrameLoader;
@@ -55,7 +59,7 @@ class TimeModel;
 class TimelineWidget;
 class TrajectoryPlot;
 class VideoPanel;
-struct FlightResults;
+using app::FlightResults;
 
 struct MainWindowOptions {
   bool interactive = true;       // false: no modal dialogs (batch screenshot, tests)

@@ -19,7 +19,7 @@
 #include <QVBoxLayout>
 
 #include "core/util/error.h"
-#include "ui/flight_results.h"
+#include "core/app/flight_results.h"
 #include "ui/processing_options.h"
 
 namespace skytrace::ui {
@@ -38,7 +38,7 @@ const io::CameraSource kCameraSources[] = {io::CameraSource::Default, io::Camera
 InputKind classifyInputPath(const QString& path) {
   const QFileInfo info(path);
   if (info.isDir()) {
-    if (isResultsFolder(path.toStdString())) return InputKind::ResultsFolder;
+    if (app::isResultsFolder(path.toStdString())) return InputKind::ResultsFolder;
     return InputKind::ImageFolder;
   }
   const QString suffix = info.suffix().toLower();

@@ -91,7 +91,7 @@ class ProcessingController : public QObject {
 
   // Internal (worker -> GUI, queued).
   void workerFrame(const skytrace::ui::LiveFrameUpdate& update);
-  void workerFix(const skytrace::ui::RegistrationFixRecord& fix);
+  void workerFix(const skytrace::app::RegistrationFixRecord& fix);
   void workerWarning(const QString& message);
   void workerGround(double alt_m);
   void workerDone(int outcome, const QString& message);

@@ -16,9 +16,19 @@
 #include <vector>
 
 #include "core/engine/latency_recorder.h"
-#include "ui/flight_results.h"
+#include "core/app/flight_results.h"
 
 namespace skytrace::ui {
+
+// A results folder's content and its reader live in core/app; the views use them as is.
+using app::DiscrepancyRecord;
+using app::FlaggedSegment;
+using app::FlightResults;
+using app::isResultsFolder;
+using app::poseIndexAt;
+using app::readResultsFolder;
+using app::RegistrationFixRecord;
+using app::stageFromName;
 
 // What the engine knows about one frame right after processing it.
 struct LiveFrameUpdate {
@@ -56,11 +66,11 @@ class ResultsModel : public QObject {
 
  public Q_SLOTS:
   // Replaces everything (a results folder read on a worker); emits reset + changed now.
-  void setResults(const skytrace::ui::FlightResults& results);
+  void setResults(const skytrace::app::FlightResults& results);
   // Starts an empty live run.
   void beginLive(const QString& device, const QString& feature_model);
   void addFrame(const skytrace::ui::LiveFrameUpdate& update);
-  void addFix(const skytrace::ui::RegistrationFixRecord& fix);
+  void addFix(const skytrace::app::RegistrationFixRecord& fix);
   void addLatency(const QVector<skytrace::engine::LatencySample>& samples);
   void setGroundAltitude(double alt_m);
   // The run ended: its final results (the results folder written by the run) replace the
@@ -82,6 +92,6 @@ class ResultsModel : public QObject {
 }  // namespace skytrace::ui
 
 Q_DECLARE_METATYPE(skytrace::ui::LiveFrameUpdate)
-Q_DECLARE_METATYPE(skytrace::ui::RegistrationFixRecord)
-Q_DECLARE_METATYPE(skytrace::ui::FlightResults)
+Q_DECLARE_METATYPE(skytrace::app::RegistrationFixRecord)
+Q_DECLARE_METATYPE(skytrace::app::FlightResults)
 Q_DECLARE_METATYPE(skytrace::engine::LatencySample)

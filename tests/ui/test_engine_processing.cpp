@@ -40,7 +40,7 @@
 #include "core/io/project_file.h"
 #include "tests/ui/synthetic_flight.h"
 #include "tests/ui/cli_process_runner.h"
-#include "ui/flight_results.h"
+#include "core/app/flight_results.h"
 #include "ui/latency_plot.h"
 #include "ui/main_window.h"
 #include "ui/plots_panel.h"
@@ -120,7 +120,7 @@ struct LiveCounter {
                        else ++good_overlays;
                      }, Qt::QueuedConnection);
     QObject::connect(controller, &ui::ProcessingController::workerFix, &context,
-                     [this](const ui::RegistrationFixRecord& fix) {
+                     [this](const app::RegistrationFixRecord& fix) {
                        ++fixes;
                        fix_frames.push_back(fix.frame);
                        last_frame_at_fix.push_back(last_frame);
@@ -486,7 +486,7 @@ class TestEngineProcessing : public QObject {
 
     // The results folder the run wrote is shown, and its track follows the true one.
     QVERIFY(loaded.wait(kLoadTimeoutMs));
-    const ui::FlightResults& r = window.resultsModel()->results();
+    const app::FlightResults& r = window.resultsModel()->results();
     QCOMPARE(QString::fromStdString(r.folder), results);
     QCOMPARE(r.mode, mode);
     const std::vector<double> errors = errorsAgainst(r.track, flight_.visual);

@@ -27,7 +27,7 @@
 #include "tests/test_support.h"
 #include "tests/ui/synthetic_flight.h"
 #include "tests/ui/cli_process_runner.h"
-#include "ui/flight_results.h"
+#include "core/app/flight_results.h"
 #include "ui/latency_plot.h"
 #include "ui/main_window.h"
 #include "ui/map_view.h"
@@ -84,7 +84,7 @@ class FakeRunner final : public ui::ProcessingRunner {
       update.matches_from_px = {QPointF(12, 11)};
       sink.frameProcessed(update);
       if (i % 10 == 0) {
-        ui::RegistrationFixRecord fix;
+        app::RegistrationFixRecord fix;
         fix.frame = i;
         fix.t_s = update.t_s;
         fix.lat_deg = truth_.poses[i].lat_deg;
@@ -134,7 +134,7 @@ class TestWorkspace : public QObject {
   }
 
   void resultsFolderReadsBack() {
-    const ui::FlightResults r = ui::readResultsFolder(flight_.results.toStdString());
+    const app::FlightResults r = app::readResultsFolder(flight_.results.toStdString());
     QCOMPARE(int(r.track.poses.size()), flight_.frames);
     QCOMPARE(int(r.odometry.poses.size()), flight_.frames);
     QCOMPARE(int(r.gnss.poses.size()), flight_.frames);
@@ -152,8 +152,8 @@ class TestWorkspace : public QObject {
     QCOMPARE(r.feature_model, std::string("sift"));
     QCOMPARE(r.ground_alt_m, 0.0);
     QVERIFY2(r.warnings.empty(), r.warnings.empty() ? "" : r.warnings.front().c_str());
-    QCOMPARE(ui::poseIndexAt(r.track, 2.04), 20);
-    QVERIFY(test::errorMessageOf<IoError>([&] { ui::readResultsFolder(dir_.path().toStdString() + "/none"); })
+    QCOMPARE(app::poseIndexAt(r.track, 2.04), 20);
+    QVERIFY(test::errorMessageOf<IoError>([&] { app::readResultsFolder(dir_.path().toStdString() + "/none"); })
                 .contains("not a results folder"));
   }
 
@@ -351,7 +351,7 @@ class TestWorkspace : public QObject {
     const qint64 elapsed_ms = clock.elapsed();
     QCOMPARE(failed.count(), 0);
     QCOMPARE(finished.first().at(0).toBool(), true);
-    const ui::FlightResults& r = window.resultsModel()->results();
+    const app::FlightResults& r = window.resultsModel()->results();
     QCOMPARE(int(r.online.poses.size()), 3000);
     QCOMPARE(int(r.fixes.size()), 300);
     QCOMPARE(int(r.latency.size()), 3000);  // every sample, through the 40 ms publisher
@@ -437,7 +437,7 @@ class TestWorkspace : public QObject {
     for (const char* file : {"report.json", "latency.csv", "fixes.csv", "camera.json"})
       QVERIFY2(QFile::exists(results + "/" + file), file);
     QVERIFY(loaded.wait(kLoadTimeoutMs));
-    const ui::FlightResults& r = window.resultsModel()->results();
+    const app::FlightResults& r = window.resultsModel()->results();
     QCOMPARE(QString::fromStdString(r.folder), results);
     QVERIFY(r.completed);
     const app::ProcessingChoice defaults = app::processingChoiceFor(app::FlightRequest(), vision::cudaDeviceCount());

@@ -1,4 +1,4 @@
-#include "ui/flight_results.h"
+#include "core/app/flight_results.h"
 
 #include <algorithm>
 #include <cctype>
@@ -14,7 +14,7 @@
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 
-namespace skytrace::ui {
+namespace skytrace::app {
 namespace {
 
 namespace fs = std::filesystem;
@@ -290,4 +290,4 @@ FlightResults readResultsFolder(const std::string& folder) {
   return results;
 }
 
-}  // namespace skytrace::ui
+}  // namespace skytrace::app

@@ -1,6 +1,7 @@
-// FlightResults: everything the views show about one processed (or processing) flight,
-// and the reader of a `skytrace-cli process` results folder (docs/process_output.md).
-// Plain values (copyable, no Qt objects): read on a worker thread, handed to the GUI.
+// FlightResults: one processed (or processing) flight as its results folder holds it
+// (docs/process_output.md), and the reader of that folder: the inverse of what
+// processFlight writes, in the same layer, for every front end (the GUI's views today).
+// Plain values (copyable, no Qt objects): read on any thread, handed to another.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +12,7 @@
 #include "core/engine/latency_recorder.h"
 #include "core/geo/track.h"
 
-namespace skytrace::ui {
+namespace skytrace::app {
 
 // One basemap registration attempt (a row of fixes.csv).
 struct RegistrationFixRecord {
@@ -88,4 +89,4 @@ int poseIndexAt(const geo::Track& track, double t_s);
 // The engine's stage for a name written by engine::stageName; false when unknown.
 bool stageFromName(const std::string& name, engine::Stage* stage);
 
-}  // namespace skytrace::ui
+}  // namespace skytrace::app

@@ -1,0 +1,101 @@
+// The results folder round trip in core/app: what processFlight writes is what
+// readResultsFolder reads back (the track, the fixes, the stage samples, the run's
+// description), on a short flight rendered over a procedural map and processed with ORB
+// on the CPU; and a folder that is not a results folder is refused.
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <fstream>
+#include <string>
+
+#include "core/app/flight_processing.h"
+#include "core/app/flight_results.h"
+#include "core/sim/flight_simulation.h"
+#include "core/sim/procedural_basemap.h"
+#include "core/util/error.h"
+#include "tests/test_support.h"
+
+using namespace skytrace;
+
+namespace {
+
+int dataRows(const std::string& csv_path) {
+  std::ifstream in(csv_path);
+  std::string line;
+  int rows = -1;  // the header
+  while (std::getline(in, line))
+    if (!line.empty()) ++rows;
+  return rows;
+}
+
+}  // namespace
+
+class TestFlightResults : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void whatProcessingWritesReadsBack() {
+    QTemporaryDir dir;
+    sim::ProceduralBasemapOptions map;
+    map.size_px = 1024;
+    map.gsd_m = 0.25;
+    const std::string basemap = dir.filePath("basemap.tif").toStdString();
+    sim::writeProceduralBasemap(basemap, map);
+    sim::FlightSimulationOptions flight;
+    flight.basemap_path = basemap;
+    flight.out_dir = dir.filePath("flight").toStdString();
+    flight.width_px = 320;
+    flight.height_px = 240;
+    flight.fps = 10;
+    flight.duration_s = 3.0;
+    flight.altitude_m = 60.0;
+    const sim::FlightSimulationResult rendered = sim::simulateFlight(flight);
+
+    app::FlightRequest request;
+    request.video_path = rendered.video_path.string();
+    request.basemap_paths = {basemap};
+    request.telemetry_path = rendered.srt_path.string();
+    request.feature_model = "orb";
+    request.device = "cpu";
+    request.mode = "sequential";
+    request.results_dir = dir.filePath("results").toStdString();
+    app::FlightObserver observer;
+    const app::FlightOutcome outcome = app::processFlight(request, observer);
+    QVERIFY(outcome.result.completed);
+
+    const app::FlightResults read = app::readResultsFolder(request.results_dir);
+    QVERIFY2(read.warnings.empty(), read.warnings.empty() ? "" : read.warnings.front().c_str());
+    QCOMPARE(read.folder, request.results_dir);
+    QVERIFY(read.completed);
+    QCOMPARE(read.track.poses.size(), outcome.result.track.poses.size());
+    QCOMPARE(int(read.track.poses.size()), rendered.frames);
+    for (std::size_t i = 0; i < read.track.poses.size(); ++i)
+      QCOMPARE(read.track.poses[i].frame, outcome.result.track.poses[i].frame);
+    QCOMPARE(read.fixes.size(), outcome.result.fixes.size());
+    QVERIFY(!read.fixes.empty());
+    int accepted = 0;
+    for (const auto& fix : read.fixes) accepted += fix.accepted;
+    int accepted_written = 0;
+    for (const auto& fix : outcome.result.fixes) accepted_written += fix.accepted;
+    QCOMPARE(accepted, accepted_written);
+    QCOMPARE(int(read.latency.size()), dataRows(request.results_dir + "/latency.csv"));
+    QCOMPARE(int(read.gnss.poses.size()), rendered.frames);  // the SRT, one sample per frame
+    QCOMPARE(read.device, std::string("cpu"));
+    QCOMPARE(read.feature_model, std::string("orb+mnn"));
+    QCOMPARE(read.mode, std::string("sequential"));
+    QVERIFY(std::isfinite(read.ground_alt_m));
+    QVERIFY(!read.report_json.empty());
+    QVERIFY(app::isResultsFolder(request.results_dir));
+  }
+
+  void aFolderWithoutResultsIsRefused() {
+    QTemporaryDir dir;
+    QVERIFY(!app::isResultsFolder(dir.path().toStdString()));
+    QVERIFY(test::errorMessageOf<IoError>([&] { app::readResultsFolder(dir.path().toStdString()); })
+                .contains("not a results folder"));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestFlightResults)
+#include "test_flight_results.moc"
