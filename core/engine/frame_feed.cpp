@@ -41,7 +41,7 @@ struct FrameFeed::State {
   FrameFeedOptions options;
   LatencySink* recorder;
   const RunControl* control;
-  LatencyRecorder local_clock{2};
+  SteadyClockMs local_clock;  // the time base without a recorder
   std::vector<Slot> slots;
 
   mutable std::mutex mutex;
@@ -57,7 +57,7 @@ struct FrameFeed::State {
   // before what it wakes.
   RunControl::Listener control_wake;
 
-  double nowMs() const { return (recorder ? recorder : &local_clock)->nowMs(); }
+  double nowMs() const { return recorder ? recorder->nowMs() : local_clock.nowMs(); }
   bool uploads() const { return options.device.cuda; }
 
   void decodeLoop();

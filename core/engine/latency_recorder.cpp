@@ -37,14 +37,18 @@ struct LatencyRecorder::Slot {
 };
 
 LatencyRecorder::LatencyRecorder(std::size_t capacity)
-    : mask_(roundUpToPowerOfTwo(capacity) - 1), epoch_ns_(steadyNowNs()) {
+    : mask_(roundUpToPowerOfTwo(capacity) - 1) {
   slots_ = std::make_unique<Slot[]>(mask_ + 1);
   for (std::size_t i = 0; i <= mask_; ++i) slots_[i].sequence.store(i, std::memory_order_relaxed);
 }
 
 LatencyRecorder::~LatencyRecorder() = default;
 
-double LatencyRecorder::nowMs() const { return (steadyNowNs() - epoch_ns_) * 1e-6; }
+SteadyClockMs::SteadyClockMs() : epoch_ns_(steadyNowNs()) {}
+
+double SteadyClockMs::nowMs() const { return static_cast<double>(steadyNowNs() - epoch_ns_) * 1e-6; }
+
+double LatencyRecorder::nowMs() const { return clock_.nowMs(); }
 
 bool LatencyRecorder::push(const LatencySample& sample) {
   std::uint64_t pos = enqueue_pos_.load(std::memory_order_relaxed);
@@ -81,9 +85,9 @@ std::size_t LatencyRecorder::drain(std::vector<LatencySample>* out) {
 }
 
 LatencyLog::LatencyLog(LatencyBatchListener* listener, double batch_interval_ms)
-    : listener_(listener), batch_interval_ms_(batch_interval_ms), epoch_ns_(steadyNowNs()) {}
+    : listener_(listener), batch_interval_ms_(batch_interval_ms) {}
 
-double LatencyLog::nowMs() const { return static_cast<double>(steadyNowNs() - epoch_ns_) * 1e-6; }
+double LatencyLog::nowMs() const { return clock_.nowMs(); }
 
 std::vector<LatencySample> LatencyLog::takeBatch(std::unique_lock<std::mutex>* listener_lock) {
   if (handed_over_ == samples_.size()) return {};

@@ -32,6 +32,17 @@ struct LatencySample {
   std::int64_t device_bytes_in_use = -1;  // GPU memory in use after the stage, -1 unknown
 };
 
+// Milliseconds of the steady clock since this object was made: the time base of a run's
+// samples (LatencySample::start_ms). Thread: any.
+class SteadyClockMs {
+ public:
+  SteadyClockMs();
+  double nowMs() const;
+
+ private:
+  std::int64_t epoch_ns_;
+};
+
 // Where the producers of a run (StageClock, FrameFeed, the workers) put their samples.
 // Thread: push and nowMs from any thread.
 class LatencySink {
@@ -71,7 +82,7 @@ class LatencyRecorder final : public LatencySink {
   alignas(64) std::atomic<std::uint64_t> enqueue_pos_{0};
   alignas(64) std::uint64_t dequeue_pos_ = 0;  // consumer-owned
   std::atomic<std::uint64_t> dropped_{0};
-  std::int64_t epoch_ns_;
+  SteadyClockMs clock_;
 };
 
 // Takes a run's latency samples in batches while it runs (the GUI's live latency plot).
@@ -108,7 +119,7 @@ class LatencyLog final : public LatencySink {
 
   LatencyBatchListener* const listener_;
   const double batch_interval_ms_;
-  const std::int64_t epoch_ns_;
+  const SteadyClockMs clock_;
   mutable std::mutex mutex_;     // samples_, handed_over_, last_batch_ms_
   std::mutex listener_mutex_;    // one listener call at a time; taken after mutex_
   std::vector<LatencySample> samples_;

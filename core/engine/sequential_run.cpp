@@ -47,19 +47,19 @@ RunReport runSequential(const SequentialOptions& options, FrameSource& source,
   const FrameSourceInfo& info = source.info();
   const at::Tensor host = allocateHostBuffer({info.height_px, info.width_px, 3}, at::kByte,
                                              options.device, /*pinned=*/false);
-  LatencyRecorder local_clock(2);
-  LatencySink* host_clock = recorder ? recorder : &local_clock;
+  const SteadyClockMs local_clock;  // the time base without a recorder
+  const auto hostNowMs = [&] { return recorder ? recorder->nowMs() : local_clock.nowMs(); };
   const std::size_t stride = static_cast<std::size_t>(info.width_px) * 3;
   bool completed = false;
   try {
     while (options.max_frames < 0 || report.frames < options.max_frames) {
       if (control) control->checkpoint();
-      const double decode_start_ms = host_clock->nowMs();
+      const double decode_start_ms = hostNowMs();
       std::int64_t index = -1;
       double t_s = 0.0;
       if (!source.read(&index, &t_s, host.data_ptr<std::uint8_t>(), stride)) break;
       if (recorder)
-        recorder->push({index, Stage::Decode, decode_start_ms, host_clock->nowMs() - decode_start_ms, -1, -1});
+        recorder->push({index, Stage::Decode, decode_start_ms, hostNowMs() - decode_start_ms, -1, -1});
       clock.beginFrame(index);
       EngineFrame frame;
       frame.index = index;
@@ -89,7 +89,7 @@ RunReport runSequential(const SequentialOptions& options, FrameSource& source,
         ++report.keyframes_processed;
         if (fix) applyFix(*vo, *fix, index, recorder, &report);
       }
-      report.frame_done_ms.push_back(host_clock->nowMs());
+      report.frame_done_ms.push_back(hostNowMs());
     }
     const auto finish_start = std::chrono::steady_clock::now();
     vo->finish(true);

@@ -19,7 +19,7 @@ void StageClock::begin(Stage stage) {
   Mark& mark = marks_[used_marks_++];
   mark.stage = stage;
   mark.open = true;
-  mark.host_start_ms = (recorder_ ? recorder_ : &fallback_clock_)->nowMs();
+  mark.host_start_ms = nowMs();
   mark.start.record(stream_);
 }
 

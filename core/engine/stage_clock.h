@@ -31,7 +31,7 @@ class StageClock final : public StageMarker {
   // A stage measured elsewhere (e.g. the upload on the copy stream), host milliseconds.
   void addMeasured(Stage stage, double start_ms, double duration_ms);
   // The recorder's clock (ms since its epoch), for addMeasured start times.
-  double nowMs() const { return (recorder_ ? recorder_ : &fallback_clock_)->nowMs(); }
+  double nowMs() const { return recorder_ ? recorder_->nowMs() : fallback_clock_.nowMs(); }
 
   // Waits for the frame's work, pushes its samples; returns the frame's latency in ms
   // (beginFrame to the end of its last stage, device time on GPU).
@@ -65,7 +65,7 @@ class StageClock final : public StageMarker {
   };
 
   LatencySink* recorder_;
-  LatencyRecorder fallback_clock_{2};
+  SteadyClockMs fallback_clock_;
   DeviceStream stream_;
   std::int64_t frame_ = -1;
   DeviceEvent frame_start_;
