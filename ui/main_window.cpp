@@ -31,6 +31,7 @@
 #include <cmath>
 #include <exception>
 
+#include "core/app/flight_results.h"
 #include "core/engine/latency_recorder.h"
 #include "core/geo/basemap.h"
 #include "core/geo/geodesy.h"
@@ -41,7 +42,6 @@
 #include "core/nav/camera_pose.h"
 #include "core/util/atomic_file.h"
 #include "core/vision/torch_runtime.h"
-#include "core/app/flight_results.h"
 #include "ui/frame_loader.h"
 #include "ui/map_view.h"
 #include "ui/navigation_runner.h"

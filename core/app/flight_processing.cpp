@@ -372,8 +372,7 @@ FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observ
                         " samples); it cannot be compared with the visual track: omit --telemetry");
     }
     for (const std::string& line : io::warningLines(*telemetry)) warnings.push_back(line);
-    if (request.time_offset_s) {
-      checkArgument(std::isfinite(*request.time_offset_s), "the time offset must be a finite number of seconds");
+    if (request.time_offset_s) {  // finite: FlightRequest::check
       telemetry->time_offset_s = *request.time_offset_s;
     } else if (telemetry->format != "dji-srt") {
       warnings.push_back("the log's clock is assumed to start with the video (offset 0 s): only "
