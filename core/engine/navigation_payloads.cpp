@@ -249,11 +249,14 @@ class NavigationVoPayload final : public VoPayload {
 
 class NavigationSatellitePayload final : public SatellitePayload {
  public:
+  // `first_request_height_m`: nav::firstRequestHeightM of the run.
   NavigationSatellitePayload(const nav::NavigationInputs& inputs, const nav::RegistrationOptions& options,
-                             NavigationRunOutput& output)
+                             double first_request_height_m, NavigationRunOutput& output)
       : registrar_(inputs.basemap_paths, inputs.enu, inputs.ground_up_m, inputs.camera, options),
         output_(output),
         idle_preparation_(options.features.device.cuda) {
+    // The wait for the first keyframe is idle time too: the global search starts there.
+    if (idle_preparation_) registrar_.expectFirstRequestHeight(first_request_height_m);
     output.setRegistrationModel(registrar_.featuresModelName());
     warmUpHomographyRansac(options.features.device, options.ransac_threshold_px,
                            options.features.max_keypoints);
@@ -279,10 +282,10 @@ class NavigationSatellitePayload final : public SatellitePayload {
     return fix;
   }
 
-  // On a GPU, the global search the latest keyframe would need is prepared between
-  // keyframes (one map tile per call), so that a global search after repeated rejections
-  // does not stop VO for its preparation (0.8-1.1 s on an H100 for the 23 tiles of a
-  // 20 s flight's map). Not on the CPU, where that work would take cores from VO.
+  // On a GPU, the global search the latest keyframe (before the first: the first) would
+  // need is prepared between keyframes (one map tile per call), so that a global search
+  // after repeated rejections does not stop VO for its preparation (0.8-1.1 s on an H100
+  // for the 23 tiles of a 20 s flight's map). Not on the CPU, where that work would take cores from VO.
   bool prepareWhileIdle(const RunControl& control) override {
     if (!idle_preparation_) return false;
     registrar_.setSearchMonitor([&control](int, int) { control.checkpoint(); });
@@ -319,10 +322,12 @@ PayloadFactories makeNavigationPayloads(const nav::NavigationInputs& inputs,
     return std::make_unique<NavigationVoFrontEnd>(options, camera, device);
   };
   if (options.registration_enabled && !inputs.basemap_paths.empty()) {
-    factories.satellite = [inputs, registration = options.registration, output](const vision::DeviceSpec& device) {
+    factories.satellite = [inputs, registration = options.registration,
+                           first_height_m = nav::firstRequestHeightM(inputs, options),
+                           output](const vision::DeviceSpec& device) {
       nav::RegistrationOptions on_device = registration;
       on_device.features.device = device;
-      return std::make_unique<NavigationSatellitePayload>(inputs, on_device, *output);
+      return std::make_unique<NavigationSatellitePayload>(inputs, on_device, first_height_m, *output);
     };
   }
   return factories;

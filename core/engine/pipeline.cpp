@@ -234,7 +234,7 @@ void Pipeline::runVo(Run* run) {
     const DeviceStream stream = DeviceStream::create(options_.placement.vo, StreamPriority::High);
     StreamGuard stream_guard(stream);
     StageClock clock(recorder_, stream);
-    vo = payloads_.vo(options_.placement.vo);
+    // The feed starts before the VO payload is made: frames decode while models load.
     FrameFeedOptions feed_options;
     feed_options.device = options_.placement.vo;
     feed_options.ring_slots = options_.ring_slots;
@@ -243,6 +243,7 @@ void Pipeline::runVo(Run* run) {
     FrameFeed feed(source_(), feed_options, recorder_, &run->control);
     feed.start();
     if (options_.front_end_devices.empty()) {
+      vo = payloads_.vo(options_.placement.vo);
       while (true) {
         run->control.checkpoint();
         applyFixes(run->fixes.takeAll());
@@ -260,7 +261,9 @@ void Pipeline::runVo(Run* run) {
         frameDone(item->frame.index, vo_ms, std::move(request));
       }
     } else {
-      // Frame-parallel: keep up to 2 frames per front end in flight, track in order.
+      // Frame-parallel: keep up to 2 frames per front end in flight, track in order. The
+      // lanes start first: their models and first frames get ready on their devices
+      // while this thread makes the VO payload.
       FrontEndLanes lanes(options_.front_end_devices, payloads_.vo_front_end, recorder_, &run->control,
                           &run->errors);
       struct InFlight {
@@ -270,9 +273,7 @@ void Pipeline::runVo(Run* run) {
       std::deque<InFlight> in_flight;
       const std::size_t window = 2 * lanes.laneCount();
       bool source_ended = false;
-      while (true) {
-        run->control.checkpoint();
-        applyFixes(run->fixes.takeAll());
+      auto submitUpToWindow = [&] {
         while (!source_ended && in_flight.size() < window) {
           std::optional<FeedFrame> item = feed.next(stream);
           if (!item) {
@@ -284,6 +285,13 @@ void Pipeline::runVo(Run* run) {
           in_flight.push_back({item->frame.index, feed.uploadTiming(*item)});
           feed.release(*item, stream);
         }
+      };
+      submitUpToWindow();
+      vo = payloads_.vo(options_.placement.vo);
+      while (true) {
+        run->control.checkpoint();
+        applyFixes(run->fixes.takeAll());
+        submitUpToWindow();
         if (in_flight.empty()) break;
         const InFlight next = in_flight.front();
         in_flight.pop_front();

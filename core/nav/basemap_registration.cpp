@@ -1011,6 +1011,15 @@ void BasemapRegistrar::setSearchMonitor(SearchMonitor monitor) { state_->search_
 
 bool BasemapRegistrar::prepareWhileIdle(std::size_t max_tiles) { return state_->prepareNextGlobalSearch(max_tiles); }
 
+void BasemapRegistrar::expectFirstRequestHeight(double height_above_ground_m) {
+  State& s = *state_;
+  if (s.calls > 0 || !std::isfinite(height_above_ground_m) || height_above_ground_m <= 0.0) return;
+  RegistrationRequest expected;
+  expected.height_hint_m = height_above_ground_m;
+  double frame_gsd = 0.0;
+  s.globalSearchScale(expected, &s.next_global_gsd_m, &frame_gsd, &s.next_global_footprint_m);
+}
+
 std::size_t BasemapRegistrar::preparedSearchCount() const { return state_->tile_caches.size(); }
 
 std::size_t BasemapRegistrar::mapFeatureTileCount() const {

@@ -174,10 +174,17 @@ class BasemapRegistrar {
   // latest request would need at its ground resolution (one map tile read and extracted,
   // or the final step: the retrieval vocabulary), so that a later global search finds it
   // prepared instead of stopping for it. Nothing for a search of more than `max_tiles`
-  // tiles (left to a global request), before the first request, or once that search is
-  // prepared. The search monitor sees these units too. Returns true while more remains.
+  // tiles (left to a global request), before the first request (unless
+  // expectFirstRequestHeight named its height), or once that search is prepared. The search monitor sees these units too. Returns true while more remains.
   // Thread: registerFrame's.
   bool prepareWhileIdle(std::size_t max_tiles);
+
+  // Before the first request: the height above ground (metres) the first request will
+  // give as its height hint (NavigationSession::firstRequestHeightM), so that
+  // prepareWhileIdle prepares that global search while the caller waits for its first
+  // keyframe. A request's own height replaces it; ignored after the first request and
+  // for heights that are not finite and > 0. Thread: registerFrame's.
+  void expectFirstRequestHeight(double height_above_ground_m);
 
   // Global searches prepared and kept (one per ground resolution, about 10 % apart; at
   // most 2, the least recently used is dropped): memory stays bounded over any flight.

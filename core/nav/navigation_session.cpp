@@ -56,6 +56,13 @@ std::string notLocalisedReason(const std::vector<RegistrationFix>& fixes, bool h
   return text + ". Check that the basemaps cover the flight and that the camera model fits the video.";
 }
 
+// The log's height above the take-off point at `t_s` (NaN without one).
+double loggedHeightM(const NavigationInputs& inputs, double t_s) {
+  if (!inputs.telemetry) return std::numeric_limits<double>::quiet_NaN();
+  const auto sample = inputs.telemetry->interpolate(t_s);
+  return sample ? sample->alt_rel_m : std::numeric_limits<double>::quiet_NaN();
+}
+
 }  // namespace
 
 void NavigationOptions::check() const {
@@ -146,11 +153,7 @@ struct NavigationSession::State {
     return pose;
   }
 
-  double heightAt(double t_s) const {
-    if (!inputs.telemetry) return std::numeric_limits<double>::quiet_NaN();
-    const auto s = inputs.telemetry->interpolate(t_s);
-    return s ? s->alt_rel_m : std::numeric_limits<double>::quiet_NaN();
-  }
+  double heightAt(double t_s) const { return loggedHeightM(inputs, t_s); }
 };
 
 NavigationSession::NavigationSession(NavigationInputs inputs, NavigationOptions options)
@@ -360,6 +363,13 @@ NavigationResult NavigationSession::finish(bool completed, std::int64_t frames_t
     result.warnings.push_back(result.not_localised_reason);
   }
   return result;
+}
+
+double firstRequestHeightM(const NavigationInputs& inputs, const NavigationOptions& options,
+                           double first_frame_t_s) {
+  // As the request of a frame without a position (processFrame): no height of its own yet.
+  const double logged = loggedHeightM(inputs, first_frame_t_s);
+  return std::isfinite(logged) ? logged : options.default_height_m;
 }
 
 void checkVideoFrameSize(const std::string& video_path, int width_px, int height_px) {

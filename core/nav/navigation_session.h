@@ -153,6 +153,13 @@ class NavigationSession {
   std::unique_ptr<State> state_;
 };
 
+// The height above ground (metres) the session's first registration request names as
+// its search height when the video's first frame is at `first_frame_t_s`: the log's
+// height there, else options.default_height_m. For BasemapRegistrar::
+// expectFirstRequestHeight (preparing that search before the request comes).
+double firstRequestHeightM(const NavigationInputs& inputs, const NavigationOptions& options,
+                           double first_frame_t_s = 0.0);
+
 // Frames smaller than this on either side cannot be navigated (feature pyramids,
 // registration windows); checkVideoFrameSize throws FormatError naming the video.
 constexpr int kMinFrameSidePx = 64;

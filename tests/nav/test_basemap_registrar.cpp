@@ -8,6 +8,8 @@
 // - between requests, prepareWhileIdle prepares the global search the latest request
 //   would need, one tile per call, so that a global request then starts prepared and
 //   answers as on demand; a search larger than its bound is left to a global request;
+// - before any request, a registrar told the first request's height prepares that
+//   search, and the first (global) request finds it prepared;
 // - a prepared resolution is not prepared again, and at most two are kept: a flight whose
 //   height estimate wanders does not add one per height for the whole run;
 // - prior mode gathers the map's features from tiles extracted once: a wrong prior (2.5 m
@@ -19,6 +21,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "core/geo/geodesy.h"
@@ -223,6 +226,24 @@ class TestBasemapRegistrar : public QObject {
     QCOMPARE(fix.reason, reference.reason);
     QCOMPARE(fix.inliers, reference.inliers);
     QCOMPARE(fix.accepted, reference.accepted);
+  }
+
+  void theFirstRequestsSearchIsPreparedBeforeItComes() {
+    nav::BasemapRegistrar registrar = makeRegistrar();
+    registrar.expectFirstRequestHeight(std::numeric_limits<double>::quiet_NaN());
+    registrar.expectFirstRequestHeight(0.0);
+    QVERIFY(!registrar.prepareWhileIdle(4096));  // no usable height: nothing to prepare
+    registrar.expectFirstRequestHeight(centreRequest().height_hint_m);
+    int steps = 0;
+    while (registrar.prepareWhileIdle(4096)) ++steps;
+    QVERIFY2(steps >= 50, qPrintable(QString::number(steps)));
+    QCOMPARE(registrar.preparedSearchCount(), std::size_t(1));
+    std::vector<MonitorCall> calls;
+    registrar.setSearchMonitor([&](int done, int total) { calls.push_back({done, total}); });
+    const nav::RegistrationFix fix = registrar.registerFrame(centreRequest());
+    QVERIFY(fix.global_mode);
+    QVERIFY(calls.empty());  // nothing left to prepare
+    QCOMPARE(registrar.preparedSearchCount(), std::size_t(1));
   }
 };
 

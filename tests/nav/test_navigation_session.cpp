@@ -163,6 +163,42 @@ class TestNavigationSession : public QObject {
              qPrintable(QString("up %1 m").arg(online.position_enu[2])));
   }
 
+  // firstRequestHeightM predicts the height hint of the session's first request (what the
+  // registrar prepares its global search for before that request comes): the log's
+  // height at the first frame, else the default height.
+  void theFirstRequestsHeightIsKnownBeforeTheRun() {
+    NavigationInputs in = inputs();
+    NavigationOptions o = options();
+    o.default_height_m = 80.0;
+    QCOMPARE(firstRequestHeightM(in, o), 80.0);
+    {
+      NavigationSession session(in, o);
+      std::int64_t next = 0;
+      const auto request = nextRequest(session, texturedFrame(), &next);
+      QVERIFY(request);
+      QCOMPARE(request->height_hint_m, 80.0);
+    }
+    io::TelemetrySeries log;
+    log.format = "csv";
+    const geo::GeoPoint above = in.enu.toGeo({10.0, 20.0, 0.0});
+    for (int i = 0; i <= 20; ++i) {
+      io::TelemetrySample sample;
+      sample.log_t_s = i / kFps;
+      sample.lat_deg = above.lat_deg;
+      sample.lon_deg = above.lon_deg;
+      sample.alt_rel_m = 42.0 + i;  // climbing 10 m/s
+      log.samples.push_back(sample);
+    }
+    in.telemetry = log;
+    QCOMPARE(firstRequestHeightM(in, o), 42.0);
+    NavigationSession session(in, o);
+    std::int64_t next = 0;
+    const auto request = nextRequest(session, texturedFrame(), &next);
+    QVERIFY(request);
+    QCOMPARE(request->frame, std::int64_t(0));
+    QCOMPARE(request->height_hint_m, firstRequestHeightM(in, o, request->t_s));
+  }
+
   void aRunWithNoFixSaysWhyAndHowToFixIt() {
     NavigationSession session(inputs(), options());
     const cv::Mat frame = texturedFrame();
