@@ -23,7 +23,7 @@
 // MobileOne, with per-stage times (device synchronised after each stage).
 //
 // CUDA graphs: the models replay their fixed-shape work as CUDA graphs on CUDA by default
-// (cuda_graph_impl.h); SKYTRACE_CUDA_GRAPHS=0 runs them eagerly, for side-by-side runs of
+// (cuda_graph_impl.h); --no-cuda-graphs runs them eagerly, for side-by-side runs of
 // one binary; the JSON records which ("cuda_graphs", per row "cuda_graph_failed_captures").
 //
 // Usage: skytrace-bench-vision [--device cpu|cuda[:N]] [--models orb,sift,aliked-t16,...]
@@ -87,6 +87,10 @@ struct Args {
   int threads = 0;
   int ransac_host_hypotheses = RansacOptions{}.host_hypotheses;  // 0: device batches only
   bool aliked_float16 = false;  // --aliked-fp16: ALIKED's dense part in float16 (CUDA)
+  // --no-cuda-graphs / --no-fused-kernels (or SKYTRACE_CUDA_GRAPHS=0 /
+  // SKYTRACE_ALIKED_FUSED=0): every model eager / ALIKED through LibTorch's operators.
+  bool cuda_graphs = true;
+  bool fused_kernels = true;
   bool tf32 = false;  // --tf32: TF32 tensor cores for float32 (setFastGpuMath), deviations reported by the GPU checks
   std::string weights_dir;
   std::string out = "bench_vision.json";
@@ -108,8 +112,16 @@ std::vector<std::string> split(const std::string& text, char sep) {
   return parts;
 }
 
+// An environment switch of earlier versions: "0", "off" or "false" turns it off.
+bool switchedOff(const char* name) {
+  const char* value = std::getenv(name);
+  return value && (std::string(value) == "0" || std::string(value) == "off" || std::string(value) == "false");
+}
+
 Args parseArgs(int argc, char** argv) {
   Args args;
+  args.cuda_graphs = !switchedOff("SKYTRACE_CUDA_GRAPHS");
+  args.fused_kernels = !switchedOff("SKYTRACE_ALIKED_FUSED");
   for (int i = 1; i < argc; ++i) {
     const std::string key = argv[i];
     if (key == "--help" || key == "-h") {
@@ -117,7 +129,7 @@ Args parseArgs(int argc, char** argv) {
                    "640x480,1280x720] [--keypoints 1024,2048] [--iterations N] [--warmup N] "
                    "[--threads N] [--weights-dir DIR] [--out FILE.json] [--retrieval dinov2-vits14,...] "
                    "[--retrieval-size 224] [--retrieval-batch 1] [--dense litesam] [--dense-size 512] [--tf32] "
-                   "[--ransac-host-hypotheses N] [--aliked-fp16]\n";
+                   "[--ransac-host-hypotheses N] [--aliked-fp16] [--no-cuda-graphs] [--no-fused-kernels]\n";
       std::exit(0);
     }
     if (key == "--tf32") {
@@ -126,6 +138,14 @@ Args parseArgs(int argc, char** argv) {
     }
     if (key == "--aliked-fp16") {
       args.aliked_float16 = true;
+      continue;
+    }
+    if (key == "--no-cuda-graphs") {
+      args.cuda_graphs = false;
+      continue;
+    }
+    if (key == "--no-fused-kernels") {
+      args.fused_kernels = false;
       continue;
     }
     if (i + 1 >= argc) throw InvalidArgument("option " + key + " needs a value");
@@ -232,12 +252,13 @@ class BenchExtractor {
 
 class AlikedBench final : public BenchExtractor {
  public:
-  AlikedBench(const std::string& variant, const std::string& weights_dir, int keypoints,
-              const at::Device& device, bool float16)
+  AlikedBench(const std::string& variant, int keypoints, const at::Device& device, const Args& args)
       : model_(aliked::loadAlikedModel(
-            variant, weights_dir + "/" + alikedConfig(variant).published_file, device)) {
+            variant, args.weights_dir + "/" + alikedConfig(variant).published_file, device)) {
     detection_.top_k = keypoints;
-    if (float16) model_.setHalfPrecision(true);
+    if (args.aliked_float16) model_.setHalfPrecision(true);
+    if (!args.fused_kernels && model_.fusedKernelsEnabled()) model_.setFusedKernelsEnabled(false);
+    if (!args.cuda_graphs) model_.setCudaGraphsEnabled(false);
   }
   FrameFeatures extract(const at::Tensor& rgb) override {
     const aliked::AlikedOutput out = model_.forward(rgb, detection_);
@@ -252,10 +273,11 @@ class AlikedBench final : public BenchExtractor {
 
 class SuperPointBench final : public BenchExtractor {
  public:
-  SuperPointBench(const std::string& weights_dir, int keypoints, const at::Device& device)
+  SuperPointBench(int keypoints, const at::Device& device, const Args& args)
       : model_(superpoint::loadSuperPointModel(
-            weights_dir + "/" + superpoint::kSuperPointPublishedFile, device)) {
+            args.weights_dir + "/" + superpoint::kSuperPointPublishedFile, device)) {
     config_.max_keypoints = keypoints;
+    if (!args.cuda_graphs) model_.setCudaGraphsEnabled(false);
   }
   FrameFeatures extract(const at::Tensor& rgb) override {
     // Gray as OpenCV's BGR2GRAY / RGB2GRAY: 0.299 R + 0.587 G + 0.114 B.
@@ -296,10 +318,8 @@ class ClassicalBench final : public BenchExtractor {
 std::unique_ptr<BenchExtractor> makeExtractor(const std::string& model, int keypoints,
                                               const Args& args, const DeviceSpec& device) {
   if (model.rfind("aliked-", 0) == 0)
-    return std::make_unique<AlikedBench>(model, args.weights_dir, keypoints, toAtDeviceSpec(device),
-                                         args.aliked_float16);
-  if (model == "superpoint")
-    return std::make_unique<SuperPointBench>(args.weights_dir, keypoints, toAtDeviceSpec(device));
+    return std::make_unique<AlikedBench>(model, keypoints, toAtDeviceSpec(device), args);
+  if (model == "superpoint") return std::make_unique<SuperPointBench>(keypoints, toAtDeviceSpec(device), args);
   if (model == "orb" || model == "sift") return std::make_unique<ClassicalBench>(model, keypoints, device);
   throw InvalidArgument("model '" + model + "' is not available in this build");
 }
@@ -315,6 +335,7 @@ class BenchMatcher {
     lightglue_.emplace(lightglue::loadLightGlueModel(
         features, args.weights_dir + "/" + lightglue::lightGlueConfig(features).published_file,
         device));
+    if (!args.cuda_graphs) lightglue_->setCudaGraphsEnabled(false);
     if (suffix == "lightglue-full" || suffix == "lightglue-full-fp16") {
       options_.depth_confidence = -1;
       options_.width_confidence = -1;
@@ -420,6 +441,7 @@ nlohmann::json benchRetrieval(const std::string& model, const Args& args, const 
     const dinov2::ImageNetNormalization normalize(device);
     dinov2::Dinov2Model net(config, weights, device, variant.dtype);
     net.setAttentionKernel(variant.kernel);
+    if (!args.cuda_graphs) net.setCudaGraphsEnabled(false);
     const auto step = [&] {
       const dinov2::Dinov2Output out = net.forward(normalize(crop));
       return dinov2::poolDescriptor(out.cls_token, out.patch_tokens, "cls+gem", 3.0).to(at::kCPU);
@@ -480,6 +502,7 @@ nlohmann::json benchDense(const std::string& model, const Args& args, const at::
   for (const bool fused : {false, true}) {
     litesam::LiteSamModel net = litesam::loadLiteSamModel(path, device);
     if (fused) net.reparameterizeBackbone();
+    if (!args.cuda_graphs) net.setCudaGraphsEnabled(false);
     std::vector<double> forward_ms, matches;
     std::map<std::string, std::vector<double>> stage_ms;
     at::Tensor points;
@@ -539,11 +562,11 @@ int main(int argc, char** argv) {
     report["date"] = date;
     report["device"] = device.toString();
     report["runtime"] = torchRuntimeSummary();
-    // CUDA graphs for the models' fixed-shape work (SKYTRACE_CUDA_GRAPHS=0 turns them off).
-    report["cuda_graphs"] = cudaGraphsCompiledIn() && cudaGraphsEnabledByDefault();
+    // CUDA graphs for the models' fixed-shape work (--no-cuda-graphs turns them off).
+    report["cuda_graphs"] = cudaGraphsCompiledIn() && args.cuda_graphs;
     report["tf32"] = args.tf32;
     report["cudnn_autotune"] = cudnnAutotune();
-    report["aliked_fused_kernels"] = alikedFusedKernelsByDefault();
+    report["aliked_fused_kernels"] = alikedFusedKernelsBuilt() && args.fused_kernels;
     report["ransac_host_hypotheses"] = args.ransac_host_hypotheses;
     report["aliked_float16"] = args.aliked_float16;
     report["hardware_threads"] = std::thread::hardware_concurrency();

@@ -3,6 +3,7 @@
 #include <QTextStream>
 
 #include <cmath>
+#include <cstdlib>
 #include <exception>
 #include <memory>
 #include <string>
@@ -27,6 +28,19 @@ bool parseArguments(QCommandLineParser& parser, const QString& description,
     return false;
   }
   return true;
+}
+
+GpuSwitches gpuSwitchesFromEnvironment() {
+  const auto off = [](const char* name) {
+    const char* value = std::getenv(name);
+    if (!value) return false;
+    const std::string text(value);
+    return text == "0" || text == "off" || text == "false";
+  };
+  GpuSwitches switches;
+  switches.cuda_graphs = !off("SKYTRACE_CUDA_GRAPHS");
+  switches.fused_kernels = !off("SKYTRACE_ALIKED_FUSED");
+  return switches;
 }
 
 void printError(const QString& message) {

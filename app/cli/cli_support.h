@@ -32,6 +32,15 @@ bool requireOption(const QCommandLineParser& parser, const QString& name, QStrin
 // ("--NAME needs a number, got '...'") for text that is not a finite number.
 double numberOption(const QCommandLineParser& parser, const QString& name, double fallback);
 
+// The GPU switches as the environment sets them, for commands that also offer
+// --no-cuda-graphs / --no-fused-kernels: SKYTRACE_CUDA_GRAPHS=0 (also "off", "false")
+// and SKYTRACE_ALIKED_FUSED=0 turn them off (the switches of earlier versions).
+struct GpuSwitches {
+  bool cuda_graphs = true;
+  bool fused_kernels = true;
+};
+GpuSwitches gpuSwitchesFromEnvironment();
+
 // A progress callback printing "<stage> NN%" on one stderr line, at most every 2 %.
 // Never cancels. Main thread (the thread running the command).
 ProgressCallback stderrProgress();

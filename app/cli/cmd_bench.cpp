@@ -150,7 +150,10 @@ int runBench(const QStringList& qargs) {
       QTextStream(stdout) << "wrote " << QString::fromStdString(target) << "\n";
       return kExitOk;
     }
-    const engine::EngineBenchOptions options = engine::parseEngineBenchArguments(args);
+    engine::EngineBenchOptions options = engine::parseEngineBenchArguments(args);
+    const GpuSwitches gpu = gpuSwitchesFromEnvironment();
+    options.cuda_graphs = options.cuda_graphs && gpu.cuda_graphs;
+    options.fused_kernels = options.fused_kernels && gpu.fused_kernels;
     // The results' folder before the measurements (a run can take many minutes).
     const std::filesystem::path out_folder = std::filesystem::path(out).parent_path();
     std::error_code ec;

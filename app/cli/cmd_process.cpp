@@ -153,6 +153,10 @@ int runProcess(const QStringList& args) {
        "Overlapped mode on a GPU: registration runs on at most N of its GPU's SMs (a CUDA green "
        "context), so that VO on the same GPU keeps its latency; registration gets slower. "
        "Default 0: no limit.", "N"},
+      {"no-cuda-graphs", "GPU: run every model eagerly instead of replaying CUDA graphs (slower; for "
+                         "comparisons)."},
+      {"no-fused-kernels", "GPU: run ALIKED through LibTorch's operators instead of Skytrace's fused "
+                           "kernels (slower; for comparisons)."},
   });
   int exit_code = kExitOk;
   if (!parseArguments(parser,
@@ -208,6 +212,9 @@ int runProcess(const QStringList& args) {
     request.satellite_sm_limit = int(numberOption(parser, "sat-sm-limit", 0));
     request.use_gnss_prior = parser.isSet("use-gnss-prior");
     request.registration_enabled = !parser.isSet("no-registration");
+    const GpuSwitches gpu = gpuSwitchesFromEnvironment();
+    request.cuda_graphs = gpu.cuda_graphs && !parser.isSet("no-cuda-graphs");
+    request.fused_kernels = gpu.fused_kernels && !parser.isSet("no-fused-kernels");
     request.results_dir = parser.value("out").toStdString();
     request.skytrace_version = SKYTRACE_VERSION;
 

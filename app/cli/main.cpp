@@ -4,8 +4,10 @@
 #include <QTextStream>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <memory>
+#include <string>
 
 #include "app/cli/cli_command.h"
 #include "core/vision/torch_runtime.h"
@@ -52,6 +54,10 @@ int main(int argc, char** argv) {
   QCoreApplication::setApplicationVersion(QStringLiteral(SKYTRACE_VERSION));
   QCoreApplication::setOrganizationName(QStringLiteral("Skytrace"));
   skytrace::vision::configureTorchRuntime();
+  // cuDNN's convolution autotuning, process-wide in LibTorch (off by default: see
+  // vision::setCudnnAutotune for why).
+  if (const char* autotune = std::getenv("SKYTRACE_CUDNN_AUTOTUNE"); autotune && std::string(autotune) == "1")
+    skytrace::vision::setCudnnAutotune(true);
 
   const QStringList args = QCoreApplication::arguments();
   QTextStream out(stdout);

@@ -165,6 +165,8 @@ std::string engineBenchUsage() {
          "  --threads N           LibTorch intra-op threads\n"
          "  --preload             decode all frames into memory first (decode = a copy)\n"
          "  --aliked-fp16         ALIKED extractors run their dense part in float16 (CUDA only)\n"
+         "  --no-cuda-graphs      GPU: every model eager, no CUDA graph replays (comparisons)\n"
+         "  --no-fused-kernels    GPU: ALIKED through LibTorch's operators, not the fused kernels\n"
          "  --pace-fps F          deliver frames at F per second in every mode, as a video in\n"
          "                        real time (default 0: as fast as the pipeline takes them);\n"
          "                        for VO latency at a frame rate, not for throughput\n"
@@ -182,6 +184,14 @@ EngineBenchOptions parseEngineBenchArguments(const std::vector<std::string>& arg
     const std::string& key = args[i];
     if (key == "--aliked-fp16") {  // a flag without a value
       options.aliked_float16 = true;
+      continue;
+    }
+    if (key == "--no-cuda-graphs") {  // a flag without a value
+      options.cuda_graphs = false;
+      continue;
+    }
+    if (key == "--no-fused-kernels") {  // a flag without a value
+      options.fused_kernels = false;
       continue;
     }
     if (key == "--preload") {  // a flag without a value
@@ -530,6 +540,8 @@ app::ProcessingChoice benchChoice(const EngineBenchOptions& options, int cuda_co
   request.device = options.device;
   request.vo_device = options.vo_device;
   request.satellite_device = options.sat_device;
+  request.cuda_graphs = options.cuda_graphs;
+  request.fused_kernels = options.fused_kernels;
   // --weights-dir is the model directory here (SKYTRACE_MODEL_DIR still wins).
   if (!options.weights_dir.empty()) vision::setDefaultModelDirectory(options.weights_dir);
   app::ProcessingChoice choice = app::processingChoiceFor(request, cuda_count);
@@ -711,7 +723,8 @@ json runEngineBench(const EngineBenchOptions& options, const std::function<void(
                             {"lightglue_depth", options.lightglue_adaptive ? "adaptive" : "full"},
                             {"aliked_float16", options.aliked_float16},
                             {"cudnn_autotune", vision::cudnnAutotune()},
-                            {"aliked_fused_kernels", vision::alikedFusedKernelsByDefault()},
+                            {"aliked_fused_kernels", options.fused_kernels && vision::alikedFusedKernelsBuilt()},
+                            {"cuda_graphs", options.cuda_graphs},
                             {"keyframe_policy", keyframePolicyName(options.keyframe_policy)},
                             {"pace_fps", options.pace_fps},
                             {"satellite_sm_limit", options.satellite_sm_limit},

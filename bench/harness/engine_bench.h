@@ -77,6 +77,9 @@ struct EngineBenchOptions {
   bool lightglue_adaptive = true;
   // ALIKED extractors (VO and registration) run their dense part in float16 (CUDA only).
   bool aliked_float16 = false;
+  // As `process --no-cuda-graphs / --no-fused-kernels` (false: for comparisons).
+  bool cuda_graphs = true;
+  bool fused_kernels = true;
 
   std::string device, vo_device, sat_device;  // as DevicePlacement (empty: automatic)
   std::vector<std::string> modes = {"sequential", "vo_only", "overlapped", "multi_gpu", "multi_gpu_frames"};

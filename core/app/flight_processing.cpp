@@ -284,6 +284,7 @@ ProcessingChoice processingChoiceFor(const FlightRequest& request, int cuda_devi
   options.vo.device = choice.placement.vo;
   options.vo_match.device = choice.placement.vo;
   options.registration.features.device = choice.placement.satellite;  // the whole stage's device
+  nav::setGpuExecution(request.cuda_graphs, request.fused_kernels, options);
   options.use_gnss_prior = request.use_gnss_prior;
   options.registration_enabled = request.registration_enabled;
   options.check();

@@ -80,6 +80,10 @@ struct FlightRequest {
   // can drift (H200: ATE 10.2 m latest vs 1.48 m every on the same flight).
   bool register_every_keyframe = true;
   int satellite_sm_limit = 0;            // overlapped on CUDA: SMs of the satellite stage, 0 = all
+  // On a GPU: CUDA graph replays (--no-cuda-graphs) and ALIKED's fused kernels
+  // (--no-fused-kernels) in every model; nav::setGpuExecution.
+  bool cuda_graphs = true;
+  bool fused_kernels = true;
 
   bool use_gnss_prior = false;
   bool registration_enabled = true;

@@ -130,6 +130,16 @@ void setSatelliteWeights(const std::string& fine_weights, const std::string& ret
   if (!retrieval_weights.empty()) options.retrieval_descriptor.weights_path = retrieval_weights;
 }
 
+void setGpuExecution(bool cuda_graphs, bool fused_kernels, NavigationOptions& options) {
+  for (vision::ExtractorOptions* features : {&options.vo_features, &options.registration.features}) {
+    features->use_cuda_graphs = cuda_graphs;
+    features->fused_kernels = fused_kernels;
+  }
+  options.vo_match.use_cuda_graphs = cuda_graphs;
+  options.registration.retrieval_descriptor.use_cuda_graphs = cuda_graphs;
+  options.registration.dense_matcher.use_cuda_graphs = cuda_graphs;
+}
+
 std::string visualOdometryModelName(const NavigationOptions& options) {
   return options.vo_features.model + "+" + options.vo_matcher;
 }

@@ -42,6 +42,11 @@ void applySatelliteModel(const std::string& spec, RegistrationOptions& options);
 void setSatelliteWeights(const std::string& fine_weights, const std::string& retrieval_weights,
                          RegistrationOptions& options);
 
+// How every model of both stages runs on a GPU: CUDA graph replays (`cuda_graphs`) and
+// ALIKED's fused kernels (`fused_kernels`), both on by default; off for comparisons with
+// the same binary. No effect on the CPU.
+void setGpuExecution(bool cuda_graphs, bool fused_kernels, NavigationOptions& options);
+
 // What the options run, in spec form: "aliked-n16rot+lightglue", "dinov2-vits14+litesam",
 // "vlad+orb" (VLAD retrieval, local-feature fine matching). For reports and logs.
 std::string visualOdometryModelName(const NavigationOptions& options);

@@ -21,9 +21,9 @@ const AlikedConfig& alikedConfig(const std::string& name);
 
 std::vector<std::string> alikedVariantNames();
 
-// Whether ALIKED models created on a CUDA device run the fused CUDA kernels (built into
-// this binary, and SKYTRACE_ALIKED_FUSED is not "0"); see AlikedModel. For reports.
-bool alikedFusedKernelsByDefault();
+// Whether this binary has ALIKED's fused CUDA kernels, which models created on a CUDA
+// device run unless told not to (ExtractorOptions::fused_kernels); see AlikedModel.
+bool alikedFusedKernelsBuilt();
 
 // Where the authors publish the weights (for "not found" messages).
 inline constexpr const char* kAlikedWeightsUrl =

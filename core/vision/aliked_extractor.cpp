@@ -31,6 +31,7 @@ class AlikedExtractor final : public FeatureExtractor {
     model_ = std::make_unique<aliked::AlikedModel>(
         aliked::loadAlikedModel(options.model, path, device_));
     if (!options.use_cuda_graphs) model_->setCudaGraphsEnabled(false);
+    if (!options.fused_kernels) model_->setFusedKernelsEnabled(false);
     if (options.half_precision) model_->setHalfPrecision(true);  // throws off CUDA
     detection_.nms_radius = options.nms_radius_px;
     if (options.detection_threshold > 0) {

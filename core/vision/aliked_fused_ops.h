@@ -3,7 +3,7 @@
 // aliked_layers.cpp, aliked_dkd.cpp and aliked_sddh.cpp compute, in float32, without the
 // full-resolution intermediate tensors (the 128-channel descriptor map is never built)
 // and with a few kernels instead of hundreds: AlikedModel uses them on CUDA for float32
-// models (AlikedModel::setFusedKernelsEnabled, SKYTRACE_ALIKED_FUSED=0 to compare).
+// models (AlikedModel::setFusedKernelsEnabled(false) to compare).
 // Results equal the ATen path up to float rounding (order of sums, FMA contraction):
 // tests/vision/test_vision_cuda.cpp compares both paths and the CPU.
 //

@@ -1,7 +1,5 @@
 #include "core/vision/aliked_model_impl.h"
 
-#include <cstdlib>
-#include <cstring>
 #include <sstream>
 
 #include "core/util/error.h"
@@ -31,10 +29,7 @@ at::Tensor replicationPadded(const at::Tensor& image, const std::array<int64_t, 
   return any ? at::replication_pad2d(image, {pad[0], pad[1], pad[2], pad[3]}) : image;
 }
 
-bool fusedKernelsOn(const at::Device& device) {
-  const char* env = std::getenv("SKYTRACE_ALIKED_FUSED");
-  return device.is_cuda() && aliked::fused::built() && !(env && std::strcmp(env, "0") == 0);
-}
+bool fusedKernelsOn(const at::Device& device) { return device.is_cuda() && aliked::fused::built(); }
 
 // The first `n` keypoint rows of a fixed-count output (forward's host-side narrowing).
 AlikedOutput leadingRows(const AlikedOutput& fixed, int64_t n) {
@@ -380,6 +375,6 @@ AlikedModel loadAlikedModel(const std::string& variant, const std::string& weigh
 
 namespace skytrace::vision {
 
-bool alikedFusedKernelsByDefault() { return aliked::fusedKernelsOn(at::Device(at::kCUDA, 0)); }
+bool alikedFusedKernelsBuilt() { return aliked::fused::built(); }
 
 }  // namespace skytrace::vision

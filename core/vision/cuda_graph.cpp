@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
-#include <cstdlib>
 #include <sstream>
 
 #include "core/util/log.h"
@@ -18,16 +17,6 @@
 #endif
 
 namespace skytrace::vision {
-
-bool cudaGraphsEnabledByDefault() {
-  static const bool enabled = [] {
-    const char* value = std::getenv("SKYTRACE_CUDA_GRAPHS");
-    if (!value) return true;
-    const std::string text(value);
-    return !(text == "0" || text == "off" || text == "false");
-  }();
-  return enabled;
-}
 
 bool cudaGraphsCompiledIn() {
 #if defined(SKYTRACE_WITH_CUDA)
@@ -124,7 +113,7 @@ struct CapturedGraphs::Entry {
 CapturedGraphs::CapturedGraphs(std::string name, int capture_after)
     : name_(std::move(name)),
       capture_after_(std::max(1, capture_after)),
-      enabled_(cudaGraphsEnabledByDefault() && !cudaGraphsSuppressedOnThisThread()) {}
+      enabled_(!cudaGraphsSuppressedOnThisThread()) {}
 
 CapturedGraphs::~CapturedGraphs() = default;
 

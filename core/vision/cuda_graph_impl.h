@@ -21,9 +21,9 @@
 // and the caller runs its eager code (a failed capture is logged once as a warning and
 // not retried for that key; nothing throws because of it).
 //
-// Switches: the environment variable SKYTRACE_CUDA_GRAPHS=0 (also "off"/"false") turns
-// graphs off process-wide (side-by-side measurements with the same binary);
-// setEnabled(false) turns them off for one model.
+// Switches: setEnabled(false) turns them off for one model (the options' use_cuda_graphs:
+// side-by-side measurements with the same binary); ScopedNoCudaGraphs for the models a
+// thread creates.
 //
 // Memory: each key's graph keeps its intermediate tensors in a private pool for as long
 // as the instance lives (at most kMaxGraphs keys; the oldest are dropped beyond that).
@@ -50,9 +50,6 @@
 #include <vector>
 
 namespace skytrace::vision {
-
-// False when SKYTRACE_CUDA_GRAPHS is "0", "off" or "false" (read once per process).
-bool cudaGraphsEnabledByDefault();
 
 // True in builds that can capture graphs (SKYTRACE_WITH_CUDA).
 bool cudaGraphsCompiledIn();

@@ -44,6 +44,9 @@ struct DenseMatcherOptions {
   // Fold MobileOne's training-time branches into single convolutions (faster; outputs
   // equal up to float rounding).
   bool reparameterize_backbone = true;
+  // On CUDA in a GPU build: replay the model's fixed-shape parts as CUDA graphs (faster;
+  // equal up to float rounding). false runs eagerly (for comparisons).
+  bool use_cuda_graphs = true;
 
   void check() const;  // throws InvalidArgument
 };

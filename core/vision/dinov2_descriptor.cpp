@@ -38,6 +38,7 @@ class Dinov2DescriptorExtractor final : public GlobalDescriptorExtractor {
     model_ = dinov2::loadDinov2Model(config, path, device_, dtype);
     model_->setAttentionKernel(options.fused_attention ? dinov2::AttentionKernel::kFused
                                                        : dinov2::AttentionKernel::kReference);
+    if (!options.use_cuda_graphs) model_->setCudaGraphsEnabled(false);
   }
 
   std::string name() const override { return options_.model; }

@@ -70,9 +70,13 @@ struct ExtractorOptions {
   int nms_radius_px = 2;             // learned detectors: non-maximum suppression radius
   DeviceSpec device;
   // Learned extractors on CUDA in a GPU build: replay the extraction as a CUDA graph per
-  // frame size (faster; results equal to the eager path up to float rounding). false, or
-  // SKYTRACE_CUDA_GRAPHS=0 in the environment, runs eagerly. No effect elsewhere.
+  // frame size (faster; results equal to the eager path up to float rounding). false runs
+  // eagerly (for comparisons). No effect elsewhere.
   bool use_cuda_graphs = true;
+  // ALIKED models on CUDA in a build with Skytrace's fused kernels (aliked_fused_ops.h):
+  // run them (faster; results equal up to float rounding). false runs the LibTorch
+  // operator chains (for comparisons). No effect elsewhere.
+  bool fused_kernels = true;
   // ALIKED models on CUDA: the dense part (encoder, projections, score head) in float16 on
   // tensor cores (faster where not fused; keypoints deviate slightly from float32).
   // Creating the extractor on another device throws InvalidArgument; other models refuse it.

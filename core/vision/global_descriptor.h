@@ -44,6 +44,9 @@ struct GlobalDescriptorOptions {
   // Fused attention (scaled_dot_product_attention) where LibTorch has it (>= 2.0); the
   // explicit softmax(q k^T) v otherwise or when false.
   bool fused_attention = true;
+  // On CUDA in a GPU build: replay the model as a CUDA graph per input size (faster;
+  // equal up to float rounding). false runs eagerly (for comparisons).
+  bool use_cuda_graphs = true;
 
   void check() const;  // throws InvalidArgument
 };

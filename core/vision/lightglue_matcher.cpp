@@ -27,7 +27,9 @@ class LightGlueMatcher final : public Matcher {
       : options_(modelOptions(options)),
         device_(options.device),
         model_(lightglue::loadLightGlueModel(options.features, lightGlueWeightsPath(options),
-                                             toAtDevice(options.device))) {}
+                                             toAtDevice(options.device))) {
+    if (!options.use_cuda_graphs) model_.setCudaGraphsEnabled(false);
+  }
 
   std::string name() const override { return "lightglue"; }
 

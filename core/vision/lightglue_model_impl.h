@@ -108,8 +108,8 @@ class LightGlueModel {
 
   // Throws InvalidArgument on shape/device mismatches. On CUDA, without a trace and with
   // adaptivity off (depth and width confidence <= 0), replayed as a CUDA graph per point
-  // counts and image sizes (cuda_graph_impl.h; SKYTRACE_CUDA_GRAPHS=0 or
-  // setCudaGraphsEnabled(false) switch it off), the match list built after it.
+  // counts and image sizes (cuda_graph_impl.h; setCudaGraphsEnabled(false) switches it
+  // off), the match list built after it.
   LightGlueOutput forward(const LightGlueInput& image0, const LightGlueInput& image1,
                           const LightGlueOptions& options, LightGlueTrace* trace = nullptr) const;
 

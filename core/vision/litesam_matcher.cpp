@@ -39,6 +39,7 @@ class LiteSamMatcher final : public DenseMatcher {
     model_ = std::make_unique<litesam::LiteSamModel>(
         litesam::loadLiteSamModel(path, device_, config));
     if (options.reparameterize_backbone) model_->reparameterizeBackbone();
+    if (!options.use_cuda_graphs) model_->setCudaGraphsEnabled(false);
   }
 
   std::string name() const override { return options_.model; }

@@ -44,6 +44,9 @@ struct MatchOptions {
   double depth_confidence = 0.95;        // LightGlue early exit; <= 0 disables it
   double width_confidence = 0.99;        // LightGlue point pruning; <= 0 disables it
   double filter_threshold = 0.1;         // LightGlue minimum match score
+  // LightGlue on CUDA in a GPU build: replay its fixed-shape parts as CUDA graphs
+  // (faster; equal up to float rounding). false runs eagerly (for comparisons).
+  bool use_cuda_graphs = true;
 
   void check() const;  // throws InvalidArgument (MNN fields; LightGlue checks its own)
 };

@@ -10,7 +10,6 @@
 #endif
 
 #include <algorithm>
-#include <cstdlib>
 #include <sstream>
 #include <thread>
 
@@ -43,8 +42,6 @@ void configureTorchRuntime(int intra_op_threads) {
   if (threads <= 0) threads = std::max(1u, std::thread::hardware_concurrency());
   at::set_num_threads(threads);
   setFastGpuMath(false);
-  const char* autotune = std::getenv("SKYTRACE_CUDNN_AUTOTUNE");
-  setCudnnAutotune(autotune && std::string(autotune) == "1");
 }
 
 void setCudnnAutotune(bool enabled) { at::globalContext().setBenchmarkCuDNN(enabled); }

@@ -19,9 +19,9 @@ struct DeviceSpec {
 // Parses "cpu", "cuda" (= cuda:0) or "cuda:N". Throws InvalidArgument on other text.
 DeviceSpec parseDevice(const std::string& text);
 
-// Sets LibTorch's intra-op thread count (0 = hardware concurrency, Debian's default is 1),
-// selects exact float32 GPU math (see setFastGpuMath) and leaves cuDNN's convolution
-// autotuning off unless SKYTRACE_CUDNN_AUTOTUNE=1 (see setCudnnAutotune).
+// Sets LibTorch's intra-op thread count (0 = hardware concurrency, Debian's default is 1)
+// and selects exact float32 GPU math (see setFastGpuMath). cuDNN's convolution
+// autotuning stays as it is (LibTorch's default: off; see setCudnnAutotune).
 void configureTorchRuntime(int intra_op_threads = 0);
 
 // enabled: cuDNN times its convolution algorithms once per input shape and keeps the
@@ -43,7 +43,7 @@ bool cudnnAutotune();
 void setFastGpuMath(bool fast);
 
 // While one is alive on a thread, models and matchers created on that thread do not
-// capture CUDA graphs (their default reads false), whatever SKYTRACE_CUDA_GRAPHS says.
+// capture CUDA graphs (their default reads false), whatever their options say.
 // For work that must run eagerly: a stage confined to part of a GPU's SMs by a CUDA green
 // context, whose partition graph replays do not honour (measured on an H100, session 6:
 // a graph-replayed satellite stage took 3.4 ms with 16 SMs as with all 132; eager, 10 ms).

@@ -2,7 +2,8 @@
 // project that leaves the processing fields unset runs exactly what `skytrace-cli
 // process` runs with no options (the same models, devices and layout for 0, 1 and 2
 // GPUs); a project's own choice is carried over; devicesText names placements as
-// report.json does; check() refuses a request that cannot run.
+// report.json does; check() refuses a request that cannot run; the GPU switches
+// (--no-cuda-graphs, --no-fused-kernels) reach every model of both stages.
 #include <QtTest>
 
 #include <cmath>
@@ -139,6 +140,29 @@ class TestFlightRequest : public QObject {
     r = good;
     r.results_dir.clear();
     QVERIFY(messageOf(r).contains("--out"));
+  }
+
+  void theGpuSwitchesReachEveryModel() {
+    app::FlightRequest request;
+    request.video_path = "/flights/flight.mp4";
+    request.basemap_paths = {"/maps/ortho.tif"};
+    request.satellite_model = "dinov2+litesam";
+    request.vo_model = "aliked-n16rot+lightglue";
+    const auto switches = [](const nav::NavigationOptions& o) {
+      return std::vector<bool>{o.vo_features.use_cuda_graphs, o.vo_features.fused_kernels,
+                               o.vo_match.use_cuda_graphs, o.registration.features.use_cuda_graphs,
+                               o.registration.features.fused_kernels,
+                               o.registration.retrieval_descriptor.use_cuda_graphs,
+                               o.registration.dense_matcher.use_cuda_graphs};
+    };
+    QCOMPARE(switches(app::processingChoiceFor(request, 1).options), std::vector<bool>(7, true));
+    request.cuda_graphs = false;
+    request.fused_kernels = false;
+    QCOMPARE(switches(app::processingChoiceFor(request, 1).options), std::vector<bool>(7, false));
+    request.fused_kernels = true;
+    const nav::NavigationOptions graphs_off = app::processingChoiceFor(request, 1).options;
+    QVERIFY(!graphs_off.vo_match.use_cuda_graphs);
+    QVERIFY(graphs_off.vo_features.fused_kernels);
   }
 
   void theFlightLogCameraFallsBackWithAWarning() {

@@ -112,7 +112,7 @@ class TestFixedShapePaths : public QObject {
   // Graph sets created under a ScopedNoCudaGraphs start disabled; the scope nests, is
   // per thread, and leaves sets created before or after it alone.
   void scopedNoCudaGraphs() {
-    const bool by_default = cudaGraphsEnabledByDefault();
+    constexpr bool by_default = true;  // off only per model (setEnabled) or per thread (the scope)
     const CapturedGraphs before("before");
     QCOMPARE(before.enabled(), by_default);
     QVERIFY(!cudaGraphsSuppressedOnThisThread());
