@@ -1,7 +1,8 @@
 // The results folder round trip in core/app: what processFlight writes is what
 // readResultsFolder reads back (the track, the fixes, the stage samples, the run's
 // description), on a short flight rendered over a procedural map and processed with ORB
-// on the CPU; and a folder that is not a results folder is refused.
+// on the CPU; a folder of known values (tests/synthetic_flight.h) reads back as written;
+// and a folder that is not a results folder is refused.
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -14,6 +15,7 @@
 #include "core/sim/flight_simulation.h"
 #include "core/sim/procedural_basemap.h"
 #include "core/util/error.h"
+#include "tests/synthetic_flight.h"
 #include "tests/test_support.h"
 
 using namespace skytrace;
@@ -87,6 +89,35 @@ class TestFlightResults : public QObject {
     QVERIFY(std::isfinite(read.ground_alt_m));
     QVERIFY(!read.report_json.empty());
     QVERIFY(app::isResultsFolder(request.results_dir));
+  }
+
+  // A folder of known values (tests/synthetic_flight.h, written by the project's own
+  // writers): every part reads back as written.
+  void aKnownFolderReadsBackItsValues() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const test::SyntheticFlight flight = test::writeSyntheticFlight(dir.path());
+    const app::FlightResults r = app::readResultsFolder(flight.results.toStdString());
+    QCOMPARE(int(r.track.poses.size()), flight.frames);
+    QCOMPARE(int(r.odometry.poses.size()), flight.frames);
+    QCOMPARE(int(r.gnss.poses.size()), flight.frames);
+    QCOMPARE(int(r.fixes.size()), flight.accepted_fixes + flight.rejected_fixes);
+    QCOMPARE(r.fixes[2].reason, std::string("too_few_inliers"));
+    QVERIFY(!r.fixes[2].accepted && r.fixes[1].accepted);
+    QCOMPARE(int(r.discrepancy.size()), flight.frames);
+    QCOMPARE(int(r.flagged_segments.size()), 1);
+    QCOMPARE(r.flagged_segments[0].start_s, 3.0);
+    QCOMPARE(int(r.latency.size()), 4 * flight.frames);
+    QCOMPARE(r.latency[1].stage, engine::Stage::Extract);
+    QCOMPARE(r.latency[5].duration_ms, 21.0);  // frame 1, extract
+    QCOMPARE(int(r.latency[1].device), -1);
+    QVERIFY(r.completed);
+    QCOMPARE(r.feature_model, std::string("sift"));
+    QCOMPARE(r.ground_alt_m, 0.0);
+    QVERIFY2(r.warnings.empty(), r.warnings.empty() ? "" : r.warnings.front().c_str());
+    QCOMPARE(app::poseIndexAt(r.track, 2.04), 20);
+    QVERIFY(test::errorMessageOf<IoError>([&] { app::readResultsFolder(dir.path().toStdString() + "/none"); })
+                .contains("not a results folder"));
   }
 
   void aFolderWithoutResultsIsRefused() {

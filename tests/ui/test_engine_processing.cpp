@@ -1,5 +1,5 @@
 // The GUI processes through the engine, offscreen, on the synthetic flight of
-// tests/ui/synthetic_flight.h (60 frames over a procedural basemap, known true track):
+// tests/synthetic_flight.h (60 frames over a procedural basemap, known true track):
 // - overlapped (the default) reaches the end: every video frame processed, every fix the
 //   engine applied shown live and written to fixes.csv, the results track close to the
 //   true one; the latency plot got the engine's stages live; the VO inlier overlays are
@@ -38,7 +38,7 @@
 #include "core/geo/geodesy.h"
 #include "core/geo/track_io.h"
 #include "core/io/project_file.h"
-#include "tests/ui/synthetic_flight.h"
+#include "tests/synthetic_flight.h"
 #include "tests/ui/cli_process_runner.h"
 #include "core/app/flight_results.h"
 #include "ui/latency_plot.h"

@@ -1,5 +1,5 @@
 // The analyst's workspace end to end, offscreen, on a synthetic processed flight
-// (tests/ui/synthetic_flight.h): a project opens and shows its results without
+// (tests/synthetic_flight.h): a project opens and shows its results without
 // recomputing (map overlays, plots, video frame, timeline with the log's UTC time);
 // a click on the map seeks the timeline and the video; exports through the menus write
 // files that read back; live processing (a fake runner) reaches the plots in batches of
@@ -25,7 +25,7 @@
 #include "core/geo/track_io.h"
 #include "core/util/error.h"
 #include "tests/test_support.h"
-#include "tests/ui/synthetic_flight.h"
+#include "tests/synthetic_flight.h"
 #include "tests/ui/cli_process_runner.h"
 #include "core/app/flight_results.h"
 #include "ui/latency_plot.h"
@@ -131,30 +131,6 @@ class TestWorkspace : public QObject {
     QCoreApplication::setApplicationName(QStringLiteral("test_workspace"));
     QVERIFY(dir_.isValid());
     flight_ = test::writeSyntheticFlight(dir_.path());
-  }
-
-  void resultsFolderReadsBack() {
-    const app::FlightResults r = app::readResultsFolder(flight_.results.toStdString());
-    QCOMPARE(int(r.track.poses.size()), flight_.frames);
-    QCOMPARE(int(r.odometry.poses.size()), flight_.frames);
-    QCOMPARE(int(r.gnss.poses.size()), flight_.frames);
-    QCOMPARE(int(r.fixes.size()), flight_.accepted_fixes + flight_.rejected_fixes);
-    QCOMPARE(r.fixes[2].reason, std::string("too_few_inliers"));
-    QVERIFY(!r.fixes[2].accepted && r.fixes[1].accepted);
-    QCOMPARE(int(r.discrepancy.size()), flight_.frames);
-    QCOMPARE(int(r.flagged_segments.size()), 1);
-    QCOMPARE(r.flagged_segments[0].start_s, 3.0);
-    QCOMPARE(int(r.latency.size()), 4 * flight_.frames);
-    QCOMPARE(r.latency[1].stage, engine::Stage::Extract);
-    QCOMPARE(r.latency[5].duration_ms, 21.0);  // frame 1, extract
-    QCOMPARE(int(r.latency[1].device), -1);
-    QVERIFY(r.completed);
-    QCOMPARE(r.feature_model, std::string("sift"));
-    QCOMPARE(r.ground_alt_m, 0.0);
-    QVERIFY2(r.warnings.empty(), r.warnings.empty() ? "" : r.warnings.front().c_str());
-    QCOMPARE(app::poseIndexAt(r.track, 2.04), 20);
-    QVERIFY(test::errorMessageOf<IoError>([&] { app::readResultsFolder(dir_.path().toStdString() + "/none"); })
-                .contains("not a results folder"));
   }
 
   void projectOpensWithResultsShown() {

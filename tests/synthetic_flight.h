@@ -1,4 +1,4 @@
-// A small processed flight made for the GUI tests (no ../shared needed): a procedural
+// A small processed flight made for the results reader and the GUI tests (no ../shared needed): a procedural
 // UTM basemap, a 60-frame video rendered over it (320x180, nadir, 100 m), a results folder in the format of
 // docs/process_output.md (visual track, raw odometry, GNSS with a flagged 40 m
 // discrepancy between 3.0 and 4.0 s, registration fixes with one rejection, per-stage
