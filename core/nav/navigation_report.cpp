@@ -96,6 +96,7 @@ nlohmann::json navigationReportJson(const NavigationResult& result, const RunDes
                      {"global_attempts", global_attempts},
                      {"rejected_by_reason", by_reason}};
   report["odometry"] = {{"lost_frames", result.lost_frames},
+                        {"rejected_steps", result.rejected_odometry_steps},
                         {"keyframes", result.keyframes},
                         {"drift_estimate_percent", nullable(result.drift_estimate_percent)}};
   report["frame_transfers"] = {{"vo_uploads", result.vo_frame_transfers.uploads},

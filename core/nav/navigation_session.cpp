@@ -321,6 +321,12 @@ NavigationResult NavigationSession::finish(bool completed, std::int64_t frames_t
   result.frames_processed = s.frames_processed;
   result.keyframes = s.keyframes;
   result.lost_frames = s.lost_frames;
+  result.rejected_odometry_steps = s.fusion->rejectedOdometrySteps();
+  if (result.rejected_odometry_steps > 0)
+    result.warnings.push_back(std::to_string(result.rejected_odometry_steps) +
+                              " frames' visual odometry implied more than " +
+                              std::to_string(int(s.options.fusion.max_speed_mps)) +
+                              " m/s (a wrong match, not motion); they were treated as lost");
   result.vo_features_model = s.vo->extractorName();
   result.vo_frame_transfers = s.vo->imageTransfers();
   const std::string alt_reference =

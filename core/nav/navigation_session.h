@@ -87,6 +87,8 @@ struct NavigationResult {
   DiscrepancyAnalysis discrepancy;
   int lost_frames = 0;
   int keyframes = 0;
+  // Tracked VO steps fusion rejected as impossible motion (FusionOptions::max_speed_mps).
+  std::int64_t rejected_odometry_steps = 0;
   double drift_estimate_percent = std::numeric_limits<double>::quiet_NaN();
   std::vector<std::string> warnings;
   // Registration ran and no frame got a position: what was attempted and why it failed

@@ -8,6 +8,7 @@
 #include "core/nav/ground_projection.h"
 #include "core/nav/pose_graph_smoother.h"
 #include "core/util/check.h"
+#include "core/util/log.h"
 
 namespace skytrace::nav {
 namespace {
@@ -33,6 +34,7 @@ void FusionOptions::check() const {
   checkArgument(velocity_sigma_mps2 > 0, "fusion velocity_sigma_mps2 must be > 0");
   checkArgument(fix_loss_scale > 0, "fusion fix_loss_scale must be > 0");
   checkArgument(max_solver_iterations >= 1, "fusion max_solver_iterations must be >= 1");
+  checkArgument(max_speed_mps > 0, "fusion max_speed_mps must be > 0");
 }
 
 struct TrajectoryFusion::State {
@@ -52,6 +54,18 @@ struct TrajectoryFusion::State {
   std::map<std::int64_t, PoseAnchor> anchors;  // accepted fixes and priors by frame
   std::map<std::int64_t, PoseAnchor> pending;  // anchors for frames not added yet
   std::set<std::int64_t> relocalised_frames;   // anchors that replace, not blend
+  std::int64_t rejected_odometry_steps = 0;    // implausible VO steps (addOdometry)
+
+  // Whether record i's online pose, chained by VO, is reachable from the previous
+  // record's at options.max_speed_mps (true when either has no pose or no time passed).
+  bool plausibleStep(std::size_t i) const {
+    if (i == 0) return true;
+    const FusedPose& previous = records[i - 1].online;
+    const FusedPose& current = records[i].online;
+    const double dt = current.t_s - previous.t_s;
+    if (!previous.has_pose || !current.has_pose || dt <= 0) return true;
+    return horizontalDistance(previous.pose, current.pose) <= options.max_speed_mps * dt;
+  }
 
   std::size_t indexOf(std::int64_t frame) const {
     auto it = index.find(frame);
@@ -242,9 +256,24 @@ FusedPose TrajectoryFusion::addOdometry(const OdometryMeasurement& measurement,
     s.anchors[measurement.frame] = pending->second;
     s.pending.erase(pending);
   }
-  s.recomputeOnline(s.records.size() - 1);
+  const std::size_t i = s.records.size() - 1;
+  s.recomputeOnline(i);
+  // A VO step no UAV flies (a degenerate homography: ~440 m in one frame of a fast turn
+  // over asphalt was seen) is not motion: the frame counts as lost instead. Not judged
+  // where an anchor sets the frame's pose.
+  if (measurement.tracked && !s.anchors.count(measurement.frame) && !s.plausibleStep(i)) {
+    SKYTRACE_LOG(Warning, "nav.fusion") << "frame " << measurement.frame
+                                        << ": visual odometry implies more than " << s.options.max_speed_mps
+                                        << " m/s; the frame is treated as lost";
+    s.records[i].odometry.tracked = false;
+    s.records[i].odometry.reference_frame = -1;
+    ++s.rejected_odometry_steps;
+    s.recomputeOnline(i);
+  }
   return s.records.back().online;
 }
+
+std::int64_t TrajectoryFusion::rejectedOdometrySteps() const { return state_->rejected_odometry_steps; }
 
 bool TrajectoryFusion::addFix(const RegistrationFix& fix, bool relocalise) {
   if (!fix.accepted || !fix.has_pose) return false;

@@ -32,6 +32,10 @@ struct FusionOptions {
   double height_prior_sigma_m = 2.0;        // telemetry height above ground
   double velocity_sigma_mps2 = 3.0;         // constant-velocity term (acceleration noise)
   double fix_loss_scale = 2.0;              // Cauchy scale in sigmas for fixes
+  // A VO step implying more ground speed than this since the previous frame is a
+  // degenerate match, not motion (addOdometry). Far above any UAV's (fixed wings fly
+  // 15-40 m/s), far below the speeds a bad homography implies (13 km/s in one case).
+  double max_speed_mps = 100.0;
   int max_solver_iterations = 50;
 
   void check() const;  // throws InvalidArgument
@@ -57,6 +61,9 @@ class TrajectoryFusion {
   // absolute pose).
   // pitch_deg/roll_deg: logged camera attitude (NaN unknown); when given, chained poses
   // take it (constrainAttitude) instead of the tilt the homographies imply.
+  // A tracked measurement whose chained pose lies further from the previous frame's than
+  // options.max_speed_mps allows is rejected: the frame counts as lost (the estimate
+  // coasts, the smoother gets no VO edge from it; rejectedOdometrySteps counts it).
   FusedPose addOdometry(const OdometryMeasurement& measurement, double height_above_ground_m,
                         double pitch_deg = std::numeric_limits<double>::quiet_NaN(),
                         double roll_deg = std::numeric_limits<double>::quiet_NaN());
@@ -82,6 +89,8 @@ class TrajectoryFusion {
   std::vector<FusedPose> onlineTrajectory() const;
   // Raw odometry chained from the first absolute pose without later corrections.
   std::vector<FusedPose> odometryTrajectory() const;
+  // Tracked measurements addOdometry rejected as implausible motion, so far.
+  std::int64_t rejectedOdometrySteps() const;
 
   // Full smoothing pass over everything added so far. Throws skytrace::Error when the
   // solver fails badly; returns the online trajectory when there is nothing to smooth.

@@ -1,8 +1,8 @@
 // Trajectory fusion on constructed flights with exact VO homographies: the chain keeps
 // metric scale and heading, uncertainty grows between fixes and shrinks at them, late
 // fixes correct every later frame by the Kalman weight, wrong fixes are gated out,
-// relocalisation keeps the fixes it does not contradict, and the smoother pulls a
-// noisy-fix trajectory onto the truth.
+// relocalisation keeps the fixes it does not contradict, a VO step no UAV flies is
+// treated as a loss, and the smoother pulls a noisy-fix trajectory onto the truth.
 #include <QtTest>
 
 #include <algorithm>
@@ -230,6 +230,39 @@ class TestTrajectoryFusion : public QObject {
     for (int f : {0, 15, 30, 45, 60})
       QVERIFY2(horizontalError(smoothed[f], f) < 1.0,
                qPrintable(QString("frame %1: %2 m").arg(f).arg(horizontalError(smoothed[f], f))));
+  }
+
+  // Issue 19: VO accepted a ~440 m jump in one frame (a degenerate homography in a fast
+  // turn). Such a step is now a loss: the estimate coasts over it, the smoother gets no
+  // edge from it, and the count says so. Before: frame 30 was 440 m off online and the
+  // smoothed track followed it.
+  void anImpossibleVoStepIsTreatedAsALoss() {
+    TrajectoryFusion fusion(kCamera, 0.0, {});
+    for (int f = 0; f <= 60; ++f) {
+      OdometryMeasurement m = measurement(f);
+      if (f == 30) {  // 440 m east of the truth in one frame (0.1 s)
+        CameraPose wrong = truthPose(30);
+        wrong.position_enu[0] += 440.0;
+        m.reference_from_frame = imageFromGround(kCamera, truthPose(m.reference_frame), 0.0) *
+                                 groundFromImage(kCamera, wrong, 0.0);
+      }
+      fusion.addOdometry(m, NAN);
+      if (f % 20 == 0) QVERIFY(fusion.addFix(fixAt(f, {0, 0, 0}, 0.5)));
+    }
+    QCOMPARE(fusion.rejectedOdometrySteps(), std::int64_t(1));
+    const double online_error = horizontalError(*fusion.onlinePose(30), 30);
+    QVERIFY2(online_error < 1.0, qPrintable(QString("online %1 m").arg(online_error)));
+    const std::vector<FusedPose> smoothed = fusion.smooth();
+    for (int f : {29, 30, 31})
+      QVERIFY2(horizontalError(smoothed[f], f) < 1.0,
+               qPrintable(QString("frame %1: %2 m").arg(f).arg(horizontalError(smoothed[f], f))));
+    // Ordinary flight (8 m/s and a turn) is never rejected.
+    TrajectoryFusion ordinary(kCamera, 0.0, {});
+    for (int f = 0; f <= 80; ++f) {
+      ordinary.addOdometry(measurement(f), NAN);
+      if (f == 0) QVERIFY(ordinary.addFix(fixAt(0, {0, 0, 0}, 0.5)));
+    }
+    QCOMPARE(ordinary.rejectedOdometrySteps(), std::int64_t(0));
   }
 
   void odometryTrajectoryIgnoresLaterFixes() {
