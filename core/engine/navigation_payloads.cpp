@@ -285,7 +285,8 @@ class NavigationSatellitePayload final : public SatellitePayload {
   // On a GPU, the global search the latest keyframe (before the first: the first) would
   // need is prepared between keyframes (one map tile per call), so that a global search
   // after repeated rejections does not stop VO for its preparation (0.8-1.1 s on an H100
-  // for the 23 tiles of a 20 s flight's map). Not on the CPU, where that work would take cores from VO.
+  // for the 23 tiles of a 20 s flight's map). Not on the CPU, where that work would take
+  // cores from VO.
   bool prepareWhileIdle(const RunControl& control) override {
     if (!idle_preparation_) return false;
     registrar_.setSearchMonitor([&control](int, int) { control.checkpoint(); });

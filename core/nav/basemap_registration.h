@@ -175,7 +175,8 @@ class BasemapRegistrar {
   // or the final step: the retrieval vocabulary), so that a later global search finds it
   // prepared instead of stopping for it. Nothing for a search of more than `max_tiles`
   // tiles (left to a global request), before the first request (unless
-  // expectFirstRequestHeight named its height), or once that search is prepared. The search monitor sees these units too. Returns true while more remains.
+  // expectFirstRequestHeight named its height), or once that search is prepared. The
+  // search monitor sees these units too. Returns true while more remains.
   // Thread: registerFrame's.
   bool prepareWhileIdle(std::size_t max_tiles);
 

@@ -80,8 +80,8 @@ class AlikedModel {
   // On CUDA with a fixed peak count (top_k > 0, or threshold mode with n_limit:
   // hasFixedPeakCount) and no trace, forward() replays the whole
   // extraction as a CUDA graph captured per input shape and detection options (see
-  // cuda_graph_impl.h; setCudaGraphsEnabled(false) switches it off), on the caller's current stream, with one host synchronisation (the peak
-  // count) at the end; the eager path otherwise, or when the capture failed (logged
+  // cuda_graph_impl.h; setCudaGraphsEnabled(false) switches it off), on the caller's
+  // current stream, with one host synchronisation (the peak count) at the end; the eager path otherwise, or when the capture failed (logged
   // once). Threshold mode keeps the same keypoints as the eager path, best first; with
   // no peak above the threshold it runs the eager path (the fallback to the mean).
   // Outputs are fresh tensors in both cases.
@@ -103,7 +103,8 @@ class AlikedModel {
   // sampling, score head, NMS, refinement and SDDH's reads of the descriptor map in a
   // few kernels; the full-resolution descriptor map is never built) instead of the ATen
   // operator chains: the same results up to float rounding. On by default where built
-  // (fused::built()); setFusedKernelsEnabled(false) switches it off (for comparisons). Drops captured graphs. Thread: as setHalfPrecision.
+  // (fused::built()); setFusedKernelsEnabled(false) switches it off (for comparisons).
+  // Drops captured graphs. Thread: as setHalfPrecision.
   void setFusedKernelsEnabled(bool enabled);
   bool fusedKernelsEnabled() const { return fused_kernels_; }
 

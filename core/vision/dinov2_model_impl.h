@@ -62,7 +62,8 @@ class Dinov2Model {
   // image: [B,3,H,W] floating, ImageNet-normalised RGB, on device(); H, W multiples of 14
   // (InvalidArgument otherwise). Runs in dtype().
   // On CUDA without a trace: replayed as a CUDA graph per input shape/dtype and attention
-  // kernel (cuda_graph_impl.h; setCudaGraphsEnabled(false) switches it off), on the caller's current stream; outputs are fresh tensors.
+  // kernel (cuda_graph_impl.h; setCudaGraphsEnabled(false) switches it off), on the
+  // caller's current stream; outputs are fresh tensors.
   Dinov2Output forward(const at::Tensor& image, Dinov2Trace* trace = nullptr) const;
 
   void setCudaGraphsEnabled(bool enabled);

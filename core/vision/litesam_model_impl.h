@@ -76,7 +76,8 @@ class LiteSamModel {
   // 32 (the sizes may differ between the two). Throws InvalidArgument on shapes.
   // On CUDA with equal sizes and neither trace nor stage callback, the backbone, the
   // coarse transformer and the fine FPN replay as one CUDA graph per size
-  // (cuda_graph_impl.h; setCudaGraphsEnabled(false) switches it off); coarse and fine matching run eagerly after it.
+  // (cuda_graph_impl.h; setCudaGraphsEnabled(false) switches it off); coarse and fine
+  // matching run eagerly after it.
   LiteSamOutput forward(const at::Tensor& image0, const at::Tensor& image1,
                         LiteSamTrace* trace = nullptr,
                         const LiteSamStageCallback& on_stage = nullptr) const;

@@ -93,7 +93,8 @@ class SuperPointModel {
 
   // Dense maps, heatmap, NMS, selection and descriptor sampling. On CUDA with
   // max_keypoints > 0 replayed as a CUDA graph per input shape and config (see
-  // cuda_graph_impl.h; setCudaGraphsEnabled(false) switches it off) with one host synchronisation (the keypoint count); eager otherwise.
+  // cuda_graph_impl.h; setCudaGraphsEnabled(false) switches it off) with one host
+  // synchronisation (the keypoint count); eager otherwise.
   SuperPointOutput forward(const at::Tensor& image, const SuperPointConfig& config) const;
 
   // The graph body: forward() with max_keypoints > 0 and no host synchronisation:

@@ -1,5 +1,6 @@
-// NavigationSession: what its registration requests search around, what a run that
-// placed no frame on the basemaps reports, and what a GNSS prior anchors. VO runs for real (ORB) on one textured frame
+// NavigationSession: what its registration requests search around (and the first one's
+// height, known before the run), what a run that placed no frame on the basemaps
+// reports, and what a GNSS prior anchors. VO runs for real (ORB) on one textured frame
 // shown again and again (a hovering camera); the test plays the registrar.
 #include <QtTest>
 
