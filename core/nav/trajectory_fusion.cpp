@@ -262,9 +262,10 @@ FusedPose TrajectoryFusion::addOdometry(const OdometryMeasurement& measurement,
   // over asphalt was seen) is not motion: the frame counts as lost instead. Not judged
   // where an anchor sets the frame's pose.
   if (measurement.tracked && !s.anchors.count(measurement.frame) && !s.plausibleStep(i)) {
-    SKYTRACE_LOG(Warning, "nav.fusion") << "frame " << measurement.frame
-                                        << ": visual odometry implies more than " << s.options.max_speed_mps
-                                        << " m/s; the frame is treated as lost";
+    if (s.rejected_odometry_steps == 0)  // once: the run's warnings give the count
+      SKYTRACE_LOG(Warning, "nav.fusion") << "frame " << measurement.frame
+                                          << ": visual odometry implies more than " << s.options.max_speed_mps
+                                          << " m/s; the frame is treated as lost";
     s.records[i].odometry.tracked = false;
     s.records[i].odometry.reference_frame = -1;
     ++s.rejected_odometry_steps;
