@@ -47,9 +47,9 @@ struct TrajectoryFusion::State {
     double height_above_ground_m = std::numeric_limits<double>::quiet_NaN();
     double pitch_hint_deg = std::numeric_limits<double>::quiet_NaN();
     double roll_hint_deg = std::numeric_limits<double>::quiet_NaN();
-    FusedPose online;
   };
   std::vector<Record> records;                 // in frame order
+  std::vector<FusedPose> online;               // the online estimate of each record
   std::map<std::int64_t, std::size_t> index;   // frame -> records index
   std::map<std::int64_t, PoseAnchor> anchors;  // accepted fixes and priors by frame
   std::map<std::int64_t, PoseAnchor> pending;  // anchors for frames not added yet
@@ -60,8 +60,8 @@ struct TrajectoryFusion::State {
   // record's at options.max_speed_mps (true when either has no pose or no time passed).
   bool plausibleStep(std::size_t i) const {
     if (i == 0) return true;
-    const FusedPose& previous = records[i - 1].online;
-    const FusedPose& current = records[i].online;
+    const FusedPose& previous = online[i - 1];
+    const FusedPose& current = online[i];
     const double dt = current.t_s - previous.t_s;
     if (!previous.has_pose || !current.has_pose || dt <= 0) return true;
     return horizontalDistance(previous.pose, current.pose) <= options.max_speed_mps * dt;
@@ -193,13 +193,9 @@ struct TrajectoryFusion::State {
     }
   }
 
-  void recomputeOnline(std::size_t first) {
-    std::vector<FusedPose> poses;
-    poses.reserve(records.size());
-    for (const auto& r : records) poses.push_back(r.online);
-    computeFrom(first, &poses, anchors);
-    for (std::size_t i = first; i < records.size(); ++i) records[i].online = poses[i];
-  }
+  // In place: record i's prediction reads only the estimates before it. Costs the
+  // records from `first` on, not the whole flight.
+  void recomputeOnline(std::size_t first) { computeFrom(first, &online, anchors); }
 
   // Erases the anchors before `frame` that reach it through tracked odometry: back to
   // the latest record before it that VO lost (or the first record).
@@ -247,8 +243,6 @@ FusedPose TrajectoryFusion::addOdometry(const OdometryMeasurement& measurement,
   rec.height_above_ground_m = height_above_ground_m;
   rec.pitch_hint_deg = pitch_deg;
   rec.roll_hint_deg = roll_deg;
-  rec.online.frame = measurement.frame;
-  rec.online.t_s = measurement.t_s;
   s.index[measurement.frame] = s.records.size();
   s.records.push_back(rec);
   auto pending = s.pending.find(measurement.frame);
@@ -271,7 +265,7 @@ FusedPose TrajectoryFusion::addOdometry(const OdometryMeasurement& measurement,
     ++s.rejected_odometry_steps;
     s.recomputeOnline(i);
   }
-  return s.records.back().online;
+  return s.online.back();
 }
 
 std::int64_t TrajectoryFusion::rejectedOdometrySteps() const { return state_->rejected_odometry_steps; }
@@ -316,19 +310,16 @@ void TrajectoryFusion::addPosePrior(std::int64_t frame, const CameraPose& pose, 
 std::optional<FusedPose> TrajectoryFusion::onlinePose(std::int64_t frame) const {
   const std::size_t i = state_->indexOf(frame);
   if (i >= state_->records.size()) return std::nullopt;
-  return state_->records[i].online;
+  return state_->online[i];
 }
 
 std::optional<FusedPose> TrajectoryFusion::latestPose() const {
   if (state_->records.empty()) return std::nullopt;
-  return state_->records.back().online;
+  return state_->online.back();
 }
 
 std::vector<FusedPose> TrajectoryFusion::onlineTrajectory() const {
-  std::vector<FusedPose> out;
-  out.reserve(state_->records.size());
-  for (const auto& r : state_->records) out.push_back(r.online);
-  return out;
+  return state_->online;
 }
 
 std::vector<FusedPose> TrajectoryFusion::odometryTrajectory() const {
@@ -344,12 +335,13 @@ std::vector<FusedPose> TrajectoryFusion::smooth() const {
   const State& s = *state_;
   std::vector<PoseGraphFrame> frames;
   frames.reserve(s.records.size());
-  for (const auto& r : s.records) {
+  for (std::size_t i = 0; i < s.records.size(); ++i) {
+    const State::Record& r = s.records[i];
     PoseGraphFrame f;
     f.odometry = r.odometry;
     f.height_above_ground_m = r.height_above_ground_m;
     f.attitude_from_log = std::isfinite(r.pitch_hint_deg);
-    f.initial = r.online;
+    f.initial = s.online[i];
     auto it = s.anchors.find(r.odometry.frame);
     if (it != s.anchors.end()) f.anchor = it->second;
     frames.push_back(std::move(f));
