@@ -71,6 +71,23 @@ RegistrationFix answer(const RegistrationRequest& request, bool accepted) {
   return fix;
 }
 
+// A CSV-like log over (10, 20) m of the session's ENU frame, one sample per
+// frame for `samples` frames, at height_m(i) above the ground; no yaw, no gimbal.
+io::TelemetrySeries logOverOnePlace(const NavigationInputs& in, int samples, double (*height_m)(int)) {
+  io::TelemetrySeries log;
+  log.format = "csv";
+  const geo::GeoPoint above = in.enu.toGeo({10.0, 20.0, 0.0});
+  for (int i = 0; i < samples; ++i) {
+    io::TelemetrySample sample;
+    sample.log_t_s = i / kFps;
+    sample.lat_deg = above.lat_deg;
+    sample.lon_deg = above.lon_deg;
+    sample.alt_rel_m = height_m(i);
+    log.samples.push_back(sample);
+  }
+  return log;
+}
+
 // Runs frames until the session asks for the next registration; nullopt after `limit` frames.
 std::optional<RegistrationRequest> nextRequest(NavigationSession& session, const cv::Mat& frame,
                                                std::int64_t* next_frame, int limit = 100) {
@@ -127,18 +144,7 @@ class TestNavigationSession : public QObject {
   void aGnssPriorWithoutHeadingKeepsHeadingAndHeight() {
     NavigationInputs in = inputs();
     in.ground_up_m = -50.0;  // the ground 50 m below the ENU origin
-    io::TelemetrySeries log;
-    log.format = "csv";
-    const geo::GeoPoint above = in.enu.toGeo({10.0, 20.0, 0.0});
-    for (int i = 0; i <= 200; ++i) {
-      io::TelemetrySample sample;
-      sample.log_t_s = i / kFps;
-      sample.lat_deg = above.lat_deg;
-      sample.lon_deg = above.lon_deg;
-      sample.alt_rel_m = 100.0;  // above the ground; no yaw, no gimbal
-      log.samples.push_back(sample);
-    }
-    in.telemetry = log;
+    in.telemetry = logOverOnePlace(in, 201, [](int) { return 100.0; });
     NavigationOptions o = options();
     o.use_gnss_prior = true;
     NavigationSession session(in, o);
@@ -179,18 +185,7 @@ class TestNavigationSession : public QObject {
       QVERIFY(request);
       QCOMPARE(request->height_hint_m, 80.0);
     }
-    io::TelemetrySeries log;
-    log.format = "csv";
-    const geo::GeoPoint above = in.enu.toGeo({10.0, 20.0, 0.0});
-    for (int i = 0; i <= 20; ++i) {
-      io::TelemetrySample sample;
-      sample.log_t_s = i / kFps;
-      sample.lat_deg = above.lat_deg;
-      sample.lon_deg = above.lon_deg;
-      sample.alt_rel_m = 42.0 + i;  // climbing 10 m/s
-      log.samples.push_back(sample);
-    }
-    in.telemetry = log;
+    in.telemetry = logOverOnePlace(in, 21, [](int i) { return 42.0 + i; });  // climbing 10 m/s
     QCOMPARE(firstRequestHeightM(in, o), 42.0);
     NavigationSession session(in, o);
     std::int64_t next = 0;
