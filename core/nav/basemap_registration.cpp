@@ -668,10 +668,10 @@ struct BasemapRegistrar::State {
     return request.height_hint_m > 0 ? request.height_hint_m : 100.0;
   }
 
-  // The global search's ground resolution and the frame's footprint at `request`'s height.
-  void globalSearchScale(const RegistrationRequest& request, double* gsd_m, double* frame_gsd_m,
-                         cv::Size2d* footprint_m) const {
-    *frame_gsd_m = searchHeightM(request) / camera.fx_px;
+  // The global search's ground resolution and the frame's footprint at `height_m` above
+  // the ground (searchHeightM of a request).
+  void globalSearchScale(double height_m, double* gsd_m, double* frame_gsd_m, cv::Size2d* footprint_m) const {
+    *frame_gsd_m = height_m / camera.fx_px;
     double map_pixel = 0.0;
     for (const auto& b : basemaps) map_pixel = std::max(map_pixel, b.map->pixelSizeM());
     *gsd_m = matchingGsdM(*frame_gsd_m, map_pixel);
@@ -869,7 +869,7 @@ struct BasemapRegistrar::State {
     const double height = searchHeightM(request);
     double gsd = 0.0, frame_gsd = 0.0;
     cv::Size2d footprint_m;
-    globalSearchScale(request, &gsd, &frame_gsd, &footprint_m);
+    globalSearchScale(height, &gsd, &frame_gsd, &footprint_m);
 
     auto start = Clock::now();
     std::optional<StageScope> stage(std::in_place, stages, Stage::Retrieval);
@@ -996,7 +996,7 @@ RegistrationFix BasemapRegistrar::registerFrame(const RegistrationRequest& reque
   checkArgument(!request.image.empty(), "registration got an empty frame");
   ++s.calls;
   double frame_gsd = 0.0;
-  s.globalSearchScale(request, &s.next_global_gsd_m, &frame_gsd, &s.next_global_footprint_m);
+  s.globalSearchScale(State::searchHeightM(request), &s.next_global_gsd_m, &frame_gsd, &s.next_global_footprint_m);
   const bool use_prior = request.prior && request.prior_sigma_m <= s.options.max_prior_sigma_m &&
                          request.prior->position_enu[2] > s.ground_up_m + 1.0;
   if (use_prior) {
@@ -1014,10 +1014,8 @@ bool BasemapRegistrar::prepareWhileIdle(std::size_t max_tiles) { return state_->
 void BasemapRegistrar::expectFirstRequestHeight(double height_above_ground_m) {
   State& s = *state_;
   if (s.calls > 0 || !std::isfinite(height_above_ground_m) || height_above_ground_m <= 0.0) return;
-  RegistrationRequest expected;
-  expected.height_hint_m = height_above_ground_m;
   double frame_gsd = 0.0;
-  s.globalSearchScale(expected, &s.next_global_gsd_m, &frame_gsd, &s.next_global_footprint_m);
+  s.globalSearchScale(height_above_ground_m, &s.next_global_gsd_m, &frame_gsd, &s.next_global_footprint_m);
 }
 
 std::size_t BasemapRegistrar::preparedSearchCount() const { return state_->tile_caches.size(); }
