@@ -255,8 +255,12 @@ class NavigationSatellitePayload final : public SatellitePayload {
       : registrar_(inputs.basemap_paths, inputs.enu, inputs.ground_up_m, inputs.camera, options),
         output_(output),
         idle_preparation_(options.features.device.cuda) {
-    // The wait for the first keyframe is idle time too: the global search starts there.
-    if (idle_preparation_) registrar_.expectFirstRequestHeight(first_request_height_m);
+    // The wait for the first keyframe is idle time too: the global search starts there,
+    // its map tiles being read from now on.
+    if (idle_preparation_) {
+      registrar_.expectFirstRequestHeight(first_request_height_m);
+      registrar_.prepareWhileIdle(kIdlePreparationMaxTiles);
+    }
     output.setRegistrationModel(registrar_.featuresModelName());
     warmUpHomographyRansac(options.features.device, options.ransac_threshold_px,
                            options.features.max_keypoints);

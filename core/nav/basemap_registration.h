@@ -29,7 +29,9 @@
 // resolution (features, descriptors), the frame's features/descriptors and the ranking;
 // fine_match_ms the rest (prior mode: map features or window, rectification, matching,
 // robust fit; the first keyframe over a map tile also extracts that tile).
-// Thread: one instance per thread (it holds the models, and opens its own Basemaps).
+// Thread: one instance per thread (it holds the models, and opens its own Basemaps). A
+// global search's map windows are read ahead on a thread the registrar owns (with
+// Basemaps of its own), joined before the registrar is gone.
 #pragma once
 
 #include <cstdint>
@@ -171,9 +173,11 @@ class BasemapRegistrar {
   void setSearchMonitor(SearchMonitor monitor);
 
   // Between requests (the caller's thread is idle): one unit of the global search the
-  // latest request would need at its ground resolution (one map tile read and extracted,
-  // or the final step: the retrieval vocabulary), so that a later global search finds it
-  // prepared instead of stopping for it. Nothing for a search of more than `max_tiles`
+  // latest request would need at its ground resolution (the first starts reading its map
+  // tiles on a thread of their own and returns at once; then one tile's features
+  // extracted per unit, waiting for its window if need be; the final step: the retrieval
+  // vocabulary), so that a later global search finds it prepared instead of stopping for
+  // it. Nothing for a search of more than `max_tiles`
   // tiles (left to a global request), before the first request (unless
   // expectFirstRequestHeight named its height), or once that search is prepared. The
   // search monitor sees these units too. Returns true while more remains.

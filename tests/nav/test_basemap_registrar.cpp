@@ -8,6 +8,9 @@
 // - between requests, prepareWhileIdle prepares the global search the latest request
 //   would need, one tile per call, so that a global request then starts prepared and
 //   answers as on demand; a search larger than its bound is left to a global request;
+// - the search's map windows are read on a thread of their own: a map damaged after the
+//   registrar opened it fails the request with the read's error, and the next request
+//   (the file whole again) prepares the search anew and answers as an intact map does;
 // - before any request, a registrar told the first request's height prepares that
 //   search, and the first (global) request finds it prepared;
 // - a prepared resolution is not prepared again, and at most two are kept: a flight whose
@@ -15,6 +18,7 @@
 // - prior mode gathers the map's features from tiles extracted once: a wrong prior (2.5 m
 //   off) is corrected to the frame's true place, and the next keyframes over the same
 //   area reuse the tiles (none read or extracted again).
+#include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -226,6 +230,46 @@ class TestBasemapRegistrar : public QObject {
     QCOMPARE(fix.reason, reference.reason);
     QCOMPARE(fix.inliers, reference.inliers);
     QCOMPARE(fix.accepted, reference.accepted);
+  }
+
+  void aMapThatCannotBeReadFailsTheSearchAndTheNextStartsOver() {
+    // The search reads its windows on a thread of its own, with Basemaps it opens there:
+    // a map damaged after the registrar opened it fails the request with the read's
+    // error, and once the file is whole again the next request prepares the search anew.
+    const QString copy = dir_.filePath("map-copy.tif");
+    QFile::remove(copy);
+    QVERIFY(QFile::copy(QString::fromStdString(basemap_), copy));
+    const nav::CameraModel camera = nav::CameraModel::fromHorizontalFov(320, 240, 60.0);
+    nav::RegistrationOptions options;
+    options.features.model = "orb";
+    options.features.max_keypoints = 256;
+    const geo::LocalEnuFrame enu(nav::defaultEnuOrigin(basemap_, 0.0));
+    nav::BasemapRegistrar registrar({copy.toStdString()}, enu, 0.0, camera, options);
+    {
+      QFile file(copy);
+      QVERIFY(file.open(QIODevice::ReadWrite));
+      QVERIFY(file.resize(4096));
+    }
+    bool failed = false;
+    try {
+      registrar.registerFrame(centreRequest());
+    } catch (const skytrace::Error& e) {
+      failed = true;
+      QVERIFY2(QString::fromStdString(e.what()).contains("map-copy.tif"), e.what());
+    }
+    QVERIFY(failed);
+    QCOMPARE(registrar.preparedSearchCount(), std::size_t(0));
+
+    QVERIFY(QFile::remove(copy));
+    QVERIFY(QFile::copy(QString::fromStdString(basemap_), copy));
+    const nav::RegistrationFix fix = registrar.registerFrame(centreRequest());
+    QVERIFY(fix.global_mode);
+    QCOMPARE(registrar.preparedSearchCount(), std::size_t(1));
+    nav::BasemapRegistrar intact = makeRegistrar();
+    intact.registerFrame(centreRequest());  // the same call count (RANSAC's seed follows it)
+    const nav::RegistrationFix reference = intact.registerFrame(centreRequest());
+    QCOMPARE(fix.accepted, reference.accepted);
+    QCOMPARE(fix.inliers, reference.inliers);
   }
 
   void theFirstRequestsSearchIsPreparedBeforeItComes() {
