@@ -574,6 +574,7 @@ struct BasemapRegistrar::State {
     frame.keypoints = frame.features.keypoints();
     for (cv::Point2f& p : frame.keypoints) p += cv::Point2f(float(crop.x), float(crop.y));
     GridFeatures gathered = cache.gather(rect, grid_from_enu, grid_size);
+    latest_window = LatestWindow{basemap_index, bucket, rect};
     MatchImage map;
     map.features = std::move(gathered.features);
     map.keypoints = std::move(gathered.keypoints_px);
@@ -676,6 +677,14 @@ struct BasemapRegistrar::State {
   // prepareWhileIdle prepares); gsd 0: no request yet.
   double next_global_gsd_m = 0.0;
   cv::Size2d next_global_footprint_m;
+  // The latest prior-mode window with local features: prepareWhileIdle extracts the map
+  // tiles around it that the next keyframes' windows will need.
+  struct LatestWindow {
+    int basemap_index = -1;
+    long gsd_bucket = 0;
+    cv::Rect2d rect_enu;
+  };
+  std::optional<LatestWindow> latest_window;
 
   // The height above ground a global search assumes: the request's hint, else 100 m.
   static double searchHeightM(const RegistrationRequest& request) {
@@ -858,17 +867,45 @@ struct BasemapRegistrar::State {
     return finishPendingTiles();
   }
 
-  // One unit of the global search the latest request would need (see
-  // BasemapRegistrar::prepareWhileIdle).
+  // One map feature tile around the latest prior-mode window, within one tile of it and
+  // on the map (the ground the next keyframes' windows will cover whichever way the
+  // drone goes); false when they are all extracted.
+  bool prepareNextFeatureTile() {
+    if (!latest_window) return false;
+    const auto kept = feature_caches.find({latest_window->basemap_index, latest_window->gsd_bucket});
+    if (kept == feature_caches.end()) return false;
+    const double tile_m = kFeatureTileCorePx * bucketGsdM(latest_window->gsd_bucket);
+    const cv::Rect2d& window = latest_window->rect_enu;
+    const cv::Rect2d around = cv::Rect2d(window.x - tile_m, window.y - tile_m, window.width + 2 * tile_m,
+                                         window.height + 2 * tile_m) &
+                              basemaps[std::size_t(latest_window->basemap_index)].coverage_enu;
+    if (around.area() <= 0.0) return false;
+    kept->second.last_used = calls;
+    return kept->second.cache->buildNextMissing(around);
+  }
+
+  // One unit of idle-time work (see BasemapRegistrar::prepareWhileIdle): the global
+  // search's reading started, a map feature tile around the latest window, or a unit of
+  // the global search.
+  bool prepareWhileIdle(std::size_t max_tiles) {
+    if (next_global_gsd_m > 0.0 && !tile_caches.count(gsdBucket(next_global_gsd_m))) {
+      PendingTiles& pending = pendingTilesFor(next_global_gsd_m, next_global_footprint_m);
+      if (!pending.cache.too_large && pending.rects.size() <= max_tiles && !pending.windows &&
+          !pending.rects.empty()) {
+        startReadingWindows(pending);  // nothing waits for it
+        return true;
+      }
+    }
+    if (prepareNextFeatureTile()) return true;
+    return prepareNextGlobalSearch(max_tiles);
+  }
+
+  // One unit of the global search the latest request would need.
   bool prepareNextGlobalSearch(std::size_t max_tiles) {
     if (next_global_gsd_m <= 0.0) return false;
     if (tile_caches.count(gsdBucket(next_global_gsd_m))) return false;
     PendingTiles& pending = pendingTilesFor(next_global_gsd_m, next_global_footprint_m);
     if (pending.cache.too_large || pending.rects.size() > max_tiles) return false;  // left to a global request
-    if (!pending.windows && !pending.rects.empty()) {
-      startReadingWindows(pending);  // the first unit: reading starts, nothing waits for it
-      return true;
-    }
     if (pending.next < pending.rects.size()) {
       readPendingTiles(pending, 1);
       return true;
@@ -1059,7 +1096,7 @@ RegistrationFix BasemapRegistrar::registerFrame(const RegistrationRequest& reque
 
 void BasemapRegistrar::setSearchMonitor(SearchMonitor monitor) { state_->search_monitor = std::move(monitor); }
 
-bool BasemapRegistrar::prepareWhileIdle(std::size_t max_tiles) { return state_->prepareNextGlobalSearch(max_tiles); }
+bool BasemapRegistrar::prepareWhileIdle(std::size_t max_tiles) { return state_->prepareWhileIdle(max_tiles); }
 
 void BasemapRegistrar::expectFirstRequestHeight(double height_above_ground_m) {
   State& s = *state_;

@@ -172,16 +172,20 @@ class BasemapRegistrar {
   using SearchMonitor = std::function<void(int units_done, int units_total)>;
   void setSearchMonitor(SearchMonitor monitor);
 
-  // Between requests (the caller's thread is idle): one unit of the global search the
-  // latest request would need at its ground resolution (the first starts reading its map
-  // tiles on a thread of their own and returns at once; then one tile's features
-  // extracted per unit, waiting for its window if need be; the final step: the retrieval
-  // vocabulary), so that a later global search finds it prepared instead of stopping for
-  // it. Nothing for a search of more than `max_tiles`
-  // tiles (left to a global request), before the first request (unless
-  // expectFirstRequestHeight named its height), or once that search is prepared. The
-  // search monitor sees these units too. Returns true while more remains.
-  // Thread: registerFrame's.
+  // Between requests (the caller's thread is idle): one unit of preparatory work, in
+  // this order:
+  // - the global search the latest request would need at its ground resolution starts
+  //   reading its map tiles on a thread of their own (returns at once);
+  // - with local features, one map feature tile within one tile of the latest prior-mode
+  //   window, nearest first, so that the next keyframes' windows find the map extracted
+  //   whichever way the drone goes (a keyframe over new tiles cost ~50 ms on an H200);
+  // - one tile of that global search extracted (waiting for its window if need be), and
+  //   last its retrieval vocabulary, so that a later global search finds it prepared
+  //   instead of stopping for it.
+  // The global search is left out when it has more than `max_tiles` tiles (left to a
+  // global request), before the first request (unless expectFirstRequestHeight named its
+  // height), or once prepared. The search monitor sees its units too. Returns true while
+  // more remains. Thread: registerFrame's.
   bool prepareWhileIdle(std::size_t max_tiles);
 
   // Before the first request: the height above ground (metres) the first request will

@@ -1,6 +1,7 @@
 #include "core/nav/map_feature_cache.h"
 
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "core/util/check.h"
@@ -59,6 +60,36 @@ GridFeatures MapFeatureCache::gather(const cv::Rect2d& rect_enu, const cv::Matx3
   }
   if (!parts.empty()) out.features = vision::gatherFeatures(parts, rows, out.keypoints_px, grid_size);
   return out;
+}
+
+bool MapFeatureCache::buildNextMissing(const cv::Rect2d& rect_enu) {
+  const long col0 = long(std::floor((rect_enu.x - origin_enu_.x) / tile_m_));
+  const long col1 = long(std::floor((rect_enu.x + rect_enu.width - origin_enu_.x) / tile_m_));
+  const long row0 = long(std::floor((rect_enu.y - origin_enu_.y) / tile_m_));
+  const long row1 = long(std::floor((rect_enu.y + rect_enu.height - origin_enu_.y) / tile_m_));
+  if (std::size_t((col1 - col0 + 1) * (row1 - row0 + 1)) > max_tiles_ / 2) return false;
+  const double centre_col = (rect_enu.x + 0.5 * rect_enu.width - origin_enu_.x) / tile_m_ - 0.5;
+  const double centre_row = (rect_enu.y + 0.5 * rect_enu.height - origin_enu_.y) / tile_m_ - 0.5;
+  std::optional<std::pair<long, long>> nearest;
+  double nearest_distance = 0.0;
+  for (long row = row0; row <= row1; ++row) {
+    for (long col = col0; col <= col1; ++col) {
+      if (tiles_.count({col, row})) continue;
+      const double distance = std::hypot(col - centre_col, row - centre_row);
+      if (!nearest || distance < nearest_distance) {
+        nearest = std::make_pair(col, row);
+        nearest_distance = distance;
+      }
+    }
+  }
+  if (!nearest) return false;
+  const auto [col, row] = *nearest;
+  const cv::Rect2d core(origin_enu_.x + col * tile_m_, origin_enu_.y + row * tile_m_, tile_m_, tile_m_);
+  MapFeatureTile tile = source_(core);
+  ++tiles_built_;
+  evictLeastRecentlyUsed(tiles_, max_tiles_);
+  tiles_.emplace(*nearest, Kept{std::move(tile), uses_});
+  return true;
 }
 
 }  // namespace skytrace::nav

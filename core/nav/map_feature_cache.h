@@ -55,6 +55,13 @@ class MapFeatureCache {
   // keypoints: one gather of scores and descriptors per tile on the device, no wait.
   GridFeatures gather(const cv::Rect2d& rect_enu, const cv::Matx33d& grid_from_enu, cv::Size grid_size);
 
+  // Work ahead of a window that will need them: builds the one tile overlapping
+  // `rect_enu` that is not kept yet and lies nearest its centre. Returns false, building
+  // nothing, when every such tile is kept or when they are more than half of max_tiles
+  // (so that what the latest window used is never evicted for them). May throw like
+  // gather: nothing is kept then.
+  bool buildNextMissing(const cv::Rect2d& rect_enu);
+
   std::size_t tileCount() const { return tiles_.size(); }
   std::int64_t tilesBuilt() const { return tiles_built_; }  // over the cache's life
 

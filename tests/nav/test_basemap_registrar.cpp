@@ -11,6 +11,9 @@
 // - the search's map windows are read on a thread of their own: a map damaged after the
 //   registrar opened it fails the request with the read's error, and the next request
 //   (the file whole again) prepares the search anew and answers as an intact map does;
+// - between requests, prepareWhileIdle also extracts the map feature tiles within one
+//   tile of the latest prior-mode window, so that a keyframe 30 m on finds its tiles
+//   extracted (without idle time it extracts them itself);
 // - before any request, a registrar told the first request's height prepares that
 //   search, and the first (global) request finds it prepared;
 // - a prepared resolution is not prepared again, and at most two are kept: a flight whose
@@ -169,6 +172,38 @@ class TestBasemapRegistrar : public QObject {
     QCOMPARE(registrar.mapFeatureTileCount(), tiles);
   }
 
+  void idleTimeExtractsTheMapAroundTheLatestKeyframe() {
+    // A keyframe at the map's centre, then one 30 m east: its window reaches map tiles
+    // the first did not need. Without idle time they are extracted by the second request;
+    // with it, before, and the second request extracts none.
+    nav::RegistrationRequest first = centreRequest();
+    nav::CameraPose prior;
+    prior.position_enu = cv::Vec3d(0.0, 0.0, first.height_hint_m);
+    prior.pitch_deg = -90.0;
+    first.prior = prior;
+    first.prior_sigma_m = 3.0;
+    nav::RegistrationRequest east = first;
+    east.prior->position_enu[0] = 30.0;
+
+    nav::BasemapRegistrar busy = makeRegistrar();
+    busy.registerFrame(first);
+    const std::size_t busy_tiles = busy.mapFeatureTileCount();
+    busy.registerFrame(east);
+    QVERIFY2(busy.mapFeatureTileCount() > busy_tiles, "the test needs a window over new tiles");
+
+    nav::BasemapRegistrar idle = makeRegistrar();
+    idle.registerFrame(first);
+    QCOMPARE(idle.mapFeatureTileCount(), busy_tiles);
+    int units = 0;
+    while (idle.prepareWhileIdle(0)) ++units;  // 0: no global search, the feature tiles only
+    const std::size_t prepared = idle.mapFeatureTileCount();
+    QCOMPARE(std::size_t(units), prepared - busy_tiles);  // one tile per unit
+    QVERIFY(prepared > busy_tiles);
+    idle.registerFrame(east);
+    QCOMPARE(idle.mapFeatureTileCount(), prepared);  // nothing left to extract
+    QVERIFY(!idle.prepareWhileIdle(0));
+  }
+
   void cancelInsideTheSearchAbandonsItCleanly() {
     nav::BasemapRegistrar registrar = makeRegistrar();
     int seen = 0;
@@ -205,7 +240,11 @@ class TestBasemapRegistrar : public QObject {
     request.prior = prior;
     request.prior_sigma_m = 3.0;
     QVERIFY(!registrar.registerFrame(request).global_mode);
-    QVERIFY(!registrar.prepareWhileIdle(10));  // 64 tiles: more than the bound, left alone
+    // First the map feature tiles around the keyframe's window; the global search's 64
+    // tiles are more than the bound and left alone.
+    int feature_units = 0;
+    while (registrar.prepareWhileIdle(10)) ++feature_units;
+    QVERIFY(feature_units >= 1);
     QCOMPARE(registrar.preparedSearchCount(), std::size_t(0));
     std::vector<MonitorCall> calls;
     registrar.setSearchMonitor([&](int done, int total) { calls.push_back({done, total}); });

@@ -5,6 +5,8 @@
 // - keypoints come back in the caller's grid pixels (the tile's ENU placement composed
 //   with grid_from_enu), and those outside the grid are dropped;
 // - at most max_tiles are kept, the least recently used go first;
+// - buildNextMissing() builds the tiles of an area ahead of use, one per call, nearest its
+//   centre first, none kept already, and nothing for an area of more than half the bound;
 // - a source that throws keeps nothing, and the next gather tries again.
 #include <QtTest>
 
@@ -99,6 +101,34 @@ class TestMapFeatureCache : public QObject {
     const cv::Rect2d wide(1, 1, 48, 8);
     QVERIFY(test::errorMessageOf<InvalidArgument>([&] { cache.gather(wide, gridFromEnu(wide), gridSize(wide)); })
                 .contains("more tiles"));
+  }
+
+  void buildsMissingTilesAheadNearestFirst() {
+    std::vector<cv::Rect2d> built;
+    nav::MapFeatureCache cache({0, 0}, kTileM, 20, [&](const cv::Rect2d& core) {
+      built.push_back(core);
+      return centreTile(core);
+    });
+    // A window over tile (1, 1) only, then work ahead over the 3x3 tiles around it.
+    const cv::Rect2d window(12, 12, 6, 6);
+    cache.gather(window, gridFromEnu(window), gridSize(window));
+    QCOMPARE(built.size(), std::size_t(1));
+    const cv::Rect2d around(2, 2, 26, 26);  // tiles 0..2 in both directions
+    int steps = 0;
+    while (cache.buildNextMissing(around)) ++steps;
+    QCOMPARE(steps, 8);  // one per call, the kept one not again
+    QCOMPARE(cache.tileCount(), std::size_t(9));
+    // The four edge neighbours (distance 1) before the four corners.
+    for (std::size_t i = 1; i <= 4; ++i) {
+      const cv::Point2d centre = (built[i].tl() + built[i].br()) * 0.5;
+      QVERIFY2(std::abs(centre.x - 15) + std::abs(centre.y - 15) < 10.1, qPrintable(QString::number(i)));
+    }
+    // A window over them builds nothing more.
+    cache.gather(around, gridFromEnu(around), gridSize(around));
+    QCOMPARE(built.size(), std::size_t(9));
+    // More tiles than half the bound: left alone (it would evict what windows use).
+    QVERIFY(!cache.buildNextMissing(cv::Rect2d(0, 0, 50, 50)));
+    QCOMPARE(built.size(), std::size_t(9));
   }
 
   void aFailingSourceKeepsNothing() {
