@@ -78,6 +78,7 @@ nlohmann::json navigationReportJson(const NavigationResult& result, const RunDes
   report["frames"] = {{"total", result.frames_total},
                       {"processed", result.frames_processed},
                       {"with_position", with_position},
+                      {"backfilled", result.backfilled_frames},
                       {"localized_fraction", result.frames_processed > 0 ? with_position / processed : 0.0}};
   int accepted = 0;
   std::map<std::string, int> by_reason;

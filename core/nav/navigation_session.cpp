@@ -327,6 +327,7 @@ NavigationResult NavigationSession::finish(bool completed, std::int64_t frames_t
                               " frames' visual odometry implied more than " +
                               std::to_string(int(s.options.fusion.max_speed_mps)) +
                               " m/s (a wrong match, not motion); they were treated as lost");
+  result.backfilled_frames = s.fusion->backfilledFrames();
   result.vo_features_model = s.vo->extractorName();
   result.vo_frame_transfers = s.vo->imageTransfers();
   const std::string alt_reference =

@@ -89,6 +89,9 @@ struct NavigationResult {
   int keyframes = 0;
   // Tracked VO steps fusion rejected as impossible motion (FusionOptions::max_speed_mps).
   std::int64_t rejected_odometry_steps = 0;
+  // Frames before the first absolute pose that the results place by chaining VO
+  // backwards from it (TrajectoryFusion::backfilledFrames).
+  std::int64_t backfilled_frames = 0;
   double drift_estimate_percent = std::numeric_limits<double>::quiet_NaN();
   std::vector<std::string> warnings;
   // Registration ran and no frame got a position: what was attempted and why it failed

@@ -193,6 +193,101 @@ struct TrajectoryFusion::State {
     }
   }
 
+  // The pose of keyframe record k from a later record j tracked into it: the keyframe's
+  // image_from_ground is reference_from_frame * the frame's (the homography VO measured
+  // between them), its uncertainty the frame's plus the drift over the distance between.
+  FusedPose keyframeBefore(std::size_t k, std::size_t j, const FusedPose& at_j) const {
+    const Record& rec = records[k];
+    FusedPose out;
+    out.frame = rec.odometry.frame;
+    out.t_s = rec.odometry.t_s;
+    const cv::Matx33d image_from_ground =
+        records[j].odometry.reference_from_frame * imageFromGround(camera, at_j.pose, ground_up_m);
+    CameraPose pose;
+    if (!poseFromImageFromGround(camera, image_from_ground, ground_up_m, out.t_s, &pose)) return out;
+    if (std::isfinite(rec.height_above_ground_m)) pose.position_enu[2] = ground_up_m + rec.height_above_ground_m;
+    if (std::isfinite(rec.pitch_hint_deg)) {
+      pose = constrainAttitude(camera, pose, rec.pitch_hint_deg,
+                               std::isfinite(rec.roll_hint_deg) ? rec.roll_hint_deg : 0.0, ground_up_m);
+    }
+    out.pose = pose;
+    out.has_pose = true;
+    out.sigma_m = at_j.sigma_m + options.vo_drift_per_m * horizontalDistance(at_j.pose, pose) +
+                  options.vo_sigma_per_frame_m * double(j - k);
+    return out;
+  }
+
+  // Record i (VO lost the frame after it) coasting backwards from record i + 1 at the
+  // velocity of the next kVelocityBaselineS of poses.
+  FusedPose coastBefore(std::size_t i, const std::vector<FusedPose>& poses) const {
+    const FusedPose& next = poses[i + 1];
+    const FusedPose* later = nullptr;
+    for (std::size_t j = i + 2; j < poses.size(); ++j) {
+      if (!poses[j].has_pose) continue;
+      later = &poses[j];
+      if (poses[j].t_s - next.t_s >= kVelocityBaselineS) break;
+    }
+    FusedPose out = next;
+    out.frame = records[i].odometry.frame;
+    out.t_s = records[i].odometry.t_s;
+    out.pose.t_s = out.t_s;
+    double speed_mps = 0.0;
+    if (later && later->t_s > next.t_s) {
+      const cv::Vec3d velocity = (later->pose.position_enu - next.pose.position_enu) / (later->t_s - next.t_s);
+      out.pose.position_enu -= velocity * (next.t_s - out.t_s);
+      speed_mps = cv::norm(velocity);
+    }
+    if (std::isfinite(records[i].height_above_ground_m))
+      out.pose.position_enu[2] = ground_up_m + records[i].height_above_ground_m;
+    out.sigma_m = next.sigma_m + 1.0 + 0.5 * speed_mps * (next.t_s - out.t_s);
+    return out;
+  }
+
+  // `poses` (one per record) with the records before the first pose placed by chaining
+  // the odometry backwards from it: a video-only flight's first fix may come long after
+  // VO started. Keyframes take their pose from a later frame tracked into them
+  // (keyframeBefore), the frames tracked into them follow forward (predict), and where
+  // VO lost the frame the estimate coasts backwards (coastBefore). `placed` (may be
+  // null) gets the number of records placed.
+  std::vector<FusedPose> backfilled(std::vector<FusedPose> poses, std::int64_t* placed) const {
+    if (placed) *placed = 0;
+    std::size_t first = 0;
+    while (first < poses.size() && !poses[first].has_pose) ++first;
+    if (first == 0 || first == poses.size()) return poses;
+    // The earliest placed record tracked into each keyframe record before `first`.
+    std::map<std::size_t, std::size_t> tracked_into;
+    const auto note = [&](std::size_t j) {
+      const OdometryMeasurement& m = records[j].odometry;
+      if (!m.tracked) return;
+      const std::size_t k = indexOf(m.reference_frame);
+      if (k >= first || k >= j) return;
+      const auto it = tracked_into.find(k);
+      if (it == tracked_into.end() || j < it->second) tracked_into[k] = j;
+    };
+    for (std::size_t j = first; j < poses.size(); ++j) note(j);
+    std::int64_t count = 0;
+    for (std::size_t i = first; i-- > 0;) {
+      const auto it = tracked_into.find(i);
+      if (it != tracked_into.end()) {
+        poses[i] = keyframeBefore(i, it->second, poses[it->second]);
+      } else if (poses[i + 1].has_pose && !records[i + 1].odometry.tracked) {
+        poses[i] = coastBefore(i, poses);
+      }
+      if (poses[i].has_pose) {
+        ++count;
+        note(i);
+      }
+    }
+    // The frames tracked into those keyframes, forward from them.
+    for (std::size_t i = 0; i < first; ++i) {
+      if (poses[i].has_pose) continue;
+      poses[i] = predict(i, poses, {});
+      count += poses[i].has_pose ? 1 : 0;
+    }
+    if (placed) *placed = count;
+    return poses;
+  }
+
   // In place: record i's prediction reads only the estimates before it. Costs the
   // records from `first` on, not the whole flight.
   void recomputeOnline(std::size_t first) { computeFrom(first, &online, anchors); }
@@ -319,7 +414,13 @@ std::optional<FusedPose> TrajectoryFusion::latestPose() const {
 }
 
 std::vector<FusedPose> TrajectoryFusion::onlineTrajectory() const {
-  return state_->online;
+  return state_->backfilled(state_->online, nullptr);
+}
+
+std::int64_t TrajectoryFusion::backfilledFrames() const {
+  std::int64_t placed = 0;
+  state_->backfilled(state_->online, &placed);
+  return placed;
 }
 
 std::vector<FusedPose> TrajectoryFusion::odometryTrajectory() const {
@@ -328,11 +429,12 @@ std::vector<FusedPose> TrajectoryFusion::odometryTrajectory() const {
   if (!s.anchors.empty()) first_only.insert(*s.anchors.begin());
   std::vector<FusedPose> poses(s.records.size());
   s.computeFrom(0, &poses, first_only);
-  return poses;
+  return s.backfilled(std::move(poses), nullptr);
 }
 
 std::vector<FusedPose> TrajectoryFusion::smooth() const {
   const State& s = *state_;
+  const std::vector<FusedPose> initial = s.backfilled(s.online, nullptr);
   std::vector<PoseGraphFrame> frames;
   frames.reserve(s.records.size());
   for (std::size_t i = 0; i < s.records.size(); ++i) {
@@ -341,7 +443,7 @@ std::vector<FusedPose> TrajectoryFusion::smooth() const {
     f.odometry = r.odometry;
     f.height_above_ground_m = r.height_above_ground_m;
     f.attitude_from_log = std::isfinite(r.pitch_hint_deg);
-    f.initial = s.online[i];
+    f.initial = initial[i];
     auto it = s.anchors.find(r.odometry.frame);
     if (it != s.anchors.end()) f.anchor = it->second;
     frames.push_back(std::move(f));

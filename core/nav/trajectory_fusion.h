@@ -81,13 +81,22 @@ class TrajectoryFusion {
   // a NaN yaw_deg means the heading is unknown and leaves the estimate's heading alone.
   void addPosePrior(std::int64_t frame, const CameraPose& pose, double sigma_m);
 
-  // Online estimate of a frame already added; nullopt when unknown.
+  // Online estimate of a frame already added; nullopt when unknown. Causal: nothing
+  // before the first absolute pose.
   std::optional<FusedPose> onlinePose(std::int64_t frame) const;
   // The online estimate of the latest frame (for predictions and registration priors).
   std::optional<FusedPose> latestPose() const;
-  // All online poses, by frame.
+  // All online poses, by frame, for the results: the frames before the first absolute
+  // pose placed by chaining the odometry backwards from it (a keyframe from a later
+  // frame tracked into it, the frames tracked into that keyframe forward from it,
+  // coasting backwards where VO lost the frame), their sigma growing with the distance
+  // and frames from it as forwards. The smoother and odometryTrajectory start from them
+  // too.
   std::vector<FusedPose> onlineTrajectory() const;
-  // Raw odometry chained from the first absolute pose without later corrections.
+  // How many frames before the first absolute pose that back-fill places.
+  std::int64_t backfilledFrames() const;
+  // Raw odometry chained from the first absolute pose without later corrections (and
+  // backwards before it, as onlineTrajectory).
   std::vector<FusedPose> odometryTrajectory() const;
   // Tracked measurements addOdometry rejected as implausible motion, so far.
   std::int64_t rejectedOdometrySteps() const;

@@ -1,6 +1,7 @@
 // NavigationSession: what its registration requests search around (and the first one's
 // height, known before the run), what a run that placed no frame on the basemaps
-// reports, and what a GNSS prior anchors. VO runs for real (ORB) on one textured frame
+// reports, what a GNSS prior anchors, and that a late first fix places the frames
+// before it. VO runs for real (ORB) on one textured frame
 // shown again and again (a hovering camera); the test plays the registrar.
 #include <QtTest>
 
@@ -225,6 +226,35 @@ class TestNavigationSession : public QObject {
     const NavigationResult result = session.finish(true, next);
     QVERIFY(!result.track.poses.empty());
     QVERIFY(result.not_localised_reason.empty());
+  }
+
+  // Issue 23: a video-only flight whose first fix comes late. The results place the
+  // frames before it by chaining VO backwards from it, and say how many.
+  void theFramesBeforeALateFirstFixArePlaced() {
+    NavigationSession session(inputs(), options());
+    const cv::Mat frame = texturedFrame();
+    std::int64_t next = 0;
+    std::int64_t fixed_frame = -1;
+    for (int attempt = 0; attempt < 6; ++attempt) {
+      auto request = nextRequest(session, frame, &next);
+      QVERIFY(request);
+      QVERIFY(!request->prior);  // no log, no fix yet: global searches
+      session.addFix(answer(*request, attempt == 5));
+      fixed_frame = request->frame;
+    }
+    QVERIFY(fixed_frame >= 10);
+    nextRequest(session, frame, &next, 5);
+    const NavigationResult result = session.finish(true, next);
+    QCOMPARE(result.backfilled_frames, fixed_frame);
+    for (const geo::Track* track : {&result.track, &result.online_track}) {
+      QCOMPARE(std::int64_t(track->poses.size()), next);
+      for (const auto& pose : track->poses) QVERIFY(std::isfinite(pose.lat_deg));
+    }
+    // Hovering: every frame where the fix is, 10 m east and 20 m north of the origin.
+    const geo::EnuPoint first = inputs().enu.toEnu(
+        {result.track.poses.front().lat_deg, result.track.poses.front().lon_deg, 0.0});
+    QVERIFY2(std::hypot(first.east_m - 10.0, first.north_m - 20.0) < 0.5,
+             qPrintable(QString("%1 %2").arg(first.east_m).arg(first.north_m)));
   }
 
   void withoutRegistrationAnEmptyTrackIsNoFailure() {

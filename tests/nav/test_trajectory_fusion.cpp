@@ -2,7 +2,8 @@
 // metric scale and heading, uncertainty grows between fixes and shrinks at them, late
 // fixes correct every later frame by the Kalman weight, wrong fixes are gated out,
 // relocalisation keeps the fixes it does not contradict, a VO step no UAV flies is
-// treated as a loss, and the smoother pulls a noisy-fix trajectory onto the truth.
+// treated as a loss, the smoother pulls a noisy-fix trajectory onto the truth, and the
+// results place the frames before the first fix by chaining VO backwards from it.
 #include <QtTest>
 
 #include <algorithm>
@@ -92,6 +93,60 @@ class TestTrajectoryFusion : public QObject {
     TrajectoryFusion fusion(kCamera, 0.0, {});
     QVERIFY(!fusion.addOdometry(measurement(0), NAN).has_pose);
     QVERIFY(!fusion.addOdometry(measurement(1), NAN).has_pose);
+  }
+
+  void theResultsChainTheFramesBeforeTheFirstFixBackwards() {
+    // A video-only flight: VO from frame 0, the first fix at frame 40 (the turn starts
+    // there). The online estimate stays causal; the results place frames 0..39 from the
+    // fix back through the exact VO, their sigma growing with the distance from it.
+    TrajectoryFusion fusion(kCamera, 0.0, {});
+    for (int f = 0; f <= 39; ++f) QVERIFY(!fusion.addOdometry(measurement(f), NAN).has_pose);
+    fusion.addOdometry(measurement(40), NAN);
+    QVERIFY(fusion.addFix(fixAt(40, {0, 0, 0}, 0.5)));
+    for (int f = 41; f <= 80; ++f) fusion.addOdometry(measurement(f), NAN);
+    QVERIFY(!fusion.onlinePose(10)->has_pose);
+    QCOMPARE(fusion.backfilledFrames(), std::int64_t(40));
+    const std::vector<FusedPose> online = fusion.onlineTrajectory();
+    for (int f = 0; f <= 40; ++f) {
+      QVERIFY2(online[f].has_pose, qPrintable(QString("frame %1").arg(f)));
+      QVERIFY2(horizontalError(online[f], f) < 1e-3, qPrintable(QString("frame %1").arg(f)));
+      QVERIFY(std::abs(wrapAngleDeg(online[f].pose.yaw_deg - truthPose(f).yaw_deg)) < 1e-3);
+      QCOMPARE(online[f].frame, std::int64_t(f));
+    }
+    QVERIFY(online[0].sigma_m > online[20].sigma_m);
+    QVERIFY(online[20].sigma_m > online[39].sigma_m);
+    QVERIFY(online[39].sigma_m > online[40].sigma_m);
+    const std::vector<FusedPose> odometry = fusion.odometryTrajectory();
+    QVERIFY(odometry[0].has_pose && horizontalError(odometry[0], 0) < 1e-3);
+    const std::vector<FusedPose> smoothed = fusion.smooth();
+    // The pose graph keeps them: a few centimetres before the fix, under 0.2 m in the turn
+    // after it (its constant-velocity term against one fix).
+    for (int f = 0; f <= 80; f += 10) {
+      QVERIFY2(smoothed[f].has_pose, qPrintable(QString("frame %1").arg(f)));
+      const double tolerance_m = f < 40 ? 0.1 : 0.2;
+      QVERIFY2(horizontalError(smoothed[f], f) < tolerance_m,
+               qPrintable(QString("frame %1: %2 m").arg(f).arg(horizontalError(smoothed[f], f))));
+    }
+  }
+
+  void theBackwardChainCoastsOverALostStretch() {
+    // VO lost frames 20..24 (24 starts the next chain); the first fix at frame 60. The
+    // chain back from the fix reaches frame 24; the lost frames coast backwards at the
+    // velocity of the second after them, and the chain before the loss continues from
+    // there (the flight is straight at 8 m/s until frame 40: coasting is exact).
+    TrajectoryFusion fusion(kCamera, 0.0, {});
+    for (int f = 0; f <= 59; ++f) fusion.addOdometry(measurementWithLoss(f, 20, 24), NAN);
+    fusion.addOdometry(measurementWithLoss(60, 20, 24), NAN);
+    QVERIFY(fusion.addFix(fixAt(60, {0, 0, 0}, 0.5)));
+    QCOMPARE(fusion.backfilledFrames(), std::int64_t(60));
+    const std::vector<FusedPose> online = fusion.onlineTrajectory();
+    for (int f = 0; f < 60; ++f) {
+      QVERIFY2(online[f].has_pose, qPrintable(QString("frame %1").arg(f)));
+      QVERIFY2(horizontalError(online[f], f) < 0.05,
+               qPrintable(QString("frame %1: %2 m").arg(f).arg(horizontalError(online[f], f))));
+    }
+    // Coasting costs more certainty than tracking.
+    QVERIFY(online[19].sigma_m - online[25].sigma_m > 2.0);
   }
 
   void exactOdometryKeepsScaleAndHeading() {
