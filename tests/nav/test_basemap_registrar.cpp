@@ -71,6 +71,18 @@ class TestBasemapRegistrar : public QObject {
     return request;
   }
 
+  // centreRequest() with a nadir prior at (east_m, north_m) at its height, 3 m sigma.
+  nav::RegistrationRequest priorRequest(double east_m, double north_m) const {
+    nav::RegistrationRequest request = centreRequest();
+    nav::CameraPose prior;
+    prior.position_enu = cv::Vec3d(east_m, north_m, request.height_hint_m);
+    prior.yaw_deg = 0.0;
+    prior.pitch_deg = -90.0;
+    request.prior = prior;
+    request.prior_sigma_m = 3.0;
+    return request;
+  }
+
   nav::BasemapRegistrar makeRegistrar() const {
     const nav::CameraModel camera = nav::CameraModel::fromHorizontalFov(320, 240, 60.0);
     nav::RegistrationOptions options;
@@ -145,13 +157,7 @@ class TestBasemapRegistrar : public QObject {
 
   void priorModeReusesTheMapFeatures() {
     nav::BasemapRegistrar registrar = makeRegistrar();
-    nav::RegistrationRequest request = centreRequest();
-    nav::CameraPose prior;
-    prior.position_enu = cv::Vec3d(2.0, -1.5, request.height_hint_m);  // the frame is at (0, 0)
-    prior.yaw_deg = 0.0;
-    prior.pitch_deg = -90.0;
-    request.prior = prior;
-    request.prior_sigma_m = 3.0;
+    nav::RegistrationRequest request = priorRequest(2.0, -1.5);  // the frame is at (0, 0)
     const nav::RegistrationFix fix = registrar.registerFrame(request);
     QVERIFY2(fix.accepted, fix.reason.c_str());
     QVERIFY(!fix.global_mode);
@@ -176,14 +182,8 @@ class TestBasemapRegistrar : public QObject {
     // A keyframe at the map's centre, then one 30 m east: its window reaches map tiles
     // the first did not need. Without idle time they are extracted by the second request;
     // with it, before, and the second request extracts none.
-    nav::RegistrationRequest first = centreRequest();
-    nav::CameraPose prior;
-    prior.position_enu = cv::Vec3d(0.0, 0.0, first.height_hint_m);
-    prior.pitch_deg = -90.0;
-    first.prior = prior;
-    first.prior_sigma_m = 3.0;
-    nav::RegistrationRequest east = first;
-    east.prior->position_enu[0] = 30.0;
+    const nav::RegistrationRequest first = priorRequest(0.0, 0.0);
+    const nav::RegistrationRequest east = priorRequest(30.0, 0.0);
 
     nav::BasemapRegistrar busy = makeRegistrar();
     busy.registerFrame(first);
@@ -233,12 +233,7 @@ class TestBasemapRegistrar : public QObject {
     nav::BasemapRegistrar registrar = makeRegistrar();
     QVERIFY(!registrar.prepareWhileIdle(4096));  // no request yet: nothing to prepare
     // A prior-mode keyframe: its height says which resolution a global search would use.
-    nav::RegistrationRequest request = centreRequest();
-    nav::CameraPose prior;
-    prior.position_enu = cv::Vec3d(0.0, 0.0, request.height_hint_m);
-    prior.pitch_deg = -90.0;
-    request.prior = prior;
-    request.prior_sigma_m = 3.0;
+    const nav::RegistrationRequest request = priorRequest(0.0, 0.0);
     QVERIFY(!registrar.registerFrame(request).global_mode);
     // First the map feature tiles around the keyframe's window; the global search's 64
     // tiles are more than the bound and left alone.
