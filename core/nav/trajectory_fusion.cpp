@@ -134,20 +134,29 @@ struct TrajectoryFusion::State {
       if (previous[0]->t_s - poses[j].t_s >= kVelocityBaselineS) break;
     }
     if (found == 0) return out;
+    return coast(i, *previous[0], found == 2 ? previous[1] : nullptr);
+  }
+
+  // Record i coasting from `from` (forwards or backwards in time) at the velocity between
+  // `from` and `other` (null, or at the same time: none measured, the position held);
+  // sigma grows by 1 m plus half the distance coasted.
+  FusedPose coast(std::size_t i, const FusedPose& from, const FusedPose* other) const {
+    const Record& rec = records[i];
+    FusedPose out;
+    out.frame = rec.odometry.frame;
+    out.t_s = rec.odometry.t_s;
     out.has_pose = true;
-    out.pose = previous[0]->pose;
-    out.pose.t_s = m.t_s;
+    out.pose = from.pose;
+    out.pose.t_s = out.t_s;
+    const double dt = out.t_s - from.t_s;
     double speed_mps = 0.0;
-    if (found == 2 && previous[0]->t_s > previous[1]->t_s) {
-      const double dt = previous[0]->t_s - previous[1]->t_s;
-      const cv::Vec3d velocity = (previous[0]->pose.position_enu - previous[1]->pose.position_enu) / dt;
-      out.pose.position_enu += velocity * (m.t_s - previous[0]->t_s);
+    if (other && other->t_s != from.t_s) {
+      const cv::Vec3d velocity = (from.pose.position_enu - other->pose.position_enu) / (from.t_s - other->t_s);
+      out.pose.position_enu += velocity * dt;
       speed_mps = cv::norm(velocity);
     }
-    if (std::isfinite(rec.height_above_ground_m)) {
-      out.pose.position_enu[2] = ground_up_m + rec.height_above_ground_m;
-    }
-    out.sigma_m = previous[0]->sigma_m + 1.0 + 0.5 * speed_mps * (m.t_s - previous[0]->t_s);
+    if (std::isfinite(rec.height_above_ground_m)) out.pose.position_enu[2] = ground_up_m + rec.height_above_ground_m;
+    out.sigma_m = from.sigma_m + 1.0 + 0.5 * speed_mps * std::abs(dt);
     return out;
   }
 
@@ -220,27 +229,13 @@ struct TrajectoryFusion::State {
   // Record i (VO lost the frame after it) coasting backwards from record i + 1 at the
   // velocity of the next kVelocityBaselineS of poses.
   FusedPose coastBefore(std::size_t i, const std::vector<FusedPose>& poses) const {
-    const FusedPose& next = poses[i + 1];
     const FusedPose* later = nullptr;
     for (std::size_t j = i + 2; j < poses.size(); ++j) {
       if (!poses[j].has_pose) continue;
       later = &poses[j];
-      if (poses[j].t_s - next.t_s >= kVelocityBaselineS) break;
+      if (poses[j].t_s - poses[i + 1].t_s >= kVelocityBaselineS) break;
     }
-    FusedPose out = next;
-    out.frame = records[i].odometry.frame;
-    out.t_s = records[i].odometry.t_s;
-    out.pose.t_s = out.t_s;
-    double speed_mps = 0.0;
-    if (later && later->t_s > next.t_s) {
-      const cv::Vec3d velocity = (later->pose.position_enu - next.pose.position_enu) / (later->t_s - next.t_s);
-      out.pose.position_enu -= velocity * (next.t_s - out.t_s);
-      speed_mps = cv::norm(velocity);
-    }
-    if (std::isfinite(records[i].height_above_ground_m))
-      out.pose.position_enu[2] = ground_up_m + records[i].height_above_ground_m;
-    out.sigma_m = next.sigma_m + 1.0 + 0.5 * speed_mps * (next.t_s - out.t_s);
-    return out;
+    return coast(i, poses[i + 1], later);
   }
 
   // `poses` (one per record) with the records before the first pose placed by chaining
