@@ -1,5 +1,6 @@
 #include "core/nav/map_feature_cache.h"
 
+#include <array>
 #include <cmath>
 #include <optional>
 #include <vector>
@@ -16,11 +17,15 @@ MapFeatureCache::MapFeatureCache(cv::Point2d origin_enu, double tile_m, std::siz
   checkArgument(static_cast<bool>(source_), "map feature cache: no tile source");
 }
 
+std::array<long, 4> MapFeatureCache::tilesUnder(const cv::Rect2d& rect_enu) const {
+  return {long(std::floor((rect_enu.x - origin_enu_.x) / tile_m_)),
+          long(std::floor((rect_enu.x + rect_enu.width - origin_enu_.x) / tile_m_)),
+          long(std::floor((rect_enu.y - origin_enu_.y) / tile_m_)),
+          long(std::floor((rect_enu.y + rect_enu.height - origin_enu_.y) / tile_m_))};
+}
+
 GridFeatures MapFeatureCache::gather(const cv::Rect2d& rect_enu, const cv::Matx33d& grid_from_enu, cv::Size grid_size) {
-  const long col0 = long(std::floor((rect_enu.x - origin_enu_.x) / tile_m_));
-  const long col1 = long(std::floor((rect_enu.x + rect_enu.width - origin_enu_.x) / tile_m_));
-  const long row0 = long(std::floor((rect_enu.y - origin_enu_.y) / tile_m_));
-  const long row1 = long(std::floor((rect_enu.y + rect_enu.height - origin_enu_.y) / tile_m_));
+  const auto [col0, col1, row0, row1] = tilesUnder(rect_enu);
   // A window never needs more tiles than are kept: a larger one would evict its own.
   checkArgument(std::size_t((col1 - col0 + 1) * (row1 - row0 + 1)) <= max_tiles_,
                 "map feature cache: the window needs more tiles than are kept");
@@ -63,10 +68,7 @@ GridFeatures MapFeatureCache::gather(const cv::Rect2d& rect_enu, const cv::Matx3
 }
 
 bool MapFeatureCache::buildNextMissing(const cv::Rect2d& rect_enu) {
-  const long col0 = long(std::floor((rect_enu.x - origin_enu_.x) / tile_m_));
-  const long col1 = long(std::floor((rect_enu.x + rect_enu.width - origin_enu_.x) / tile_m_));
-  const long row0 = long(std::floor((rect_enu.y - origin_enu_.y) / tile_m_));
-  const long row1 = long(std::floor((rect_enu.y + rect_enu.height - origin_enu_.y) / tile_m_));
+  const auto [col0, col1, row0, row1] = tilesUnder(rect_enu);
   if (std::size_t((col1 - col0 + 1) * (row1 - row0 + 1)) > max_tiles_ / 2) return false;
   const double centre_col = (rect_enu.x + 0.5 * rect_enu.width - origin_enu_.x) / tile_m_ - 0.5;
   const double centre_row = (rect_enu.y + 0.5 * rect_enu.height - origin_enu_.y) / tile_m_ - 0.5;

@@ -8,6 +8,7 @@
 // Thread: one instance per thread (the registrar's); the tile source runs on it.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -66,6 +67,9 @@ class MapFeatureCache {
   std::int64_t tilesBuilt() const { return tiles_built_; }  // over the cache's life
 
  private:
+  // The lattice's columns and rows under `rect_enu`: {col0, col1, row0, row1}, inclusive.
+  std::array<long, 4> tilesUnder(const cv::Rect2d& rect_enu) const;
+
   struct Kept {
     MapFeatureTile tile;
     std::uint64_t last_used = 0;
