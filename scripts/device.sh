@@ -27,6 +27,9 @@
 #                                 (every layout the GPUs allow, scored against the truth),
 #                                 bench --flight (every keyframe registered),
 #                                 the GUI processing it (latency plot screenshot).
+#   scripts/device.sh video-only [ARGS]
+#                                 bench/video_only.sh (flights without a flight log over
+#                                 every shared orthophoto; ARGS go to `process`).
 #   scripts/device.sh all         unpack, build, test, bench.
 # Results and logs: $OUT (default out/device), packed as $OUT/device-results.tar.gz after
 # every step. Weights: $SKYTRACE_MODEL_DIR, else ../shared/models/aliked; the data tests
@@ -330,6 +333,31 @@ product() {
   return $status
 }
 
+# bench/video_only.sh with the CUDA build: rendered flights over every shared orthophoto
+# processed without a flight log (ALIKED-n16rot from $SKYTRACE_MODEL_DIR or the model
+# folder; the orthophotos under $SKYTRACE_SHARED_DIR, default ../shared). Per-flight
+# logs and the summary into $out/video_only/.
+video_only() {
+  environment
+  local status=0 work flight name
+  work=$(mktemp -d "${TMPDIR:-/tmp}/skytrace-video-only.XXXXXX")
+  SKYTRACE_CLI="$build_dir/app/cli/skytrace-cli" SKYTRACE_MODEL_DIR="$model_dir" \
+    "$root/bench/video_only.sh" "$work" "$@" > "$out/video_only.log" 2>&1 || status=1
+  # The results without the videos and maps.
+  mkdir -p "$out/video_only"
+  cp "$work"/summary.tsv "$work"/wrong_map.tsv "$work"/*.log "$out/video_only/" 2>/dev/null || true
+  for flight in "$work"/*/; do
+    name=$(basename "$flight")
+    mkdir -p "$out/video_only/$name"
+    cp "$flight/flight.json" "$flight/eval.json" "$flight/out/report.json" "$flight/out/fixes.csv" \
+      "$out/video_only/$name/" 2>/dev/null || true
+  done
+  rm -rf "$work"
+  log "video-only: exit $status (video_only.log, video_only/summary.tsv, video_only/FLIGHT/)"
+  pack
+  return $status
+}
+
 mkdir -p "$out"
 case "${1:-}" in
   deps) deps ;;
@@ -338,6 +366,7 @@ case "${1:-}" in
   test) shift; run_tests "$@" ;;
   bench) bench ;;
   product) product ;;
+  video-only) shift; video_only "$@" ;;
   all) unpack; build; status=0; run_tests || status=1; bench || status=1; exit $status ;;
   *) sed -n '2,32p' "$0"; exit 2 ;;
 esac

@@ -328,7 +328,7 @@ PayloadFactories makeNavigationPayloads(const nav::NavigationInputs& inputs,
   };
   if (options.registration_enabled && !inputs.basemap_paths.empty()) {
     factories.satellite = [inputs, registration = options.registration,
-                           first_height_m = nav::firstRequestHeightM(inputs, options),
+                           first_height_m = nav::firstRequestHeightM(inputs),
                            output](const vision::DeviceSpec& device) {
       nav::RegistrationOptions on_device = registration;
       on_device.features.device = device;

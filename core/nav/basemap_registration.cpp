@@ -75,7 +75,6 @@ class FineMatcher {
  public:
   virtual ~FineMatcher() = default;
   virtual bool needsLocalFeatures() const = 0;
-  virtual bool rotationInvariant() const = 0;
   virtual Correspondences match(const MatchImage& query, const MatchImage& reference) = 0;
 };
 
@@ -88,7 +87,6 @@ class LocalFeatureFineMatcher final : public FineMatcher {
     matcher_ = vision::createMatcher("mnn", options);
   }
   bool needsLocalFeatures() const override { return true; }
-  bool rotationInvariant() const override { return true; }  // as the stage's features are
   Correspondences match(const MatchImage& query, const MatchImage& reference) override {
     Correspondences out;
     if (query.features.empty() || reference.features.empty()) return out;
@@ -116,7 +114,6 @@ class DenseFineMatcher final : public FineMatcher {
     matcher_ = vision::createDenseMatcher(unscaled);
   }
   bool needsLocalFeatures() const override { return false; }
-  bool rotationInvariant() const override { return false; }
   Correspondences match(const MatchImage& query, const MatchImage& reference) override {
     Correspondences out;
     const int longest = std::max({query.bgr.cols, query.bgr.rows, reference.bgr.cols, reference.bgr.rows});
@@ -169,7 +166,7 @@ struct TileCache {
 // requests. Reading is a large part of the preparation (0.40-0.47 s of 1.1-1.3 s for
 // the 23 tiles of the test flight's map, measured on an H200 machine).
 struct PendingTiles {
-  long key = 0;
+  std::pair<long, long> key;  // State::searchKey
   TileCache cache;
   std::vector<std::pair<int, cv::Rect2d>> rects;  // (basemap, rectangle in ENU), every tile
   std::size_t next = 0;                           // rects[next] is extracted next
@@ -244,6 +241,8 @@ void RegistrationOptions::check() const {
   checkArgument(min_inliers >= 8, "registration min_inliers must be >= 8");
   checkArgument(min_inlier_ratio >= 0 && min_inlier_ratio < 1,
                 "registration min_inlier_ratio must be in [0, 1)");
+  checkArgument(consistent_inlier_ratio > min_inlier_ratio && consistent_inlier_ratio <= 1,
+                "registration consistent_inlier_ratio must be in (min_inlier_ratio, 1]");
   checkArgument(ransac_threshold_px > 0, "registration ransac_threshold_px must be > 0");
   checkArgument(min_height_ratio > 0 && max_height_ratio > min_height_ratio,
                 "registration height ratios must satisfy 0 < min < max");
@@ -251,6 +250,9 @@ void RegistrationOptions::check() const {
   checkArgument(global_candidates >= 1, "registration global_candidates must be >= 1");
   checkArgument(max_global_search_tiles >= 1, "registration max_global_search_tiles must be >= 1");
   checkArgument(vlad_clusters >= 2, "registration vlad_clusters must be >= 2");
+  checkArgument(!search_heights_m.empty(), "registration search_heights_m must not be empty");
+  for (const double h : search_heights_m)
+    checkArgument(std::isfinite(h) && h > 0.0, "registration search_heights_m must be > 0 m");
   if (retrieval == RetrievalMethod::kGlobalDescriptor) {
     vision::GlobalDescriptorOptions descriptor = retrieval_descriptor;
     descriptor.device = features.device;
@@ -284,15 +286,18 @@ struct BasemapRegistrar::State {
   std::unique_ptr<FineMatcher> fine_matcher;
   std::unique_ptr<vision::GlobalDescriptorExtractor> descriptor;  // kGlobalDescriptor only
   cv::Mat undistort_map_x, undistort_map_y;  // undistorted pixel -> distorted pixel
-  // Prepared global searches by quantised GSD, at most kMaxTileCaches (least recently
-  // used first out): each holds every tile's window and features (about 6 MB per tile
-  // with ORB), and a flight whose height estimate wanders would otherwise add one per
+  // Prepared global searches by quantised GSD, at most maxTileCaches() (least recently
+  // used first out): each holds every tile's features (with a dense matcher its
+  // windows), and a flight whose height estimate wanders would otherwise add one per
   // 10 % of height for the whole run.
-  static constexpr std::size_t kMaxTileCaches = 2;
+  std::size_t maxTileCaches() const { return options.search_heights_m.size() + 1; }
   // Bound on the map windows read ahead of a global search's extraction (about 4 MB per
   // window of 1024 px).
   static constexpr double kMaxWindowsAheadBytes = 256.0 * 1024 * 1024;
-  std::map<long, TileCache> tile_caches;
+  // A global search scale whose frame, scaled to its tiles, has a shorter side than this
+  // is left out (too few pixels for features).
+  static constexpr double kMinScaledFramePx = 96.0;
+  std::map<std::pair<long, long>, TileCache> tile_caches;  // by searchKey
   // Prior mode with local features: the map's features by (basemap, quantised GSD), at
   // most kMaxFeatureCaches (least recently used first out), each at most
   // kMaxFeatureTiles tiles of kFeatureTileCorePx.
@@ -386,8 +391,10 @@ struct BasemapRegistrar::State {
     fix->inliers = fit.ransac.num_inliers;
     fix->inlier_ratio = fit.matches > 0 ? double(fit.ransac.num_inliers) / fit.matches : 0.0;
     // Without a prior, repetitive texture (orchards, rows) yields small consistent-looking
-    // inlier sets anywhere: demand twice the evidence.
-    const int min_inliers = request.prior ? options.min_inliers : 2 * options.min_inliers;
+    // inlier sets anywhere among many matches: demand twice the evidence, unless nearly
+    // every match agrees.
+    const bool consistent = fix->inlier_ratio >= options.consistent_inlier_ratio;
+    const int min_inliers = request.prior || consistent ? options.min_inliers : 2 * options.min_inliers;
     if (!fit.ransac.found || fix->inliers < min_inliers) {
       fix->reason = "too_few_inliers";
       return;
@@ -673,10 +680,17 @@ struct BasemapRegistrar::State {
   }
 
   std::optional<PendingTiles> pending_tiles;
-  // The ground resolution and footprint of the latest request's global search (what
-  // prepareWhileIdle prepares); gsd 0: no request yet.
-  double next_global_gsd_m = 0.0;
-  cv::Size2d next_global_footprint_m;
+  // One height of a global search: the tiles' ground resolution, the frame's at that
+  // height and its footprint there.
+  struct SearchScale {
+    double height_m = 0.0;
+    double gsd_m = 0.0;
+    double frame_gsd_m = 0.0;
+    cv::Size2d footprint_m;
+  };
+  // The scales of the latest request's global search (what prepareWhileIdle prepares);
+  // empty: no request yet.
+  std::vector<SearchScale> next_global_scales;
   // The latest prior-mode window with local features: prepareWhileIdle extracts the map
   // tiles around it that the next keyframes' windows will need.
   struct LatestWindow {
@@ -686,37 +700,92 @@ struct BasemapRegistrar::State {
   };
   std::optional<LatestWindow> latest_window;
 
-  // The height above ground a global search assumes: the request's hint, else 100 m.
-  static double searchHeightM(const RegistrationRequest& request) {
-    return request.height_hint_m > 0 ? request.height_hint_m : 100.0;
-  }
-
-  // The global search's ground resolution and the frame's footprint at `height_m` above
-  // the ground (searchHeightM of a request).
-  void globalSearchScale(double height_m, double* gsd_m, double* frame_gsd_m, cv::Size2d* footprint_m) const {
-    *frame_gsd_m = height_m / camera.fx_px;
+  // The scale of a global search at `height_m` above the ground.
+  SearchScale globalSearchScale(double height_m) const {
+    SearchScale scale;
+    scale.height_m = height_m;
+    scale.frame_gsd_m = height_m / camera.fx_px;
     double map_pixel = 0.0;
     for (const auto& b : basemaps) map_pixel = std::max(map_pixel, b.map->pixelSizeM());
-    *gsd_m = matchingGsdM(*frame_gsd_m, map_pixel);
-    *footprint_m = cv::Size2d(camera.width_px * *frame_gsd_m, camera.height_px * *frame_gsd_m);
+    scale.gsd_m = matchingGsdM(scale.frame_gsd_m, map_pixel);
+    scale.footprint_m = cv::Size2d(camera.width_px * scale.frame_gsd_m, camera.height_px * scale.frame_gsd_m);
+    return scale;
   }
 
-  // The pending build for this resolution: continued when one is under way, else a new
-  // one with every tile's rectangle (too_large when they are more than the bound, then
-  // with none).
-  PendingTiles& pendingTilesFor(double gsd_m, const cv::Size2d& footprint_m) {
-    const long key = gsdBucket(gsd_m);  // ~10% buckets
-    if (pending_tiles && pending_tiles->key == key) return *pending_tiles;
+  // The scales a global search tries: at the height hint, or (hint 0 or not finite: the
+  // height is unknown) at every one of options.search_heights_m.
+  std::vector<SearchScale> globalSearchScales(double height_hint_m) const {
+    std::vector<SearchScale> scales;
+    if (std::isfinite(height_hint_m) && height_hint_m > 0.0) {
+      scales.push_back(globalSearchScale(height_hint_m));
+    } else {
+      for (const double h : options.search_heights_m) scales.push_back(globalSearchScale(h));
+    }
+    return scales;
+  }
+
+  // How many orientations (multiples of 360 deg / n) a global search presents the frame
+  // in: its heading is unknown, and only oriented features (ORB, SIFT) match in any.
+  int globalSearchOrientations() const {
+    if (!fine_matcher->needsLocalFeatures()) return options.dense_rotations;
+    return frame_extractor->rotationInvariant() ? 1 : 4;
+  }
+
+  // A basemap this small at `gsd_m` is searched as one tile.
+  static bool isOneTile(const cv::Rect2d& cover_enu, double gsd_m) {
+    return std::max(cover_enu.width, cover_enu.height) / gsd_m <= 2048.0;
+  }
+
+  // A global search's tiles: tile_footprint_factor x the frame's footprint at its scale.
+  double tileSizeM(const SearchScale& scale) const {
+    return options.tile_footprint_factor * std::max(scale.footprint_m.width, scale.footprint_m.height);
+  }
+
+  // Prepared global searches are kept by (ground resolution, tile size), each quantised
+  // in ~10 % buckets; the tile size is left out (0) when every basemap is one tile.
+  std::pair<long, long> searchKey(const SearchScale& scale) const {
+    bool one_tile_each = true;
+    for (const OpenBasemap& b : basemaps) one_tile_each = one_tile_each && isOneTile(b.coverage_enu, scale.gsd_m);
+    return {gsdBucket(scale.gsd_m), one_tile_each ? 0 : gsdBucket(tileSizeM(scale))};
+  }
+
+  // A search prepared under `key` serves a scale whose searchKey is `wanted`: the same
+  // resolution, tiles within two buckets (~20 %). A height that wanders by a few percent
+  // does not prepare the search again; search heights 1.6x apart get their own.
+  static bool serves(const std::pair<long, long>& key, const std::pair<long, long>& wanted) {
+    return key.first == wanted.first && std::abs(key.second - wanted.second) <= 2;
+  }
+
+  // The prepared search that serves `scale` (the nearest tile size), or end().
+  std::map<std::pair<long, long>, TileCache>::iterator preparedSearchFor(const SearchScale& scale) {
+    const std::pair<long, long> wanted = searchKey(scale);
+    auto best = tile_caches.end();
+    for (auto it = tile_caches.begin(); it != tile_caches.end(); ++it) {
+      if (!serves(it->first, wanted)) continue;
+      if (best == tile_caches.end() ||
+          std::abs(it->first.second - wanted.second) < std::abs(best->first.second - wanted.second))
+        best = it;
+    }
+    return best;
+  }
+
+  // The pending build for this scale: continued when one is under way, else a new one
+  // with every tile's rectangle (too_large when they are more than the bound, then with
+  // none).
+  PendingTiles& pendingTilesFor(const SearchScale& scale) {
+    const std::pair<long, long> key = searchKey(scale);
+    if (pending_tiles && serves(pending_tiles->key, key)) return *pending_tiles;
     pending_tiles.emplace();
     PendingTiles& pending = *pending_tiles;
     pending.key = key;
+    const double gsd_m = scale.gsd_m;
     pending.cache.gsd_m = gsd_m;
-    const double tile_m = options.tile_footprint_factor * std::max(footprint_m.width, footprint_m.height);
+    const double tile_m = tileSizeM(scale);
     // Bounded work: count the tiles before reading any.
     double tile_count = 0.0;
     for (const OpenBasemap& b : basemaps) {
       const cv::Rect2d cover = b.coverage_enu;
-      if (std::max(cover.width, cover.height) / gsd_m <= 2048.0) {
+      if (isOneTile(cover, gsd_m)) {
         tile_count += 1.0;
       } else {
         tile_count += std::ceil(cover.width / (0.5 * tile_m)) * std::ceil(cover.height / (0.5 * tile_m));
@@ -729,7 +798,7 @@ struct BasemapRegistrar::State {
     // Every tile's rectangle first, so that the monitor sees the whole amount of work.
     for (std::size_t bi = 0; bi < basemaps.size(); ++bi) {
       const cv::Rect2d cover = basemaps[bi].coverage_enu;
-      if (std::max(cover.width, cover.height) / gsd_m <= 2048.0) {
+      if (isOneTile(cover, gsd_m)) {
         pending.rects.emplace_back(int(bi), cover);
         continue;
       }
@@ -804,7 +873,7 @@ struct BasemapRegistrar::State {
     pending_tiles.reset();
     TileCache& cache = pending.cache;
     cache.last_used = calls;
-    evictLeastRecentlyUsed(tile_caches, kMaxTileCaches);
+    evictLeastRecentlyUsed(tile_caches, maxTileCaches());
     if (cache.too_large) {
       SKYTRACE_LOG(Warning, "nav.registration")
           << "global search skipped: the basemaps need more than " << options.max_global_search_tiles
@@ -854,15 +923,15 @@ struct BasemapRegistrar::State {
     return tile_caches.emplace(pending.key, std::move(cache)).first->second;
   }
 
-  // The prepared global search of this resolution: kept, or completed now (continuing a
-  // build prepareWhileIdle began).
-  TileCache& tilesFor(double gsd_m, const cv::Size2d& footprint_m) {
-    const auto it = tile_caches.find(gsdBucket(gsd_m));
+  // The prepared global search of this scale: kept, or completed now (continuing a build
+  // prepareWhileIdle began).
+  TileCache& tilesFor(const SearchScale& scale) {
+    const auto it = preparedSearchFor(scale);
     if (it != tile_caches.end()) {
       it->second.last_used = calls;
       return it->second;
     }
-    PendingTiles& pending = pendingTilesFor(gsd_m, footprint_m);
+    PendingTiles& pending = pendingTilesFor(scale);
     if (!pending.cache.too_large) readPendingTiles(pending, pending.rects.size());
     return finishPendingTiles();
   }
@@ -888,54 +957,64 @@ struct BasemapRegistrar::State {
   // search's reading started, a map feature tile around the latest window, or a unit of
   // the global search.
   bool prepareWhileIdle(std::size_t max_tiles) {
-    if (next_global_gsd_m > 0.0 && !tile_caches.count(gsdBucket(next_global_gsd_m))) {
-      PendingTiles& pending = pendingTilesFor(next_global_gsd_m, next_global_footprint_m);
-      if (!pending.cache.too_large && pending.rects.size() <= max_tiles && !pending.windows &&
-          !pending.rects.empty()) {
-        startReadingWindows(pending);  // nothing waits for it
-        return true;
-      }
+    PendingTiles* const pending = nextGlobalSearchToPrepare(max_tiles);
+    if (pending && !pending->windows && !pending->rects.empty()) {
+      startReadingWindows(*pending);  // nothing waits for it
+      return true;
     }
     if (prepareNextFeatureTile()) return true;
-    return prepareNextGlobalSearch(max_tiles);
-  }
-
-  // One unit of the global search the latest request would need.
-  bool prepareNextGlobalSearch(std::size_t max_tiles) {
-    if (next_global_gsd_m <= 0.0) return false;
-    if (tile_caches.count(gsdBucket(next_global_gsd_m))) return false;
-    PendingTiles& pending = pendingTilesFor(next_global_gsd_m, next_global_footprint_m);
-    if (pending.cache.too_large || pending.rects.size() > max_tiles) return false;  // left to a global request
-    if (pending.next < pending.rects.size()) {
-      readPendingTiles(pending, 1);
+    if (!pending) return false;
+    if (pending->next < pending->rects.size()) {
+      readPendingTiles(*pending, 1);
       return true;
     }
     finishPendingTiles();
-    return false;
+    return nextGlobalSearchToPrepare(max_tiles) != nullptr;
+  }
+
+  // The pending build of the first of the latest request's global search scales that is
+  // not prepared yet and has at most `max_tiles` tiles (larger ones are left to a global
+  // request); null when there is none. Scales are prepared one after the other, in order.
+  PendingTiles* nextGlobalSearchToPrepare(std::size_t max_tiles) {
+    for (const SearchScale& scale : next_global_scales) {
+      if (preparedSearchFor(scale) != tile_caches.end()) continue;
+      PendingTiles& pending = pendingTilesFor(scale);
+      if (pending.cache.too_large || pending.rects.size() > max_tiles) {
+        pending_tiles.reset();
+        continue;
+      }
+      return &pending;
+    }
+    return nullptr;
   }
 
   // Tile indices by decreasing similarity to the frame, the best `global_candidates`
-  // (every tile, unranked, when there are no more than that).
-  std::vector<std::size_t> rankTiles(const TileCache& cache, const MatchImage& scaled_frame) {
+  // (every tile, unranked, when there are no more than that). `turned`: the frame scaled
+  // to the tiles' resolution in each orientation the search presents (the first
+  // unturned), with local features where there is an extractor (the first always, the
+  // others when the features are not rotation invariant); a tile's similarity is its
+  // best over them.
+  std::vector<std::size_t> rankTiles(const TileCache& cache, const std::vector<MatchImage>& turned) {
     std::vector<std::size_t> all(cache.tiles.size());
     for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
     if (cache.tiles.size() <= std::size_t(options.global_candidates)) return all;
-    std::vector<double> similarity(cache.tiles.size(), 0.0);
+    std::vector<double> similarity(cache.tiles.size(), -1.0);
     if (descriptor) {
       // DINOv2 is not rotation invariant: the frame in four orientations, the best per tile.
-      std::vector<cv::Mat> turned;
-      for (double angle : {0.0, 90.0, 180.0, 270.0}) turned.push_back(rotateImage(scaled_frame.bgr, angle).bgr);
-      const std::vector<vision::GlobalDescriptor> queries = descriptor->describeBatch(turned);
+      std::vector<cv::Mat> images;
+      for (double angle : {0.0, 90.0, 180.0, 270.0}) images.push_back(rotateImage(turned.front().bgr, angle).bgr);
+      const std::vector<vision::GlobalDescriptor> queries = descriptor->describeBatch(images);
       for (std::size_t i = 0; i < cache.tiles.size(); ++i) {
-        similarity[i] = -1.0;
         for (const auto& q : queries)
           similarity[i] = std::max(similarity[i], double(vision::descriptorSimilarity(q, cache.tiles[i].learned)));
       }
     } else if (!cache.vocabulary.empty()) {
-      const vision::GlobalDescriptor q = cache.vocabulary.describe(
-          scaled_frame.features.empty() ? cv::Mat() : scaled_frame.features.descriptors());
-      for (std::size_t i = 0; i < cache.tiles.size(); ++i)
-        similarity[i] = vision::descriptorSimilarity(q, cache.tiles[i].vlad);
+      for (const MatchImage& query : turned) {
+        if (query.features.empty()) continue;
+        const vision::GlobalDescriptor q = cache.vocabulary.describe(query.features.descriptors());
+        for (std::size_t i = 0; i < cache.tiles.size(); ++i)
+          similarity[i] = std::max(similarity[i], double(vision::descriptorSimilarity(q, cache.tiles[i].vlad)));
+      }
     } else {
       return all;  // no vocabulary (too few features on the map): every tile
     }
@@ -945,66 +1024,89 @@ struct BasemapRegistrar::State {
     return all;
   }
 
-  // Global mode: retrieval over tiles, then fine matching of the frame (scaled to the
-  // tiles' resolution, assumed near nadir) against the best candidates; a matcher that
-  // is not rotation invariant sees the frame in `dense_rotations` orientations.
+  // One scale of a global search, retrieved: its prepared tiles, the frame scaled to
+  // them and turned into each orientation the search presents (with local features
+  // where there is an extractor), and the tiles to fine-match.
+  struct RetrievedScale {
+    double height_m = 0.0;
+    const TileCache* cache = nullptr;
+    cv::Matx33d scaled_from_image = cv::Matx33d::eye();
+    std::vector<RotatedImage> turned;
+    std::vector<MatchImage> queries;  // turned[k]'s
+    std::vector<std::size_t> candidates;
+  };
+
+  // Global mode: at each of the request's scales (globalSearchScales: one height, or
+  // every search height when the height is unknown), retrieval over that scale's tiles,
+  // then fine matching of the frame (scaled to the tiles' resolution, assumed near nadir,
+  // in globalSearchOrientations() orientations) against the best candidates. The fix
+  // with the most inliers wins, accepted ones first; each is checked against the height
+  // of its scale. Scales whose search is too large for the bound, or whose scaled frame
+  // is too small to describe, are left out. One retrieval and one fine-match span on the
+  // stage clock per request, whatever the number of scales.
   RegistrationFix registerGlobally(const RegistrationRequest& request) {
     RegistrationFix fix;
     fix.frame = request.frame;
     fix.t_s = request.t_s;
     fix.global_mode = true;
-    const double height = searchHeightM(request);
-    double gsd = 0.0, frame_gsd = 0.0;
-    cv::Size2d footprint_m;
-    globalSearchScale(height, &gsd, &frame_gsd, &footprint_m);
-
+    const int orientations = globalSearchOrientations();
+    std::vector<RetrievedScale> retrieved;
+    bool searched = false;
     auto start = Clock::now();
     std::optional<StageScope> stage(std::in_place, stages, Stage::Retrieval);
-    TileCache& cache = tilesFor(gsd, footprint_m);
-    if (cache.too_large) {
+    const cv::Mat undistorted = undistortedFrame(request.image.hostPixels(&keyframe_transfers));
+    for (const SearchScale& scale : globalSearchScales(request.height_hint_m)) {
+      // The caches of one request are the most recently used: the bound on prepared
+      // searches (one more than the search heights) never drops one of them here.
+      const TileCache& cache = tilesFor(scale);
+      if (cache.too_large) continue;
+      searched = true;
+      const double factor = scale.frame_gsd_m / cache.gsd_m;
+      if (cache.tiles.empty() || std::min(camera.width_px, camera.height_px) * factor < kMinScaledFramePx) continue;
+      RetrievedScale r;
+      r.height_m = scale.height_m;
+      r.cache = &cache;
+      cv::Mat scaled;
+      cv::resize(undistorted, scaled, cv::Size(), factor, factor, factor < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
+      r.scaled_from_image = cv::Matx33d(factor, 0, 0.5 * factor - 0.5, 0, factor, 0.5 * factor - 0.5, 0, 0, 1);
+      for (int k = 0; k < orientations; ++k) {
+        r.turned.push_back(rotateImage(scaled, 360.0 * k / orientations));
+        const bool describe = k == 0 || !frame_extractor || !frame_extractor->rotationInvariant();
+        r.queries.push_back(matchImage(r.turned.back().bgr, describe ? frame_extractor.get() : nullptr));
+      }
+      r.candidates = rankTiles(cache, r.queries);
+      retrieved.push_back(std::move(r));
+    }
+    fix.retrieval_ms = elapsedMs(start);
+    stage.reset();
+    if (!searched) {
       fix.reason = "map_too_large_for_global_search";
       return fix;
     }
-    if (cache.tiles.empty()) {
-      fix.reason = "no_candidate";
-      return fix;
-    }
-    // Frame scaled to the tile resolution.
-    const double scale = frame_gsd / cache.gsd_m;
-    cv::Mat scaled;
-    const cv::Mat undistorted = undistortedFrame(request.image.hostPixels(&keyframe_transfers));
-    cv::resize(undistorted, scaled, cv::Size(), scale, scale, scale < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
-    const cv::Matx33d scaled_from_image(scale, 0, 0.5 * scale - 0.5, 0, scale, 0.5 * scale - 0.5, 0, 0, 1);
-    const MatchImage frame = matchImage(scaled, frame_extractor.get());
-    const std::vector<std::size_t> candidates = rankTiles(cache, frame);
-    fix.retrieval_ms = elapsedMs(start);
-    stage.reset();
 
     start = Clock::now();
     stage.emplace(stages, Stage::FineMatch);
-    const int orientations = fine_matcher->rotationInvariant() ? 1 : options.dense_rotations;
-    std::vector<RotatedImage> turned;
-    for (int k = 0; k < orientations; ++k) turned.push_back(rotateImage(scaled, 360.0 * k / orientations));
     RegistrationFix best = fix;
     best.reason = "no_candidate";
-    for (const std::size_t tile_index : candidates) {
-      const Tile& tile = cache.tiles[tile_index];
-      for (const RotatedImage& query : turned) {
-        ++calls;
-        const MatchImage query_image = orientations == 1 ? frame : MatchImage{query.bgr, {}, {}};
-        const PairFit fit = fitPair(fine_matcher->match(query_image, tile.image), query.valid, tile.window.valid);
-        RegistrationFix candidate = fix;
-        candidate.basemap_index = tile.basemap;
-        finishFix(fit.reference_from_query * query.rotated_from_image * scaled_from_image, tile.window, fit,
-                  request, height, &candidate);
-        if ((candidate.accepted && (!best.accepted || candidate.inliers > best.inliers)) ||
-            (!best.accepted && candidate.inliers > best.inliers)) {
-          best = candidate;
+    for (const RetrievedScale& r : retrieved) {
+      for (const std::size_t tile_index : r.candidates) {
+        const Tile& tile = r.cache->tiles[tile_index];
+        for (std::size_t k = 0; k < r.turned.size(); ++k) {
+          ++calls;
+          const RotatedImage& query = r.turned[k];
+          const PairFit fit = fitPair(fine_matcher->match(r.queries[k], tile.image), query.valid, tile.window.valid);
+          RegistrationFix candidate = fix;
+          candidate.basemap_index = tile.basemap;
+          finishFix(fit.reference_from_query * query.rotated_from_image * r.scaled_from_image, tile.window, fit,
+                    request, r.height_m, &candidate);
+          if ((candidate.accepted && (!best.accepted || candidate.inliers > best.inliers)) ||
+              (!best.accepted && candidate.inliers > best.inliers)) {
+            best = candidate;
+          }
         }
       }
     }
     best.fine_match_ms = elapsedMs(start);
-    best.retrieval_ms = fix.retrieval_ms;
     return best;
   }
 };
@@ -1082,8 +1184,7 @@ RegistrationFix BasemapRegistrar::registerFrame(const RegistrationRequest& reque
   s.stages = stages;
   checkArgument(!request.image.empty(), "registration got an empty frame");
   ++s.calls;
-  double frame_gsd = 0.0;
-  s.globalSearchScale(State::searchHeightM(request), &s.next_global_gsd_m, &frame_gsd, &s.next_global_footprint_m);
+  s.next_global_scales = s.globalSearchScales(request.height_hint_m);
   const bool use_prior = request.prior && request.prior_sigma_m <= s.options.max_prior_sigma_m &&
                          request.prior->position_enu[2] > s.ground_up_m + 1.0;
   if (use_prior) {
@@ -1100,9 +1201,8 @@ bool BasemapRegistrar::prepareWhileIdle(std::size_t max_tiles) { return state_->
 
 void BasemapRegistrar::expectFirstRequestHeight(double height_above_ground_m) {
   State& s = *state_;
-  if (s.calls > 0 || !std::isfinite(height_above_ground_m) || height_above_ground_m <= 0.0) return;
-  double frame_gsd = 0.0;
-  s.globalSearchScale(height_above_ground_m, &s.next_global_gsd_m, &frame_gsd, &s.next_global_footprint_m);
+  if (s.calls > 0) return;
+  s.next_global_scales = s.globalSearchScales(height_above_ground_m);
 }
 
 std::size_t BasemapRegistrar::preparedSearchCount() const { return state_->tile_caches.size(); }

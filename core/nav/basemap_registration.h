@@ -89,6 +89,11 @@ struct RegistrationOptions {
   double max_prior_sigma_m = 150.0;   // above this the prior is ignored: global mode
   int min_inliers = 20;
   double min_inlier_ratio = 0.15;
+  // Without a prior a fit needs 2 x min_inliers (repetitive texture gives small
+  // consistent-looking subsets of many matches anywhere), or min_inliers when at least
+  // this share of its matches are inliers (a frame with few features, e.g. over a map
+  // several times coarser than the frame, that nearly all agree).
+  double consistent_inlier_ratio = 0.8;
   double ransac_threshold_px = 3.0;
   // Accepted heights above ground, relative to the prior's (or the hint's) height.
   double min_height_ratio = 0.6;
@@ -98,6 +103,12 @@ struct RegistrationOptions {
   // the best `global_candidates` by retrieval similarity are fine-matched.
   double tile_footprint_factor = 1.6;
   int global_candidates = 4;
+  // Global mode for a request without a height hint (no flight log, no fix yet): the
+  // heights above ground searched, each with its own tiles and frame scale, the fix with
+  // the most inliers kept. Learned features do not match across scale changes much
+  // beyond 1.3x: steps of 1.6x leave at most 1.26x between the true height and a rung,
+  // and each rung accepts heights within min/max_height_ratio of it.
+  std::vector<double> search_heights_m = {25.0, 40.0, 64.0, 100.0, 160.0, 256.0};
   // Bound on the global search's work: a basemap that needs more tiles than this (a
   // 100 km map for a 100 m footprint) is not searched without a prior; such attempts
   // are rejected at once as "map_too_large_for_global_search" (a telemetry prior, or a
@@ -117,7 +128,9 @@ struct RegistrationRequest {
   vision::Image image;
   std::optional<CameraPose> prior;    // predicted pose in the session's ENU frame
   double prior_sigma_m = 0.0;         // 1-sigma horizontal uncertainty of the prior
-  double height_hint_m = 0.0;         // height above ground for global mode (0: unknown)
+  // Height above ground for global mode; 0: unknown, the search tries every one of
+  // RegistrationOptions::search_heights_m.
+  double height_hint_m = 0.0;
   bool prior_from_telemetry = false;  // the prior is the flight log's, not the VO's
   // Camera pitch/roll from the flight log (gimbal angles, degrees; NaN unknown). Near
   // nadir a homography determines tilt poorly for narrow lenses (1 deg of tilt is 1 m of
@@ -174,29 +187,32 @@ class BasemapRegistrar {
 
   // Between requests (the caller's thread is idle): one unit of preparatory work, in
   // this order:
-  // - the global search the latest request would need at its ground resolution starts
-  //   reading its map tiles on a thread of their own (returns at once);
+  // - the global search the latest request would need (at each of its ground
+  //   resolutions in turn: one per search height) starts reading its map tiles on a
+  //   thread of their own (returns at once);
   // - with local features, one map feature tile within one tile of the latest prior-mode
   //   window, nearest first, so that the next keyframes' windows find the map extracted
   //   whichever way the drone goes (a keyframe over new tiles cost ~50 ms on an H200);
   // - one tile of that global search extracted (waiting for its window if need be), and
   //   last its retrieval vocabulary, so that a later global search finds it prepared
   //   instead of stopping for it.
-  // The global search is left out when it has more than `max_tiles` tiles (left to a
-  // global request), before the first request (unless expectFirstRequestHeight named its
-  // height), or once prepared. The search monitor sees its units too. Returns true while
+  // A global search's resolution is left out when it has more than `max_tiles` tiles
+  // (left to a global request), before the first request (unless
+  // expectFirstRequestHeight was called), or once prepared. The search monitor sees its units too. Returns true while
   // more remains. Thread: registerFrame's.
   bool prepareWhileIdle(std::size_t max_tiles);
 
   // Before the first request: the height above ground (metres) the first request will
   // give as its height hint (NavigationSession::firstRequestHeightM), so that
   // prepareWhileIdle prepares that global search while the caller waits for its first
-  // keyframe. A request's own height replaces it; ignored after the first request and
-  // for heights that are not finite and > 0. Thread: registerFrame's.
+  // keyframe; not finite or <= 0: unknown (a request without a height hint: every one of
+  // RegistrationOptions::search_heights_m). A request's own height replaces it; ignored
+  // after the first request. Thread: registerFrame's.
   void expectFirstRequestHeight(double height_above_ground_m);
 
   // Global searches prepared and kept (one per ground resolution, about 10 % apart; at
-  // most 2, the least recently used is dropped): memory stays bounded over any flight.
+  // most one more than the search heights, the least recently used is dropped): memory
+  // stays bounded over any flight.
   std::size_t preparedSearchCount() const;
 
   // Map tiles whose features prior mode keeps (with local features), over all ground

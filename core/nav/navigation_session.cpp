@@ -267,9 +267,10 @@ FrameResult NavigationSession::afterOdometry(OdometryMeasurement odometry, const
           r.roll_hint_deg = sample->gimbal_roll_deg;
         }
       }
+      // Unknown before the first fix without a logged height: 0, every search height.
       r.height_hint_m = std::isfinite(height)            ? height
                         : std::isfinite(s.last_height_m) ? s.last_height_m
-                                                         : s.options.default_height_m;
+                                                         : 0.0;
       s.pending_request = std::move(r);
       s.last_request_t_s = t_s;
       out.registration_requested = true;
@@ -372,11 +373,10 @@ NavigationResult NavigationSession::finish(bool completed, std::int64_t frames_t
   return result;
 }
 
-double firstRequestHeightM(const NavigationInputs& inputs, const NavigationOptions& options,
-                           double first_frame_t_s) {
+double firstRequestHeightM(const NavigationInputs& inputs, double first_frame_t_s) {
   // As the request of a frame without a position (processFrame): no height of its own yet.
   const double logged = loggedHeightM(inputs, first_frame_t_s);
-  return std::isfinite(logged) ? logged : options.default_height_m;
+  return std::isfinite(logged) ? logged : 0.0;
 }
 
 void checkVideoFrameSize(const std::string& video_path, int width_px, int height_px) {

@@ -42,7 +42,10 @@ struct NavigationOptions {
   double register_max_interval_s = 1.0;
   bool use_gnss_prior = false;   // telemetry GNSS as a fusion prior (off: judge it independently)
   bool registration_enabled = true;
-  double default_height_m = 100.0;  // global-mode height hint without telemetry
+  // Height above ground of a logged position whose log has no height (a search prior).
+  // Without a logged height, global searches before the first fix try every one of
+  // registration.search_heights_m.
+  double default_height_m = 100.0;
 
   void check() const;  // throws InvalidArgument
 };
@@ -160,10 +163,10 @@ class NavigationSession {
 
 // The height above ground (metres) the session's first registration request names as
 // its search height when the video's first frame is at `first_frame_t_s`: the log's
-// height there, else options.default_height_m. For BasemapRegistrar::
-// expectFirstRequestHeight (preparing that search before the request comes).
-double firstRequestHeightM(const NavigationInputs& inputs, const NavigationOptions& options,
-                           double first_frame_t_s = 0.0);
+// height there, else 0 (unknown: the registrar searches at every search height). For
+// BasemapRegistrar::expectFirstRequestHeight (preparing that search before the request
+// comes).
+double firstRequestHeightM(const NavigationInputs& inputs, double first_frame_t_s = 0.0);
 
 // Frames smaller than this on either side cannot be navigated (feature pyramids,
 // registration windows); checkVideoFrameSize throws FormatError naming the video.

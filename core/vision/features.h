@@ -98,6 +98,11 @@ class FeatureExtractor {
   virtual FeatureSet extract(const Image& image) = 0;
   // Host pixels (CV_8UC3 BGR or CV_8UC1).
   FeatureSet extract(const cv::Mat& image) { return extract(Image::fromHost(image)); }
+  // True when a keypoint's descriptor in an image turned by any angle matches its
+  // descriptor in the unturned image (ORB, SIFT: oriented keypoints). The learned models
+  // are not (ALIKED-n16rot matches under small turns only): a caller that does not know
+  // how the images are turned to each other presents one of them in several orientations.
+  virtual bool rotationInvariant() const { return false; }
   // The image copies extract() made so far (this extractor's thread).
   const ImageTransfers& transfers() const { return transfers_; }
 

@@ -1,6 +1,6 @@
 // Every skytrace-cli command that loads real model weights, run as a user runs it on the
 // CPU build, with the published ALIKED checkpoint from ../shared/models (label data):
-// features, match, locate, process in both modes and bench. Each must finish with exit 0
+// features, match, locate, process in both modes (and without a flight log) and bench. Each must finish with exit 0
 // and a plausible result. This is the path that stopped with LibTorch's internal assert
 // (MKLDNNCommon.cpp, variable_excluded_from_dispatch) when an inference tensor reached a
 // oneDNN kernel outside an inference guard; the assertions below do not depend on the
@@ -13,6 +13,8 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <cmath>
 
 #include "tests/test_support.h"
 
@@ -134,6 +136,48 @@ class TestCliRealWeights : public QObject {
     QVERIFY2(report.value("fallback_reason").toString().isEmpty(),
              qPrintable(report.value("fallback_reason").toString()));
     QCOMPARE(report.value("frames").toObject().value("processed").toInt(), 10);
+  }
+
+  // A video without a flight log (issue 23): no position, height or heading to start
+  // from. A degraded map and a flight 35 m up heading east (ALIKED matches under small
+  // turns only, and 35 m is far from any single assumed height): the first keyframe is
+  // placed by the global search at its true height, and so is every frame.
+  void processWithoutALog() {
+    QString log;
+    const QString flight = dir_.filePath("no-log-flight");
+    QVERIFY2(runCli({"render", "--basemap",
+                     skytrace::test::sharedPath("data/orthophotos/5b90f92da0d7280005fab355_4310.tif"), "--out",
+                     flight, "--size", "480x360", "--fps", "5", "--alt-m", "35", "--duration-s", "2",
+                     "--degrade", "--seed", "7"},
+                    &log) == 0,
+             qPrintable(log));
+    const QString out = dir_.filePath("process-no-log");
+    const int code = runCli({"process", "--video", flight + "/flight.mp4", "--basemap",
+                             flight + "/basemap_degraded.tif", "--device", "cpu", "--out", out},
+                            &log);
+    checkNoInternalAssert(log);
+    QVERIFY2(code == 0, qPrintable(log));
+    QFile fixes(out + "/fixes.csv");
+    QVERIFY(fixes.open(QIODevice::ReadOnly));
+    const QStringList header = QString::fromUtf8(fixes.readLine()).trimmed().split(',');
+    const QStringList first = QString::fromUtf8(fixes.readLine()).trimmed().split(',');
+    QCOMPARE(first.size(), header.size());
+    auto field = [&](const char* name) { return first.value(int(header.indexOf(QString::fromLatin1(name)))); };
+    QCOMPARE(field("frame"), QStringLiteral("0"));
+    QCOMPARE(field("mode"), QStringLiteral("global"));
+    QVERIFY2(field("accepted") == QStringLiteral("1"), qPrintable(field("reason")));
+    const double height_m = field("alt_m").toDouble();  // ground at 0 m
+    QVERIFY2(std::abs(height_m - 35.0) < 3.5, qPrintable(QString::number(height_m)));
+
+    QVERIFY(runCli({"eval", "--truth", flight + "/truth.csv", "--track", out + "/track.csv", "--out",
+                    out + "/eval.json"},
+                   &log) == 0);
+    const QJsonObject overall = readJson(out + "/eval.json").value("overall").toObject();
+    const double positioned = overall.value("fraction_with_position").toDouble();
+    const double ate_m = overall.value("ate_rmse_m").toDouble();
+    qInfo("first fix %.1f m up, %.0f %% of frames with a position, ATE %.2f m", height_m, 100 * positioned, ate_m);
+    QCOMPARE(positioned, 1.0);
+    QVERIFY2(ate_m <= 3.0, qPrintable(QString::number(ate_m)));
   }
 
   void bench() {

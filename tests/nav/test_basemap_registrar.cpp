@@ -16,8 +16,12 @@
 //   extracted (without idle time it extracts them itself);
 // - before any request, a registrar told the first request's height prepares that
 //   search, and the first (global) request finds it prepared;
-// - a prepared resolution is not prepared again, and at most two are kept: a flight whose
-//   height estimate wanders does not add one per height for the whole run;
+// - a prepared resolution is not prepared again, and at most one more than the search
+//   heights are kept: a flight whose height estimate wanders does not add one per height
+//   for the whole run, and a few percent of height keep their search;
+// - without a height (no log, no fix yet) the search tries every search height: a frame
+//   whose height is far from 100 m is placed at its true height; told that the first
+//   height is unknown, the registrar prepares every search height before the request;
 // - prior mode gathers the map's features from tiles extracted once: a wrong prior (2.5 m
 //   off) is corrected to the frame's true place, and the next keyframes over the same
 //   area reuse the tiles (none read or extracted again).
@@ -83,11 +87,13 @@ class TestBasemapRegistrar : public QObject {
     return request;
   }
 
-  nav::BasemapRegistrar makeRegistrar() const {
+  // `search_heights_m` empty: the default search heights.
+  nav::BasemapRegistrar makeRegistrar(const std::vector<double>& search_heights_m = {}) const {
     const nav::CameraModel camera = nav::CameraModel::fromHorizontalFov(320, 240, 60.0);
     nav::RegistrationOptions options;
     options.features.model = "orb";
     options.features.max_keypoints = 256;
+    if (!search_heights_m.empty()) options.search_heights_m = search_heights_m;
     const geo::LocalEnuFrame enu(nav::defaultEnuOrigin(basemap_, 0.0));
     return nav::BasemapRegistrar({basemap_}, enu, 0.0, camera, options);
   }
@@ -130,7 +136,7 @@ class TestBasemapRegistrar : public QObject {
   }
 
   void preparedSearchesAreBounded() {
-    nav::BasemapRegistrar registrar = makeRegistrar();
+    nav::BasemapRegistrar registrar = makeRegistrar({40.0});  // one search height: two kept
     int preparations = 0;
     registrar.setSearchMonitor([&](int done, int) { preparations += done == 0; });
     // Heights 30, 38 and 48 m: ground resolutions 0.108, 0.137 and 0.173 m/px (coarser
@@ -153,6 +159,21 @@ class TestBasemapRegistrar : public QObject {
     registrar.registerFrame(again);
     QCOMPARE(preparations, 4);
     QCOMPARE(registrar.preparedSearchCount(), std::size_t(2));
+  }
+
+  // At the map's resolution, a height that wanders by a few percent (20 -> 21.5 m: tiles
+  // 7 % larger) keeps its prepared search.
+  void aHeightThatWandersALittleKeepsItsSearch() {
+    nav::BasemapRegistrar registrar = makeRegistrar({40.0});
+    int preparations = 0;
+    registrar.setSearchMonitor([&](int done, int) { preparations += done == 0; });
+    for (const double h : {20.0, 21.5}) {
+      nav::RegistrationRequest request = centreRequest();
+      request.height_hint_m = h;
+      QVERIFY(registrar.registerFrame(request).global_mode);
+    }
+    QCOMPARE(preparations, 1);
+    QCOMPARE(registrar.preparedSearchCount(), std::size_t(1));
   }
 
   void priorModeReusesTheMapFeatures() {
@@ -310,9 +331,7 @@ class TestBasemapRegistrar : public QObject {
 
   void theFirstRequestsSearchIsPreparedBeforeItComes() {
     nav::BasemapRegistrar registrar = makeRegistrar();
-    registrar.expectFirstRequestHeight(std::numeric_limits<double>::quiet_NaN());
-    registrar.expectFirstRequestHeight(0.0);
-    QVERIFY(!registrar.prepareWhileIdle(4096));  // no usable height: nothing to prepare
+    QVERIFY(!registrar.prepareWhileIdle(4096));  // not told: nothing to prepare
     registrar.expectFirstRequestHeight(centreRequest().height_hint_m);
     int steps = 0;
     while (registrar.prepareWhileIdle(4096)) ++steps;
@@ -324,6 +343,50 @@ class TestBasemapRegistrar : public QObject {
     QVERIFY(fix.global_mode);
     QVERIFY(calls.empty());  // nothing left to prepare
     QCOMPARE(registrar.preparedSearchCount(), std::size_t(1));
+  }
+
+  // Told that the first request's height is unknown (no log), the registrar prepares
+  // the search at every search height, and a request without a height hint finds them
+  // all prepared.
+  void anUnknownFirstHeightPreparesEverySearchHeight() {
+    nav::BasemapRegistrar registrar = makeRegistrar({25.0, 48.0, 77.0});
+    registrar.expectFirstRequestHeight(std::numeric_limits<double>::quiet_NaN());
+    while (registrar.prepareWhileIdle(4096)) {
+    }
+    QCOMPARE(registrar.preparedSearchCount(), std::size_t(3));
+    std::vector<MonitorCall> calls;
+    registrar.setSearchMonitor([&](int done, int total) { calls.push_back({done, total}); });
+    nav::RegistrationRequest request = centreRequest();
+    request.height_hint_m = 0.0;
+    const nav::RegistrationFix fix = registrar.registerFrame(request);
+    QVERIFY2(fix.accepted, fix.reason.c_str());
+    QVERIFY(calls.empty());
+    QCOMPARE(registrar.preparedSearchCount(), std::size_t(3));
+  }
+
+  // A frame 27.7 m above the map. Told 100 m, the global search rejects what it finds
+  // (a camera 27.7 m up is outside 0.6-1.6 x 100 m); told nothing (hint 0: no log, no
+  // fix yet), it searches at every search height, and the frame is placed at its true
+  // place and height.
+  void aSearchWithoutAHeightTriesEverySearchHeight() {
+    nav::BasemapRegistrar registrar = makeRegistrar();  // the default heights, 25-256 m
+    nav::RegistrationRequest request = centreRequest();
+    const double true_height_m = request.height_hint_m;
+    request.height_hint_m = 100.0;
+    const nav::RegistrationFix wrong = registrar.registerFrame(request);
+    QVERIFY(wrong.global_mode);
+    QVERIFY(!wrong.accepted);
+    request.height_hint_m = 0.0;
+    const nav::RegistrationFix fix = registrar.registerFrame(request);
+    QVERIFY(fix.global_mode);
+    QVERIFY2(fix.accepted, fix.reason.c_str());
+    const double error_m = std::hypot(fix.pose.position_enu[0], fix.pose.position_enu[1]);
+    QVERIFY2(error_m < 0.5, qPrintable(QString::number(error_m)));
+    QVERIFY2(std::abs(fix.pose.position_enu[2] - true_height_m) < 1.0,
+             qPrintable(QString::number(fix.pose.position_enu[2])));
+    // One prepared search per search height (each its own resolution here); 100 m's
+    // was prepared by the first request.
+    QCOMPARE(registrar.preparedSearchCount(), nav::RegistrationOptions().search_heights_m.size());
   }
 };
 

@@ -173,27 +173,28 @@ class TestNavigationSession : public QObject {
 
   // firstRequestHeightM predicts the height hint of the session's first request (what the
   // registrar prepares its global search for before that request comes): the log's
-  // height at the first frame, else the default height.
+  // height at the first frame, else 0 (unknown: the registrar tries every search height;
+  // not the default height, which only places a logged position without a height).
   void theFirstRequestsHeightIsKnownBeforeTheRun() {
     NavigationInputs in = inputs();
     NavigationOptions o = options();
     o.default_height_m = 80.0;
-    QCOMPARE(firstRequestHeightM(in, o), 80.0);
+    QCOMPARE(firstRequestHeightM(in), 0.0);
     {
       NavigationSession session(in, o);
       std::int64_t next = 0;
       const auto request = nextRequest(session, texturedFrame(), &next);
       QVERIFY(request);
-      QCOMPARE(request->height_hint_m, 80.0);
+      QCOMPARE(request->height_hint_m, 0.0);
     }
     in.telemetry = logOverOnePlace(in, 21, [](int i) { return 42.0 + i; });  // climbing 10 m/s
-    QCOMPARE(firstRequestHeightM(in, o), 42.0);
+    QCOMPARE(firstRequestHeightM(in), 42.0);
     NavigationSession session(in, o);
     std::int64_t next = 0;
     const auto request = nextRequest(session, texturedFrame(), &next);
     QVERIFY(request);
     QCOMPARE(request->frame, std::int64_t(0));
-    QCOMPARE(request->height_hint_m, firstRequestHeightM(in, o, request->t_s));
+    QCOMPARE(request->height_hint_m, firstRequestHeightM(in, request->t_s));
   }
 
   void aRunWithNoFixSaysWhyAndHowToFixIt() {
