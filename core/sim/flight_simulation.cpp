@@ -46,6 +46,34 @@ cv::Rect largestValidRectangle(const cv::Mat& valid) {
   return best;
 }
 
+// `valid` (CV_8UC1, 0/255) with its small holes marked valid: nodata regions that do not
+// touch the border and are at most 2 % of the longer side across. Such speckle inside
+// the imagery (a saturated sand pixel in a map that declares 255 as nodata, a dropout)
+// is not an edge of the map; left in, it cuts the largest valid rectangle into a sliver.
+// The frames show these pixels black, as the map has them.
+cv::Mat withSpeckleFilled(const cv::Mat& valid) {
+  cv::Mat holes = valid == 0;
+  cv::Mat labels, stats, centroids;
+  const int count = cv::connectedComponentsWithStats(holes, labels, stats, centroids, 8, CV_32S);
+  const int max_side = std::max(3, int(0.02 * std::max(valid.cols, valid.rows)));
+  std::vector<uchar> fill(std::size_t(count), 0);
+  for (int i = 1; i < count; ++i) {
+    const int x = stats.at<int>(i, cv::CC_STAT_LEFT), y = stats.at<int>(i, cv::CC_STAT_TOP);
+    const int w = stats.at<int>(i, cv::CC_STAT_WIDTH), h = stats.at<int>(i, cv::CC_STAT_HEIGHT);
+    const bool touches_border = x == 0 || y == 0 || x + w == valid.cols || y + h == valid.rows;
+    fill[std::size_t(i)] = !touches_border && std::max(w, h) <= max_side;
+  }
+  cv::Mat filled = valid.clone();
+  for (int r = 0; r < filled.rows; ++r) {
+    const int* label = labels.ptr<int>(r);
+    uchar* out = filled.ptr<uchar>(r);
+    for (int c = 0; c < filled.cols; ++c) {
+      if (fill[std::size_t(label[c])]) out[c] = 255;
+    }
+  }
+  return filled;
+}
+
 // Largest horizontal distance from the camera to the ground under the image corners,
 // per metre of height (plane ground), for the given gimbal pitch at any yaw.
 double footprintRadiusPerHeight(const nav::CameraModel& camera, double pitch_deg) {
@@ -94,8 +122,8 @@ UsableArea findUsableArea(const geo::Basemap& basemap, double ground_alt_m) {
   const double longest_m =
       std::max(basemap.width() * basemap.pixelSizeXM(), basemap.height() * basemap.pixelSizeYM());
   const geo::BasemapWindow overview = basemap.readWindow(bounds, longest_m / 400.0);
-  cv::Mat valid;
-  cv::erode(overview.valid, valid, cv::Mat());  // one pixel of safety
+  cv::Mat valid = withSpeckleFilled(overview.valid);
+  cv::erode(valid, valid, cv::Mat());  // one pixel of safety
   const cv::Rect r = largestValidRectangle(valid);
   if (r.area() == 0) {
     throw FormatError(basemap.path() + ": the basemap has no valid imagery to fly over");

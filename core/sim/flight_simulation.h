@@ -76,8 +76,9 @@ struct FlightSimulationResult {
 };
 
 // The rectangle of the flight's ENU frame where the basemap has imagery: the largest
-// axis-aligned rectangle inside the valid mask of a coarse read. Also returns the ENU
-// origin (its centre, at ground_alt_m).
+// axis-aligned rectangle inside the valid mask of a coarse read, whose small holes
+// (nodata speckle inside the imagery, at most 2 % of the map across) count as imagery.
+// Also returns the ENU origin (its centre, at ground_alt_m).
 struct UsableArea {
   geo::GeoPoint origin;
   EnuRect rect;  // in the ENU frame at `origin`

@@ -2,7 +2,8 @@
 // frame is the basemap colour at the true ground point; geometry of an oblique frame;
 // pixels off the map are black and counted; flights stay inside their area; the SRT
 // written parses back (independent regex parser) to the true poses within the noise;
-// the procedural demo basemap is a georeferenced UTM GeoTIFF with aerial-like content.
+// the procedural demo basemap is a georeferenced UTM GeoTIFF with aerial-like content;
+// the usable area of a map with nodata keeps clear of its edge, not of its speckle.
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -20,6 +21,7 @@
 #include "core/io/telemetry/srt_reader.h"
 #include "core/sim/flight_path.h"
 #include "core/sim/flight_renderer.h"
+#include "core/sim/flight_simulation.h"
 #include "core/sim/procedural_basemap.h"
 #include "core/sim/srt_writer.h"
 
@@ -220,6 +222,35 @@ class TestFlightRender : public QObject {
     QCOMPARE(cv::norm(f1, f2, cv::NORM_INF), 0.0);
     const cv::Mat clean = r1.renderClean(b).bgr;
     QVERIFY(cv::norm(f1, clean, cv::NORM_L1) / f1.total() > 1.0);  // effects changed pixels
+  }
+
+  // The usable area avoids the map's nodata edge and its large holes, not its speckle:
+  // 400 x 400 px at 0.5 m, the western 100 columns nodata, 300 single nodata pixels
+  // scattered over the rest (as a map declaring 255 nodata has on saturated sand).
+  void usableAreaIgnoresSpeckleButNotHoles() {
+    QTemporaryDir dir;
+    cv::Mat rgb(400, 400, CV_8UC3, cv::Scalar(90, 120, 60));
+    cv::Mat valid(400, 400, CV_8UC1, cv::Scalar(255));
+    valid.colRange(0, 100).setTo(0);
+    std::mt19937_64 rng(11);
+    std::uniform_int_distribution<int> col(101, 398), row(1, 398);
+    for (int i = 0; i < 300; ++i) valid.at<uchar>(row(rng), col(rng)) = 0;
+    auto usableArea = [&](const cv::Mat& mask) {
+      const std::string path = dir.filePath("speckled.tif").toStdString();
+      geo::writeGeoTiff(path, rgb, mask, geo::GeoTransform::northUp(kEasting0, kNorthing0, kGsd, kGsd),
+                        "EPSG:32633");
+      return findUsableArea(geo::Basemap::open(path), 0.0).rect;
+    };
+    const EnuRect speckled = usableArea(valid);
+    // 150 x 200 m of imagery, less a pixel of safety inside (the ENU frame is not
+    // exactly the map grid: +0.5 m).
+    QVERIFY2(speckled.width_m() > 147.0 && speckled.width_m() <= 150.5, qPrintable(QString::number(speckled.width_m())));
+    QVERIFY2(speckled.height_m() > 197.0 && speckled.height_m() <= 200.5, qPrintable(QString::number(speckled.height_m())));
+    // A 20 x 20 px hole (10 m, 5 % of the map) is a hole: the area goes round it.
+    valid(cv::Rect(240, 190, 20, 20)).setTo(0);
+    const EnuRect holed = usableArea(valid);
+    QVERIFY2(holed.width_m() * holed.height_m() < 0.5 * 150.0 * 200.0,
+             qPrintable(QString("%1 x %2").arg(holed.width_m()).arg(holed.height_m())));
   }
 
   void flightPathsStayInTheirArea() {
