@@ -8,7 +8,8 @@
 # fix), the share of frames with a position, ATE over the whole flight, the fixes and
 # the frames placed before the first fix (back-filled); then the issue's four figures.
 # Then each flight again against another orthophoto's degraded map: every fix accepted
-# there is a false fix (wrong_map.tsv; WRONG_MAP=0 leaves this pass out).
+# there is a false fix (wrong_map.tsv; WRONG_MAP=0 leaves this pass out, MAIN=0 the
+# first: run again on the same OUT_DIR, it reuses the renders and keeps summary.tsv).
 # Usage: bench/video_only.sh OUT_DIR [extra process args...]
 # Needs build/app/cli/skytrace-cli (or SKYTRACE_CLI) and ../shared (or SKYTRACE_SHARED_DIR).
 set -euo pipefail
@@ -19,9 +20,12 @@ shift
 mkdir -p "$out"
 flights+=("manila-issue23|5b90f92da0d7280005fab355_4310.tif|lawnmower|-|-|-")
 summary="$out/summary.tsv"
-printf "flight\tframes\tfirst_fix_s\tfirst_fix_error_m\tpositioned_pct\tate_m\tfixes\tbackfilled\n" > "$summary"
-printf "%-16s %7s %8s %9s %7s %7s %9s %10s\n" flight frames first_s first_err loc% ate_m fixes backfilled
+if [[ "${MAIN:-1}" != 0 ]]; then
+  printf "flight\tframes\tfirst_fix_s\tfirst_fix_error_m\tpositioned_pct\tate_m\tfixes\tbackfilled\n" > "$summary"
+  printf "%-16s %7s %8s %9s %7s %7s %9s %10s\n" flight frames first_s first_err loc% ate_m fixes backfilled
+fi
 for f in "${flights[@]}"; do
+  [[ "${MAIN:-1}" == 0 ]] && break
   name="${f%%|*}"
   [[ -n "${ONLY:-}" && "$name" != *"$ONLY"* ]] && continue
   d="$out/$name"

@@ -29,7 +29,10 @@
 #                                 the GUI processing it (latency plot screenshot).
 #   scripts/device.sh video-only [ARGS]
 #                                 bench/video_only.sh (flights without a flight log over
-#                                 every shared orthophoto; ARGS go to `process`).
+#                                 every shared orthophoto; ARGS go to `process`). Its
+#                                 renders go to a temporary folder, or to
+#                                 $VIDEO_ONLY_WORK, kept, so that a later call can run
+#                                 the wrong-map pass alone (MAIN=0; WRONG_MAP=0 the other).
 #   scripts/device.sh all         unpack, build, test, bench.
 # Results and logs: $OUT (default out/device), packed as $OUT/device-results.tar.gz after
 # every step. Weights: $SKYTRACE_MODEL_DIR, else ../shared/models/aliked; the data tests
@@ -340,7 +343,8 @@ product() {
 video_only() {
   environment
   local status=0 work flight name
-  work=$(mktemp -d "${TMPDIR:-/tmp}/skytrace-video-only.XXXXXX")
+  work="${VIDEO_ONLY_WORK:-}"
+  if [[ -n "$work" ]]; then mkdir -p "$work"; else work=$(mktemp -d "${TMPDIR:-/tmp}/skytrace-video-only.XXXXXX"); fi
   SKYTRACE_CLI="$build_dir/app/cli/skytrace-cli" SKYTRACE_MODEL_DIR="$model_dir" \
     "$root/bench/video_only.sh" "$work" "$@" > "$out/video_only.log" 2>&1 || status=1
   # The results without the videos and maps.
@@ -352,7 +356,7 @@ video_only() {
     cp "$flight/flight.json" "$flight/eval.json" "$flight/out/report.json" "$flight/out/fixes.csv" \
       "$out/video_only/$name/" 2>/dev/null || true
   done
-  rm -rf "$work"
+  [[ -n "${VIDEO_ONLY_WORK:-}" ]] || rm -rf "$work"
   log "video-only: exit $status (video_only.log, video_only/summary.tsv, video_only/FLIGHT/)"
   pack
   return $status
