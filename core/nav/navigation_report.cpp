@@ -115,6 +115,20 @@ nlohmann::json navigationReportJson(const NavigationResult& result, const RunDes
   report["discrepancy"] = {{"gnss_available", result.gnss_track.has_value()},
                            {"frames_compared", result.discrepancy.samples.size()},
                            {"segments", segments}};
+  if (result.log_alignment) {
+    const LogAlignment& a = *result.log_alignment;
+    report["log_alignment"] = {
+        {"estimated", a.estimated},
+        {"reason", a.reason.empty() ? json(nullptr) : json(a.reason)},
+        {"time_offset_used_s", result.log_time_offset_s},
+        {"shift_s", a.estimated ? json(a.shift_s) : json(nullptr)},
+        {"sigma_s", a.estimated ? json(a.sigma_s) : json(nullptr)},
+        {"best_time_offset_s", a.estimated ? json(result.log_time_offset_s + a.shift_s) : json(nullptr)},
+        {"residual_m", a.estimated ? json(a.residual_m) : json(nullptr)},
+        {"gnss_to_visual_east_m", a.estimated ? json(a.bias_east_m) : json(nullptr)},
+        {"gnss_to_visual_north_m", a.estimated ? json(a.bias_north_m) : json(nullptr)},
+        {"fixes_compared", a.fixes_compared}};
+  }
   json stages = json::object();
   for (const auto& s : run.stages) {
     stages[s.stage] = {{"count", s.count},

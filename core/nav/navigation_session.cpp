@@ -56,6 +56,18 @@ std::string notLocalisedReason(const std::vector<RegistrationFix>& fixes, bool h
   return text + ". Check that the basemaps cover the flight and that the camera model fits the video.";
 }
 
+// The median time between consecutive frames of `track` (0 when it has fewer than two).
+double frameIntervalS(const geo::Track& track) {
+  std::vector<double> steps;
+  for (std::size_t i = 1; i < track.poses.size(); ++i) {
+    const std::int64_t frames = track.poses[i].frame - track.poses[i - 1].frame;
+    if (frames > 0) steps.push_back((track.poses[i].t_s - track.poses[i - 1].t_s) / double(frames));
+  }
+  if (steps.empty()) return 0.0;
+  std::nth_element(steps.begin(), steps.begin() + long(steps.size() / 2), steps.end());
+  return steps[steps.size() / 2];
+}
+
 // The log's height above the take-off point at `t_s` (NaN without one).
 double loggedHeightM(const NavigationInputs& inputs, double t_s) {
   if (!inputs.telemetry) return std::numeric_limits<double>::quiet_NaN();
@@ -358,6 +370,11 @@ NavigationResult NavigationSession::finish(bool completed, std::int64_t frames_t
   if (s.inputs.telemetry) {
     result.gnss_track = io::gnssTrackFromTelemetry(*s.inputs.telemetry);
     result.discrepancy = analyzeGnssDiscrepancy(result.track, *result.gnss_track, s.options.discrepancy);
+    result.log_time_offset_s = s.inputs.telemetry->time_offset_s;
+    result.log_alignment = estimateLogAlignment(result.track, *result.gnss_track);
+    if (const std::optional<std::string> warning = logClockWarning(*result.log_alignment, result.log_time_offset_s,
+                                                                    frameIntervalS(result.track)))
+      result.warnings.push_back(*warning);
   }
   double error_sum = 0.0, distance_sum = 0.0;
   for (const auto& [error, distance] : s.innovations) {

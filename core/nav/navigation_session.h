@@ -22,6 +22,7 @@
 #include "core/nav/basemap_registration.h"
 #include "core/nav/camera_model.h"
 #include "core/nav/gnss_discrepancy.h"
+#include "core/nav/log_alignment.h"
 #include "core/nav/trajectory_fusion.h"
 #include "core/nav/visual_odometry.h"
 #include "core/util/progress.h"
@@ -88,6 +89,11 @@ struct NavigationResult {
   std::optional<geo::Track> gnss_track;
   std::vector<RegistrationFix> fixes;  // every attempt, in frame order
   DiscrepancyAnalysis discrepancy;
+  // With a flight log that has GNSS: how far its clock looks off the video's, from the
+  // images (estimateLogAlignment of `track` and `gnss_track`); `log_time_offset_s` is
+  // the offset it was read with (video time = log time + offset).
+  std::optional<LogAlignment> log_alignment;
+  double log_time_offset_s = 0.0;
   int lost_frames = 0;
   int keyframes = 0;
   // Tracked VO steps fusion rejected as impossible motion (FusionOptions::max_speed_mps).

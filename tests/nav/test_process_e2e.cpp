@@ -5,7 +5,8 @@
 // >= 95 % of frames within 5 m, ATE RMSE <= 3 m, no frame without a position after the
 // first fix, heading RMSE <= 2 deg, the spoofed segment flagged and nothing else; and
 // that every file of the results folder exists. Ctrl-C (SIGINT) keeps partial results.
-// --time-offset moves the log on the video's clock (gnss.csv, report.json).
+// --time-offset moves the log on the video's clock (gnss.csv, report.json), and a log read
+// off the video's clock is timed back from the images.
 #include <QDir>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -196,6 +197,31 @@ class TestProcessE2e : public QObject {
                     &log),
              2);
     QVERIFY2(log.contains("--time-offset needs a number"), qPrintable(log));
+  }
+
+  // A log read 0.7 s off the video's clock (the rendered SRT is on it: --time-offset 0.7
+  // shifts it) is timed back from the images within one frame (0.1 s at 10 fps), and the
+  // run says so. A 30 s lawnmower with its turns; GNSS noise 0.3 m.
+  void aShiftedLogIsTimedFromTheImages() {
+    const QString clip = dir_.filePath("aligned_clip");
+    QCOMPARE(runCli({"render", "--basemap", test::sharedPath("data/orthophotos/5b90f92da0d7280005fab355_4310.tif"),
+                     "--out", clip, "--trajectory", "lawnmower", "--size", "640x480", "--fps", "10", "--alt-m", "80",
+                     "--hfov-deg", "50", "--speed-mps", "8", "--duration-s", "30", "--degrade", "--gnss-noise-m",
+                     "0.3", "--seed", "7"}),
+             0);
+    const QString out = dir_.filePath("aligned_out");
+    QString log;
+    QCOMPARE(runCli({"process", "--video", clip + "/flight.mp4", "--basemap", clip + "/basemap_degraded.tif",
+                     "--telemetry", clip + "/flight.srt", "--time-offset", "0.7", "--model", "orb", "--out", out},
+                    &log),
+             0);
+    const auto alignment = readJson(out + "/report.json")["log_alignment"];
+    qInfo("best offset %s", alignment.dump().c_str());
+    QCOMPARE(alignment["estimated"].get<bool>(), true);
+    QCOMPARE(alignment["time_offset_used_s"].get<double>(), 0.7);
+    QVERIFY(std::abs(alignment["best_time_offset_s"].get<double>()) < 0.1);
+    QVERIFY(alignment["sigma_s"].get<double>() < 0.1);
+    QVERIFY2(log.contains("the flight log's clock looks -0.") && log.contains("instead of 0.70 s"), qPrintable(log));
   }
 
   void interruptKeepsPartialResults() {
