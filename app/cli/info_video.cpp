@@ -1,7 +1,11 @@
 // `skytrace-cli info VIDEO|FOLDER`: container, codec, frames, fps, duration and size of
-// a video file or an image-sequence folder, plus any damaged frames noticed on opening.
+// a video file or an image-sequence folder, its recording time where the container states
+// it, plus any damaged frames noticed on opening.
+#include <QDateTime>
 #include <QString>
 #include <QStringList>
+
+#include <cmath>
 
 #include "app/cli/info_describers.h"
 #include "core/io/video_source.h"
@@ -26,6 +30,11 @@ QString describeVideo(const QString& path) {
                         : QString());
   lines << QStringLiteral("duration: %1 s").arg(info.duration_s(), 0, 'f', 3);
   lines << QStringLiteral("size: %1 x %2 px").arg(info.width_px).arg(info.height_px);
+  if (std::isfinite(info.creation_unix_s)) {
+    lines << QStringLiteral("recorded: %1 (the container's creation time)")
+                 .arg(QDateTime::fromSecsSinceEpoch(qint64(std::llround(info.creation_unix_s)), Qt::UTC)
+                          .toString(Qt::ISODate));
+  }
   for (const io::VideoWarning& warning : source->warnings())
     lines << QStringLiteral("warning: %1").arg(QString::fromStdString(warning.message));
   return lines.join('\n') + '\n';

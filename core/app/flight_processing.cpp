@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -71,6 +72,45 @@ void checkWeights(const char* stage, bool falls_back, const std::function<void()
 // The observer's live sink when it wants live results, else none.
 engine::NavigationLiveSink* liveSinkOf(FlightObserver& observer) {
   return observer.wantsLiveResults() ? &observer : nullptr;
+}
+
+// Sets the offset that puts `telemetry` on the video's clock (video time = log time +
+// offset) and returns where it came from (RunDescription::telemetry_time_offset_source):
+// the request's offset; 0 for a DJI SRT (written on the video's clock); else the video's
+// recording time against the log's UTC when both are known and the log then overlaps the
+// video (a camera writing local time as UTC would put it hours away: ignored, with a
+// warning); else 0, assumed, with a warning.
+std::string placeLogOnVideoClock(const FlightRequest& request, const io::VideoInfo& video,
+                                 io::TelemetrySeries* telemetry, std::vector<std::string>* warnings) {
+  if (request.time_offset_s) {  // finite: FlightRequest::check
+    telemetry->time_offset_s = *request.time_offset_s;
+    return "given";
+  }
+  if (telemetry->format == "dji-srt") return "video clock";
+  const bool timed = std::isfinite(video.creation_unix_s) && std::isfinite(telemetry->start_unix_s) &&
+                     !telemetry->samples.empty();
+  if (timed) {
+    const double offset = io::estimateTimeOffset(*telemetry, video.creation_unix_s);
+    const double first_s = telemetry->samples.front().log_t_s + offset;
+    const double last_s = telemetry->samples.back().log_t_s + offset;
+    if (last_s >= 0.0 && first_s <= video.duration_s()) {
+      telemetry->time_offset_s = offset;
+      return "recording time";
+    }
+    char text[320];
+    std::snprintf(text, sizeof text,
+                  "the video's recording time (%.0f s after the log's start) puts the whole log outside the video; "
+                  "it is ignored (a camera clock in local time?)",
+                  video.creation_unix_s - telemetry->start_unix_s);
+    warnings->push_back(text);
+  }
+  warnings->push_back(std::string("the log's clock is assumed to start with the video (offset 0 s): only DJI SRT "
+                                  "logs carry the video clock, and ") +
+                      (timed ? "the video's recording time does not fit the log"
+                             : "the video or the log states no UTC time") +
+                      "; give the offset with --time-offset (a project's telemetry_time_offset_s)");
+  telemetry->time_offset_s = 0.0;
+  return "assumed";
 }
 
 }  // namespace
@@ -364,6 +404,7 @@ FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observ
 
   std::optional<io::TelemetrySeries> telemetry;
   std::vector<std::string> warnings;
+  std::string time_offset_source;
   if (!request.telemetry_path.empty()) {
     telemetry = io::readTelemetry(request.telemetry_path);
     // A log without positions has nothing to compare the track with.
@@ -373,13 +414,7 @@ FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observ
                         " samples); it cannot be compared with the visual track: omit --telemetry");
     }
     for (const std::string& line : io::warningLines(*telemetry)) warnings.push_back(line);
-    if (request.time_offset_s) {  // finite: FlightRequest::check
-      telemetry->time_offset_s = *request.time_offset_s;
-    } else if (telemetry->format != "dji-srt") {
-      warnings.push_back("the log's clock is assumed to start with the video (offset 0 s): only "
-                         "DJI SRT logs carry the video clock; give the offset with --time-offset "
-                         "(a project's telemetry_time_offset_s)");
-    }
+    time_offset_source = placeLogOnVideoClock(request, info, &*telemetry, &warnings);
   }
   nav::NavigationInputs inputs =
       nav::makeNavigationInputs(camera, request.basemap_paths, telemetry, request.ground_alt_m);
@@ -413,6 +448,7 @@ FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observ
   run.basemap_paths = request.basemap_paths;
   run.telemetry_path = request.telemetry_path;
   if (telemetry) run.telemetry_time_offset_s = telemetry->time_offset_s;
+  run.telemetry_time_offset_source = time_offset_source;
   run.camera_source = camera_source;
   const engine::DevicePlacement& placement = choice.placement;
   run.device = devicesText(choice);

@@ -4,9 +4,11 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <vector>
 
+#include "core/io/mp4_creation_time.h"
 #include "core/util/check.h"
 #include "core/util/error.h"
 #include "core/util/log.h"
@@ -88,6 +90,7 @@ VideoFileSource::VideoFileSource(const std::string& path, const VideoSourceOptio
   openCapture();
   info_.container = containerName(path);
   info_.codec_fourcc = fourccString(capture_.get(cv::CAP_PROP_FOURCC));
+  info_.creation_unix_s = readMp4CreationUnixSeconds(path).value_or(std::numeric_limits<double>::quiet_NaN());
   info_.width_px = static_cast<int>(capture_.get(cv::CAP_PROP_FRAME_WIDTH));
   info_.height_px = static_cast<int>(capture_.get(cv::CAP_PROP_FRAME_HEIGHT));
   info_.fps = capture_.get(cv::CAP_PROP_FPS);

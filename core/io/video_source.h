@@ -14,6 +14,7 @@
 // source per thread for parallel reading.
 #pragma once
 
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,6 +37,9 @@ struct VideoInfo {
   double fps = 0.0;          // nominal frames per second (> 0)
   int width_px = 0;
   int height_px = 0;
+  // When the recording started, as UTC Unix seconds, from an MP4 / QuickTime container's
+  // movie header (readMp4CreationUnixSeconds); NaN when the container states none.
+  double creation_unix_s = std::numeric_limits<double>::quiet_NaN();
   double duration_s() const { return fps > 0.0 ? frame_count / fps : 0.0; }
 };
 

@@ -67,6 +67,9 @@ nlohmann::json navigationReportJson(const NavigationResult& result, const RunDes
                       {"telemetry", run.telemetry_path.empty() ? json(nullptr) : json(run.telemetry_path)},
                       {"telemetry_time_offset_s",
                        run.telemetry_path.empty() ? json(nullptr) : json(run.telemetry_time_offset_s)},
+                      {"telemetry_time_offset_source", run.telemetry_path.empty()
+                                                            ? json(nullptr)
+                                                            : json(run.telemetry_time_offset_source)},
                       {"camera", run.camera_source}};
   report["device"] = run.device;
   report["feature_model"] = run.feature_model;

@@ -37,6 +37,9 @@ struct RunDescription {
   std::vector<std::string> basemap_paths;
   std::string telemetry_path;  // empty: none
   double telemetry_time_offset_s = 0.0;  // video time = log time + this (with a log)
+  // Where that offset came from: "given" (--time-offset, a project's), "video clock" (a DJI
+  // SRT), "recording time" (the video's creation time against the log's UTC), "assumed".
+  std::string telemetry_time_offset_source;
   std::string camera_source;   // file path, "hfov", "telemetry", "default"
   std::string device = "cpu";
   std::string feature_model;

@@ -5,8 +5,9 @@
 // >= 95 % of frames within 5 m, ATE RMSE <= 3 m, no frame without a position after the
 // first fix, heading RMSE <= 2 deg, the spoofed segment flagged and nothing else; and
 // that every file of the results folder exists. Ctrl-C (SIGINT) keeps partial results.
-// --time-offset moves the log on the video's clock (gnss.csv, report.json), and a log read
-// off the video's clock is timed back from the images.
+// --time-offset moves the log on the video's clock (gnss.csv, report.json), the video's
+// recording time does for a log with UTC, and a log read off the video's clock is timed
+// back from the images.
 #include <QDir>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -19,6 +20,7 @@
 
 #include <signal.h>
 #include <fstream>
+#include <iterator>
 
 #include "core/geo/track_io.h"
 #include "tests/test_support.h"
@@ -222,6 +224,50 @@ class TestProcessE2e : public QObject {
     QVERIFY(std::abs(alignment["best_time_offset_s"].get<double>()) < 0.1);
     QVERIFY(alignment["sigma_s"].get<double>() < 0.1);
     QVERIFY2(log.contains("the flight log's clock looks -0.") && log.contains("instead of 0.70 s"), qPrintable(log));
+  }
+
+  // A log with UTC time (the SRT exported as GPX: 2024-06-01 10:00:00 on) and a video
+  // whose container says it was recorded 1 s later: the log goes on the video's clock at
+  // -1 s by itself. A recording time an hour off (a camera clock in local time) would put
+  // the whole log outside the video: ignored, with a warning.
+  void theVideosRecordingTimePutsAUtcLogOnItsClock() {
+    const QString clip = dir_.filePath("recorded_clip");
+    QCOMPARE(renderShortClip(clip, "2"), 0);
+    QCOMPARE(runCli({"export", "--track", clip + "/flight.srt", "--out", clip + "/log.gpx"}), 0);
+    // The rendered MP4 states no time: write one into its movie header ('mvhd', version 0).
+    auto setRecordingTime = [&](std::uint64_t unix_s) {
+      std::fstream file((clip + "/flight.mp4").toStdString(), std::ios::in | std::ios::out | std::ios::binary);
+      const std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+      const std::size_t at = bytes.find("mvhd");
+      if (at == std::string::npos || bytes[at + 4] != 0) return false;
+      const std::uint64_t mp4_s = unix_s + 2082844800ull;
+      const char big_endian[4] = {char(mp4_s >> 24), char(mp4_s >> 16), char(mp4_s >> 8), char(mp4_s)};
+      file.clear();  // reading to the end set eofbit
+      file.seekp(std::streamoff(at + 8));
+      file.write(big_endian, 4);
+      return bool(file);
+    };
+    const QStringList common = {"process", "--video", clip + "/flight.mp4", "--basemap",
+                                test::sharedPath("data/orthophotos/5b90f92da0d7280005fab355_4310.tif"),
+                                "--model", "orb", "--no-registration", "--telemetry", clip + "/log.gpx"};
+    QVERIFY(setRecordingTime(1717236001));
+    QString log;
+    QCOMPARE(runCli({"info", clip + "/flight.mp4"}, &log), 0);
+    QVERIFY2(log.contains("recorded: 2024-06-01T10:00:01Z"), qPrintable(log));
+    const QString timed = dir_.filePath("recorded_timed");
+    QCOMPARE(runCli(common + QStringList{"--out", timed}, &log), 0);
+    auto inputs = readJson(timed + "/report.json")["inputs"];
+    QCOMPARE(inputs["telemetry_time_offset_source"].get<std::string>(), std::string("recording time"));
+    QVERIFY2(std::abs(inputs["telemetry_time_offset_s"].get<double>() + 1.0) < 1e-3, inputs.dump().c_str());
+    QVERIFY2(!log.contains("assumed to start with the video"), qPrintable(log));
+
+    QVERIFY(setRecordingTime(1717236001 + 3600));
+    const QString local = dir_.filePath("recorded_local");
+    QCOMPARE(runCli(common + QStringList{"--out", local}, &log), 0);
+    inputs = readJson(local + "/report.json")["inputs"];
+    QCOMPARE(inputs["telemetry_time_offset_source"].get<std::string>(), std::string("assumed"));
+    QCOMPARE(inputs["telemetry_time_offset_s"].get<double>(), 0.0);
+    QVERIFY2(log.contains("puts the whole log outside the video"), qPrintable(log));
   }
 
   void interruptKeepsPartialResults() {
