@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "core/geo/geodesy.h"
@@ -105,9 +107,13 @@ class ShiftFitter {
   // a whole pattern as well as the truth), so that a spoofed stretch counts little.
   // Infinite when fewer fixes than needed land on the visual track. `inliers` receives
   // the fixes within 3 robust scales.
-  double cost(double shift_s, std::size_t stride, std::vector<std::size_t>* inliers = nullptr) const {
-    const Residuals r = residuals(shift_s, stride);
-    const double needed = std::max(double(options_.min_fixes), options_.min_overlap * fixesOverTrack() / double(stride));
+  // With `only` (fix indices), on those fixes alone, needing min_fixes of them.
+  double cost(double shift_s, std::size_t stride, std::vector<std::size_t>* inliers = nullptr,
+              const std::vector<std::size_t>* only = nullptr) const {
+    const Residuals r = residuals(shift_s, stride, only);
+    const double needed =
+        only != nullptr ? double(options_.min_fixes)
+                        : std::max(double(options_.min_fixes), options_.min_overlap * fixesOverTrack() / double(stride));
     if (double(r.size()) < needed) return kInfinity;
     double bias_e = median(r.east_m), bias_n = median(r.north_m);
     clampOffset(options_.max_bias_m, &bias_e, &bias_n);
@@ -119,6 +125,15 @@ class ShiftFitter {
       if (inliers != nullptr && d <= 3.0 * c) inliers->push_back(r.fix[k]);
     }
     return loss / double(r.size());
+  }
+
+  // The robust costs of two shifts on the same fixes: those that land on the visual
+  // track at both (a spoofed stretch then weighs alike in both).
+  std::pair<double, double> costsOnCommonFixes(double a_s, double b_s, std::size_t stride) const {
+    const Residuals a = residuals(a_s, stride), b = residuals(b_s, stride);
+    std::vector<std::size_t> common;
+    std::set_intersection(a.fix.begin(), a.fix.end(), b.fix.begin(), b.fix.end(), std::back_inserter(common));
+    return {cost(a_s, 1, nullptr, &common), cost(b_s, 1, nullptr, &common)};
   }
 
  private:
@@ -239,15 +254,19 @@ LogAlignment estimateLogAlignment(const geo::Track& visual, const geo::Track& gn
     out.reason = "the best fit is at the edge of the shifts searched";
     return out;
   }
-  // Another local minimum at least 1 s away that fits nearly as well, behind a ridge
-  // (a cost of at least twice the best between them): a repeating path. Wiggles along a
-  // flat valley (a straight line) are not; the velocity check below catches those.
+  // Another local minimum at least 1 s away, behind a ridge (a cost of at least twice
+  // the best between them), that fits nearly as well on the fixes both shifts compare: a
+  // repeating path. Wiggles along a flat valley (a straight line) are not; the velocity
+  // check below catches those.
   for (std::size_t k = 1; k + 1 < costs.size(); ++k) {
-    if (std::abs(shifts[k] - shifts[best]) < 1.0 || !(costs[k] <= costs[k - 1] && costs[k] <= costs[k + 1]))
+    if (std::abs(shifts[k] - shifts[best]) < 1.0 || !(costs[k] <= costs[k - 1] && costs[k] <= costs[k + 1]) ||
+        !(costs[k] <= 2.0 * costs[best]))
       continue;
     const auto [from, to] = std::minmax(k, best);
     const double ridge = *std::max_element(costs.begin() + long(from), costs.begin() + long(to) + 1);
-    if (costs[k] <= options.ambiguity_ratio * costs[best] && ridge >= 2.0 * costs[best]) {
+    if (ridge < 2.0 * costs[best]) continue;
+    const auto [best_cost, other_cost] = fitter.costsOnCommonFixes(shifts[best], shifts[k], stride);
+    if (other_cost <= options.ambiguity_ratio * best_cost) {
       char text[120];
       std::snprintf(text, sizeof text, "the path repeats: shifts of %.1f and %.1f s fit alike", shifts[best], shifts[k]);
       out.reason = text;

@@ -47,7 +47,8 @@ geo::Track visualTrack(const Path& path, std::mt19937_64& rng) {
   geo::Track track;
   for (int i = 0; i < 1800; ++i) {
     const double t = i / 30.0;
-    geo::TrackPose p = poseAt(t, path(t) + cv::Point2d(1.2 + noise(rng), -0.9 + noise(rng)));
+    const double noise_e = noise(rng), noise_n = noise(rng);  // in this order on every compiler
+    geo::TrackPose p = poseAt(t, path(t) + cv::Point2d(1.2 + noise_e, -0.9 + noise_n));
     p.frame = i;
     track.poses.push_back(p);
   }
@@ -61,7 +62,8 @@ geo::Track visualTrack(const Path& path, std::mt19937_64& rng) {
 geo::Track gnssTrack(const Path& path, double true_shift_s, std::mt19937_64& rng, bool wander = false) {
   std::normal_distribution<double> normal(0.0, 1.0);
   const double a = wander ? std::exp(-0.1 / 5.0) : 0.0, b = std::sqrt(1.0 - a * a);
-  double noise_e = 1.5 * normal(rng), noise_n = 1.5 * normal(rng);
+  double noise_e = 1.5 * normal(rng);
+  double noise_n = 1.5 * normal(rng);
   geo::Track track;
   for (int i = 0; i < 600; ++i) {
     const double t = i / 10.0;
@@ -147,7 +149,8 @@ class TestLogAlignment : public QObject {
     geo::Track gnss;
     for (int i = -600; i < 1200; ++i) {
       const double t = i / 10.0;
-      gnss.poses.push_back(poseAt(t, lawnmower(t + 4.2) + cv::Point2d(noise(rng), noise(rng))));
+      const double noise_e = noise(rng), noise_n = noise(rng);
+      gnss.poses.push_back(poseAt(t, lawnmower(t + 4.2) + cv::Point2d(noise_e, noise_n)));
     }
     const LogAlignment a = estimateLogAlignment(visual, gnss);
     QVERIFY2(a.estimated && std::abs(a.shift_s - 4.2) < 1.0 / 30.0, qPrintable(describe(4.2, a)));
@@ -160,16 +163,19 @@ class TestLogAlignment : public QObject {
       const double a = 2.0 * M_PI * t / 20.0;
       return cv::Point2d(40.0 * std::cos(a), 40.0 * std::sin(a));
     };
-    LogAlignment a = estimateLogAlignment(visualTrack(orbit, rng), gnssTrack(orbit, 3.0, rng));
+    geo::Track visual = visualTrack(orbit, rng);
+    LogAlignment a = estimateLogAlignment(visual, gnssTrack(orbit, 3.0, rng));
     QVERIFY(!a.estimated);
     QVERIFY2(QString::fromStdString(a.reason).contains("repeats"), a.reason.c_str());
     // A hover: nothing changes with the shift.
     const Path hover = [](double) { return cv::Point2d(5.0, 5.0); };
-    a = estimateLogAlignment(visualTrack(hover, rng), gnssTrack(hover, 3.0, rng));
+    visual = visualTrack(hover, rng);
+    a = estimateLogAlignment(visual, gnssTrack(hover, 3.0, rng));
     QVERIFY2(!a.estimated, a.reason.c_str());
     // A straight line at constant speed: a shift is an offset along the line.
     const Path line = [](double t) { return cv::Point2d(8.0 * t, 0.0); };
-    a = estimateLogAlignment(visualTrack(line, rng), gnssTrack(line, 3.0, rng));
+    visual = visualTrack(line, rng);
+    a = estimateLogAlignment(visual, gnssTrack(line, 3.0, rng));
     QVERIFY2(!a.estimated, a.reason.c_str());
     // Nothing to compare.
     a = estimateLogAlignment(geo::Track{}, gnssTrack(line, 0.0, rng));
