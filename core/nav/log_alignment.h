@@ -14,7 +14,7 @@ namespace skytrace::nav {
 
 struct LogAlignmentOptions {
   double max_shift_s = 60.0;     // shifts searched: [-max_shift_s, +max_shift_s]
-  double coarse_step_s = 0.1;    // first pass; then refined to coarse_step_s / 50
+  double coarse_step_s = 0.1;    // first pass; then coarse_step_s / 10, then least squares
   double max_gap_s = 1.0;        // visual poses further apart are not interpolated between
   int min_fixes = 20;            // GNSS fixes on the visual track needed at a shift
   double min_overlap = 0.5;      // ... and this share of those a track-long stretch holds
