@@ -55,31 +55,34 @@ std::optional<double> mvhdCreation(std::string_view bytes, std::size_t at, std::
   return unix_s;
 }
 
-// The 'mvhd' inside a 'moov' box's body [begin, end).
-std::optional<double> creationInMoov(std::string_view bytes, std::size_t begin, std::uint64_t end) {
-  std::size_t at = begin;
-  std::string type;
+// The first box of `type` among the boxes in [begin, end) of `bytes`: its start, header
+// length and size; nullopt when none comes before the boxes end or break off.
+struct BoxPlace {
+  std::size_t at = 0, header = 0;
   std::uint64_t size = 0;
-  std::size_t header = 0;
-  while (boxHeader(bytes, at, end, &type, &size, &header)) {
-    if (type == "mvhd") return mvhdCreation(bytes, at, header, size);
-    at += std::size_t(size);
+};
+std::optional<BoxPlace> findBox(std::string_view bytes, std::size_t begin, std::uint64_t end, const char* type) {
+  BoxPlace box;
+  box.at = begin;
+  std::string found;
+  while (boxHeader(bytes, box.at, end, &found, &box.size, &box.header)) {
+    if (found == type) return box;
+    box.at += std::size_t(box.size);
   }
   return std::nullopt;
+}
+
+// The 'mvhd' inside a 'moov' box's body [begin, end).
+std::optional<double> creationInMoov(std::string_view bytes, std::size_t begin, std::uint64_t end) {
+  const std::optional<BoxPlace> mvhd = findBox(bytes, begin, end, "mvhd");
+  return mvhd ? mvhdCreation(bytes, mvhd->at, mvhd->header, mvhd->size) : std::nullopt;
 }
 
 }  // namespace
 
 std::optional<double> mp4CreationUnixSeconds(std::string_view bytes) {
-  std::size_t at = 0;
-  std::string type;
-  std::uint64_t size = 0;
-  std::size_t header = 0;
-  while (boxHeader(bytes, at, bytes.size(), &type, &size, &header)) {
-    if (type == "moov") return creationInMoov(bytes, at + header, at + size);
-    at += std::size_t(size);
-  }
-  return std::nullopt;
+  const std::optional<BoxPlace> moov = findBox(bytes, 0, bytes.size(), "moov");
+  return moov ? creationInMoov(bytes, moov->at + moov->header, moov->at + moov->size) : std::nullopt;
 }
 
 std::optional<double> readMp4CreationUnixSeconds(const std::string& path) {
