@@ -297,8 +297,8 @@
         <translation>Fluglog öffnen</translation>
     </message>
     <message>
-        <source>Flight logs (*.srt *.SRT *.ulg *.gpx *.csv);;All files (*)</source>
-        <translation>Fluglogs (*.srt *.SRT *.ulg *.gpx *.csv);;Alle Dateien (*)</translation>
+        <source>Flight logs (*.srt *.SRT *.ulg *.bin *.BIN *.tlog *.gpx *.csv);;All files (*)</source>
+        <translation>Fluglogs (*.srt *.SRT *.ulg *.bin *.BIN *.tlog *.gpx *.csv);;Alle Dateien (*)</translation>
     </message>
     <message>
         <source>ETA -</source>
@@ -715,8 +715,8 @@
         <translation>Flugprotokoll</translation>
     </message>
     <message>
-        <source>Flight logs (*.srt *.SRT *.ulg *.gpx *.csv);;All files (*)</source>
-        <translation>Flugprotokolle (*.srt *.SRT *.ulg *.gpx *.csv);;Alle Dateien (*)</translation>
+        <source>Flight logs (*.srt *.SRT *.ulg *.bin *.BIN *.tlog *.gpx *.csv);;All files (*)</source>
+        <translation>Flugprotokolle (*.srt *.SRT *.ulg *.bin *.BIN *.tlog *.gpx *.csv);;Alle Dateien (*)</translation>
     </message>
     <message>
         <source>Camera File</source>

@@ -1144,7 +1144,7 @@ void MainWindow::chooseResults() {
 
 void MainWindow::chooseTelemetry() {
   const QString path = chooseFile(QStringLiteral("open"), tr("Open Flight Log"),
-                                  tr("Flight logs (*.srt *.SRT *.ulg *.gpx *.csv);;All files (*)"));
+                                  tr("Flight logs (*.srt *.SRT *.ulg *.bin *.BIN *.tlog *.gpx *.csv);;All files (*)"));
   if (!path.isEmpty()) openTelemetry(path);
 }
 

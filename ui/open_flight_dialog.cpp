@@ -27,7 +27,7 @@ namespace {
 
 const QStringList kVideoSuffixes = {"mp4", "mov", "mkv", "avi", "m4v", "ts", "mts"};
 const QStringList kRasterSuffixes = {"tif", "tiff", "vrt", "mbtiles", "gpkg", "jp2", "ecw", "img"};
-const QStringList kLogSuffixes = {"srt", "ulg", "gpx", "csv"};
+const QStringList kLogSuffixes = {"srt", "ulg", "bin", "tlog", "gpx", "csv"};
 
 // Camera box entries, in this order.
 const io::CameraSource kCameraSources[] = {io::CameraSource::Default, io::CameraSource::File,
@@ -151,7 +151,7 @@ OpenFlightDialog::OpenFlightDialog(QWidget* parent) : QDialog(parent) {
   });
   connect(telemetry_button_, &QPushButton::clicked, this, [this] {
     const QString path = QFileDialog::getOpenFileName(
-        this, tr("Flight Log"), QString(), tr("Flight logs (*.srt *.SRT *.ulg *.gpx *.csv);;All files (*)"));
+        this, tr("Flight Log"), QString(), tr("Flight logs (*.srt *.SRT *.ulg *.bin *.BIN *.tlog *.gpx *.csv);;All files (*)"));
     if (!path.isEmpty()) telemetry_edit_->setText(path);
   });
   connect(camera_file_button_, &QPushButton::clicked, this, [this] {

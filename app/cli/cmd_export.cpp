@@ -1,6 +1,7 @@
 // `skytrace-cli export --track IN --format geojson|gpx|kml|gpkg|csv --out OUT`: converts
 // any readable track (CSV, GeoJSON, GPX, GeoPackage, KML) or flight log (DJI SRT, PX4
-// ULog, a GPX or CSV log; its GNSS positions, with UTC times when the log states them)
+// ULog, ArduPilot DataFlash, MAVLink .tlog, a GPX or CSV log; its GNSS positions, with
+// UTC times when the log states them)
 // to one of the export formats. The output is written atomically: an existing OUT
 // survives a failed export.
 #include <QCommandLineParser>
@@ -54,7 +55,7 @@ int runExport(const QStringList& args) {
   QCommandLineParser parser;
   parser.addOption({QStringLiteral("track"),
                     QStringLiteral("Track (csv, geojson, gpx, gpkg, kml) or flight log (DJI SRT, PX4 ULog, "
-                                   "GPX or CSV log) to convert."),
+                                   "ArduPilot .bin, MAVLink .tlog, GPX or CSV log) to convert."),
                     QStringLiteral("IN")});
   parser.addOption({QStringLiteral("format"),
                     QStringLiteral("Output format: geojson, gpx, kml, gpkg or csv (default: from "

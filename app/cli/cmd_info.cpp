@@ -7,6 +7,8 @@
 #include "app/cli/cli_command.h"
 #include "app/cli/cli_support.h"
 #include "app/cli/info_describers.h"
+#include "core/io/telemetry/dataflash_reader.h"
+#include "core/io/telemetry/mavlink_tlog_reader.h"
 #include "core/io/telemetry/ulog_reader.h"
 #include "core/util/error.h"
 
@@ -16,21 +18,22 @@ namespace {
 enum class FileKind { Video, Raster, TrackOrTelemetry, Telemetry };
 
 // By extension, as readTelemetry and the track readers take them (a CSV log may be named
-// .txt); a PX4 ULog is also recognised by its magic bytes under any name.
+// .txt); a PX4 ULog, an ArduPilot DataFlash log (.bin, a name rasters also use) and a
+// MAVLink .tlog are also recognised by their first bytes under any name.
 FileKind guessKind(const QFileInfo& info) {
   if (info.isDir()) return FileKind::Video;  // image sequence folder
   const QString ext = info.suffix().toLower();
   static const QStringList video = {"mp4", "mov", "mkv", "avi", "m4v", "mpg", "mpeg", "ts"};
   static const QStringList tracks = {"csv", "geojson", "json", "gpx", "kml", "gpkg"};
-  static const QStringList logs = {"srt", "ulg", "txt"};
+  static const QStringList logs = {"srt", "ulg", "tlog", "txt"};
   if (video.contains(ext)) return FileKind::Video;
   if (tracks.contains(ext)) return FileKind::TrackOrTelemetry;
   if (logs.contains(ext)) return FileKind::Telemetry;
   QFile file(info.filePath());
   if (file.open(QIODevice::ReadOnly)) {
     const QByteArray head = file.read(16);
-    if (io::isULog(std::string_view(head.constData(), static_cast<std::size_t>(head.size()))))
-      return FileKind::Telemetry;
+    const std::string_view bytes(head.constData(), static_cast<std::size_t>(head.size()));
+    if (io::isULog(bytes) || io::isDataflashLog(bytes) || io::isMavlinkTlog(bytes)) return FileKind::Telemetry;
   }
   return FileKind::Raster;
 }

@@ -102,7 +102,7 @@ int runProcess(const QStringList& args) {
   parser.addOptions({
       {"video", "Flight video (MP4/MOV/MKV/AVI) or image folder.", "FILE"},
       {"basemap", "Georeferenced basemap raster; repeat for several.", "FILE"},
-      {"telemetry", "Flight log (DJI SRT, PX4 ULog, GPX, CSV) to compare against.", "FILE"},
+      {"telemetry", "Flight log (DJI SRT, PX4 ULog, ArduPilot .bin, MAVLink .tlog, GPX, CSV) to compare against.", "FILE"},
       {"time-offset",
        "Seconds added to the flight log's clock to put it on the video's (video time = log time + S; "
        "e.g. -20 when the log started 20 s before the video). Default: 0 (DJI SRT logs run on the "

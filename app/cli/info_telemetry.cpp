@@ -1,6 +1,7 @@
 // `skytrace-cli info LOG`: format, sample count, time span and duration, start time (UTC
 // when the log states it), bounding box, altitude range, fields present and what the
-// parser skipped, for DJI SRT, PX4 ULog, GPX and CSV flight logs.
+// parser skipped, for DJI SRT, PX4 ULog, ArduPilot DataFlash, MAVLink .tlog, GPX and CSV
+// flight logs.
 #include <QDateTime>
 #include <QString>
 #include <QStringList>
@@ -65,6 +66,11 @@ QString describeTelemetry(const QString& path) {
   QStringList fields;
   for (io::TelemetryField f : s.fieldsPresent()) fields << QString::fromUtf8(io::telemetryFieldName(f));
   lines << QStringLiteral("fields: %1").arg(fields.isEmpty() ? QStringLiteral("none") : fields.join(", "));
+  if (!s.camera_triggers.empty()) {
+    lines << QStringLiteral("camera triggers: %1 (log clock %2 s)")
+                 .arg(s.camera_triggers.size())
+                 .arg(range(s.camera_triggers.front().log_t_s, s.camera_triggers.back().log_t_s, 3));
+  }
   for (const auto& [key, value] : s.metadata)
     lines << QStringLiteral("%1: %2").arg(QString::fromStdString(key), QString::fromStdString(value));
   lines << QStringLiteral("warnings: %1").arg(s.warnings.size());

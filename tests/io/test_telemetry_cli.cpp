@@ -50,6 +50,41 @@ class TestTelemetryCli : public QObject {
     QVERIFY(out.contains("topics: 70 with data"));
   }
 
+  // The autopilot logs (tests/io/data): `info` describes them, `export --track` turns
+  // them into a dated GPX track; a DataFlash log named .BIN (a raster extension for some
+  // GDAL drivers) is still a flight log.
+  void autopilotLogs() {
+    const QString data = QStringLiteral(SKYTRACE_TEST_DATA_DIR);
+    int code = -1;
+    QString out = info(data + "/flight.tlog", &code);
+    QCOMPARE(code, 0);
+    QVERIFY2(out.contains("kind: flight log (mavlink-tlog, GPS_RAW_INT)"), qPrintable(out));
+    QVERIFY(out.contains("samples: 296 (296 with position)"));
+    QVERIFY(out.contains("start: 2024-06-01T10:00:00.150Z"));
+    QVERIFY(out.contains("camera triggers: 27"));
+    QVERIFY(out.contains("altitude relative: 50.00 .. 50.00 m"));
+
+    QTemporaryDir dir;
+    const QString bin = dir.filePath("00000001.BIN");
+    QVERIFY(QFile::copy(data + "/flight.bin", bin));
+    out = info(bin, &code);
+    QCOMPARE(code, 0);
+    QVERIFY2(out.contains("kind: flight log (ardupilot-dataflash, GPS)"), qPrintable(out));
+    QVERIFY(out.contains("start: 2024-06-01T09:58:00.000Z"));  // the boot, 120 s before the flight
+    QVERIFY(out.contains("firmware: ArduCopter V4.5.7 (2a3dc4b7)"));
+
+    const QString gpx = dir.filePath("track.gpx");
+    QProcess p;
+    p.start(cli(), {"export", "--track", bin, "--out", gpx});
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 0);
+    QFile f(gpx);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray text = f.readAll();
+    QCOMPARE(text.count("<trkpt"), 296);
+    QVERIFY2(text.contains("<time>2024-06-01T10:00:01"), text.left(2000).constData());
+  }
+
   void foreignCsvFallsBackToTelemetry() {
     QTemporaryDir dir;
     const QString path = dir.filePath("litchi.csv");

@@ -107,10 +107,7 @@ bool numberField(std::string_view field, bool decimal_comma, double& value) {
 
 TelemetrySeries parseCsvTelemetry(std::string_view text, const std::string& source_name,
                                   const TelemetryReadOptions& options) {
-  options.check();
-  if (text.size() > options.max_bytes)
-    throw FormatError(source_name + ": " + std::to_string(text.size()) +
-                      " bytes is over the flight-log size limit of " + std::to_string(options.max_bytes) + " bytes");
+  options.checkInput(text.size(), source_name);
   TelemetrySeries series;
   series.format = "csv";
   series.source_path = source_name;

@@ -29,9 +29,7 @@ TelemetrySeries readGpxTelemetry(const std::string& path, const TelemetryReadOpt
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
   if (ec) throw IoError(path + ": cannot open the GPX file (" + ec.message() + ")");
-  if (size > options.max_bytes)
-    throw FormatError(path + ": " + std::to_string(size) + " bytes is over the flight-log size limit of " +
-                      std::to_string(options.max_bytes) + " bytes");
+  options.checkInput(size, path);
   static std::once_flag registered;
   std::call_once(registered, [] { GDALAllRegister(); });
   const char* drivers[] = {"GPX", nullptr};

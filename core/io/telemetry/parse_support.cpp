@@ -1,5 +1,6 @@
 #include "core/io/telemetry/parse_support.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -136,6 +137,50 @@ double parseIsoDateTime(std::string_view text) {
   const double days = static_cast<double>(daysFromCivil(year, static_cast<unsigned>(month),
                                                         static_cast<unsigned>(day)));
   return days * 86400.0 + hour * 3600.0 + minute * 60.0 + second + seconds - offset_s;
+}
+
+long nearestIndex(const std::vector<double>& sorted_t, double t, double max_gap) {
+  if (sorted_t.empty() || !std::isfinite(t)) return -1;
+  const auto it = std::lower_bound(sorted_t.begin(), sorted_t.end(), t);
+  long best = -1;
+  double best_gap = max_gap;
+  for (auto c : {it, it == sorted_t.begin() ? it : it - 1}) {
+    if (c == sorted_t.end()) continue;
+    const double gap = std::fabs(*c - t);
+    if (gap <= best_gap) {
+      best_gap = gap;
+      best = static_cast<long>(c - sorted_t.begin());
+    }
+  }
+  return best;
+}
+
+void startFromSampleTimes(TelemetrySeries& series) {
+  for (const TelemetrySample& s : series.samples) {
+    if (std::isfinite(s.unix_s)) {
+      series.start_unix_s = s.unix_s - s.log_t_s;
+      return;
+    }
+  }
+}
+
+double unixFromGpsWeek(double week, double time_of_week_s) {
+  // GPS time began 1980-01-06T00:00:00Z (Unix 315964800) without leap seconds; UTC has
+  // had them since. Each entry: the GPS second of the UTC midnight after which GPS - UTC
+  // took its value (1981-07-01 ... 2017-01-01).
+  constexpr double kGpsEpochUnix = 315964800.0;
+  struct Leap { double gps_s; double offset_s; };
+  static const Leap kLeaps[] = {
+      {46828801.0, 1},   {78364802.0, 2},   {109900803.0, 3},  {173059204.0, 4},
+      {252028805.0, 5},  {315187206.0, 6},  {346723207.0, 7},  {393984008.0, 8},
+      {425520009.0, 9},  {457056010.0, 10}, {504489611.0, 11}, {551750412.0, 12},
+      {599184013.0, 13}, {820108814.0, 14}, {914803215.0, 15}, {1025136016.0, 16},
+      {1119744017.0, 17}, {1167264018.0, 18}};
+  const double gps_s = week * 604800.0 + time_of_week_s;
+  double offset = 0.0;
+  for (const Leap& leap : kLeaps)
+    if (gps_s >= leap.gps_s) offset = leap.offset_s;
+  return kGpsEpochUnix + gps_s - offset;
 }
 
 }  // namespace skytrace::io::detail

@@ -48,4 +48,16 @@ std::int64_t daysFromCivil(std::int64_t year, unsigned month, unsigned day);
 // "+02:00" offsets; returns Unix seconds or NaN. Used by CSV.
 double parseIsoDateTime(std::string_view text);
 
+// Index of the value in `sorted_t` (non-decreasing) nearest `t` and at most `max_gap`
+// away, or -1. O(log n). Used to attach attitude and altitude records to GNSS records.
+long nearestIndex(const std::vector<double>& sorted_t, double t, double max_gap);
+
+// Sets series.start_unix_s from the first sample that states its UTC time (unix_s -
+// log_t_s); leaves it NaN when none does. Samples in log order.
+void startFromSampleTimes(TelemetrySeries& series);
+
+// UTC Unix seconds of a GPS week number and time of week (seconds), with the leap
+// seconds in force then (GPS time runs ahead of UTC by 18 s since 2017-01-01).
+double unixFromGpsWeek(double week, double time_of_week_s);
+
 }  // namespace skytrace::io::detail

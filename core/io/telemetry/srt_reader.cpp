@@ -498,12 +498,7 @@ TelemetrySeries parseDjiSrt(std::string_view text, const std::string& source_nam
     warnings.atLine(0, std::to_string(camera_only_blocks) +
                            " subtitle blocks without a position (camera and flight values only) kept without one");
   warnings.finish();
-  for (const TelemetrySample& s : series.samples) {
-    if (std::isfinite(s.unix_s)) {
-      series.start_unix_s = s.unix_s - s.log_t_s;
-      break;
-    }
-  }
+  detail::startFromSampleTimes(series);
   reportProgress(options.progress, 1.0, "srt");
   return series;
 }

@@ -11,6 +11,13 @@ void TelemetryReadOptions::check() const {
   if (max_bytes == 0) throw InvalidArgument("telemetry max_bytes must be > 0");
 }
 
+void TelemetryReadOptions::checkInput(std::uint64_t size_bytes, const std::string& source_name) const {
+  check();
+  if (size_bytes > max_bytes)
+    throw FormatError(source_name + ": " + std::to_string(size_bytes) + " bytes is over the flight-log size limit of " +
+                      std::to_string(max_bytes) + " bytes");
+}
+
 std::string readTelemetryFileBytes(const std::string& path, std::uint64_t max_bytes) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw IoError(path + ": cannot open the flight log (missing or unreadable)");

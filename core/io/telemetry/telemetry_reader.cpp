@@ -5,7 +5,9 @@
 #include <cmath>
 
 #include "core/io/telemetry/csv_track_reader.h"
+#include "core/io/telemetry/dataflash_reader.h"
 #include "core/io/telemetry/gpx_reader.h"
+#include "core/io/telemetry/mavlink_tlog_reader.h"
 #include "core/io/telemetry/parse_support.h"
 #include "core/io/telemetry/srt_reader.h"
 #include "core/io/telemetry/ulog_telemetry.h"
@@ -30,10 +32,13 @@ TelemetrySeries readByFormat(const std::string& path, const TelemetryReadOptions
   if (ext == "gpx") return readGpxTelemetry(path, options);
   const std::string bytes = readTelemetryFileBytes(path, options.max_bytes);
   if (ext == "ulg" || isULog(bytes)) return telemetryFromULog(parseULog(bytes, path, options));
+  if (ext == "bin" || isDataflashLog(bytes)) return parseDataflashLog(bytes, path, options);
+  if (ext == "tlog") return parseMavlinkTlog(bytes, path, options);
   if (ext == "srt") return parseDjiSrt(bytes, path, options);
   if (ext == "csv" || ext == "txt") return parseCsvTelemetry(bytes, path, options);
+  if (isMavlinkTlog(bytes)) return parseMavlinkTlog(bytes, path, options);
   throw FormatError(path + ": unknown flight-log type \"." + ext +
-                    "\" (expected .srt, .ulg, .gpx or .csv)");
+                    "\" (expected .srt, .ulg, .bin, .tlog, .gpx or .csv)");
 }
 
 }  // namespace

@@ -19,14 +19,18 @@ struct TelemetryReadOptions {
   // Called now and then with the parsed fraction; returning false throws Cancelled.
   ProgressCallback progress;
   void check() const;  // throws InvalidArgument
+  // check(), then FormatError naming `source_name` and the limit when `size_bytes` is
+  // over max_bytes. Every parser calls it first.
+  void checkInput(std::uint64_t size_bytes, const std::string& source_name) const;
 };
 
 // Whole file into memory. IoError when it cannot be opened/read, FormatError (naming the
 // file, its size and the limit) when it is larger than `max_bytes`.
 std::string readTelemetryFileBytes(const std::string& path, std::uint64_t max_bytes);
 
-// Reads a DJI .srt, PX4 .ulg, .gpx or .csv flight log (by extension; ULog also by its
-// magic bytes). Throws IoError/FormatError for unreadable or unrecognised files; a file
+// Reads a DJI .srt, PX4 .ulg, ArduPilot DataFlash .bin, MAVLink .tlog, .gpx or .csv
+// flight log (by extension; ULog and DataFlash also by their first bytes, a .tlog under
+// another name by its first record). Throws IoError/FormatError for unreadable or unrecognised files; a file
 // with some valid records returns them with warnings for what was skipped. Positions
 // outside WGS84 or not finite are cleared (dropInvalidPositions), so every position a
 // series holds can be exported.

@@ -1,8 +1,11 @@
-// One timestamped GNSS/attitude series read from a flight log (DJI SRT, PX4 ULog, GPX,
-// CSV), with interpolation on the video timeline.
+// One timestamped GNSS/attitude series read from a flight log (DJI SRT, PX4 ULog,
+// ArduPilot DataFlash, MAVLink telemetry log, GPX, CSV), with interpolation on the video
+// timeline.
 //
 // Times: every sample carries `log_t_s`, seconds on the log's own clock (SRT: subtitle
-// start = video time; ULog: time since boot; GPX/CSV: seconds since the first point).
+// start = video time; ULog and DataFlash: time since the autopilot's boot; MAVLink .tlog:
+// seconds since the first record the ground station stamped; GPX/CSV: seconds since the
+// first point).
 // The video timeline is video_t_s = log_t_s + time_offset_s. Angles in degrees with the
 // conventions of core/geo/track.h (yaw 0 = north, clockwise; pitch -90 = nadir; roll
 // right-wing-down positive). NaN = not in the log. Plain values: copy freely between
@@ -60,6 +63,19 @@ struct TelemetrySample {
   bool hasPosition() const { return std::isfinite(lat_deg) && std::isfinite(lon_deg); }
 };
 
+// A photo the autopilot triggered or confirmed (DataFlash CAM / TRIG, MAVLink
+// CAMERA_FEEDBACK / CAMERA_IMAGE_CAPTURED / CAMERA_TRIGGER), on the log's clock. Position
+// and altitudes as the autopilot logged them at the trigger; NaN = not stated.
+struct CameraTrigger {
+  double log_t_s = 0.0;
+  std::int64_t image_index = -1;  // the autopilot's or camera's image number; -1 unknown
+  double lat_deg = kNoValue;
+  double lon_deg = kNoValue;
+  double alt_abs_m = kNoValue;  // the series' abs_alt_reference
+  double alt_rel_m = kNoValue;  // above take-off / home
+  double unix_s = kNoValue;     // UTC when the log states it
+};
+
 // Named optional fields, used by fieldsPresent() and `skytrace-cli info`.
 enum class TelemetryField {
   Position, AltRelative, AltAbsolute, Attitude, Speed, Gimbal, Camera, UnixTime, Frame
@@ -67,7 +83,7 @@ enum class TelemetryField {
 const char* telemetryFieldName(TelemetryField field);  // "position", "alt_rel", ...
 
 struct TelemetrySeries {
-  std::string format;   // "dji-srt", "px4-ulog", "gpx", "csv"
+  std::string format;   // "dji-srt", "px4-ulog", "ardupilot-dataflash", "mavlink-tlog", "gpx", "csv"
   std::string variant;  // format flavour, e.g. "srt-bracketed", "srt-home-gps"
   std::string source_path;
   std::string abs_alt_reference = "msl";  // what alt_abs_m is above: "msl" or "ellipsoid"
@@ -76,6 +92,7 @@ struct TelemetrySeries {
   // video_t_s = log_t_s + time_offset_s. 0 for SRT (its clock is the video's).
   double time_offset_s = 0.0;
   std::vector<TelemetrySample> samples;  // sorted by log_t_s (non-decreasing)
+  std::vector<CameraTrigger> camera_triggers;  // sorted by log_t_s; empty for most formats
   std::vector<ParseWarning> warnings;
   std::map<std::string, std::string> metadata;  // e.g. ULog info messages
 

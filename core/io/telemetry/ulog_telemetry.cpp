@@ -36,21 +36,7 @@ struct TimedTopic {
     t_s.reserve(found->count());
     for (std::size_t i = 0; i < found->count(); ++i) t_s.push_back(double(ts.atU64(i)) * 1e-6);
   }
-  long nearest(double t, double max_gap_s) const {
-    if (t_s.empty()) return -1;
-    auto it = std::lower_bound(t_s.begin(), t_s.end(), t);
-    long best = -1;
-    double best_gap = max_gap_s;
-    for (auto c : {it, it == t_s.begin() ? it : it - 1}) {
-      if (c == t_s.end()) continue;
-      const double gap = std::fabs(*c - t);
-      if (gap <= best_gap) {
-        best_gap = gap;
-        best = static_cast<long>(c - t_s.begin());
-      }
-    }
-    return best;
-  }
+  long nearest(double t, double max_gap_s) const { return detail::nearestIndex(t_s, t, max_gap_s); }
 };
 
 std::optional<ULogFieldReader> fieldIf(const ULogFile& file, const ULogTopic& topic, const char* path) {
@@ -191,12 +177,7 @@ TelemetrySeries telemetryFromULog(const ULogFile& file) {
   }
   std::stable_sort(series.samples.begin(), series.samples.end(),
                    [](const TelemetrySample& a, const TelemetrySample& b) { return a.log_t_s < b.log_t_s; });
-  for (const TelemetrySample& s : series.samples) {
-    if (std::isfinite(s.unix_s)) {
-      series.start_unix_s = s.unix_s - s.log_t_s;
-      break;
-    }
-  }
+  detail::startFromSampleTimes(series);
   warnings.finish();
   return series;
 }
