@@ -167,7 +167,10 @@ inline SyntheticFlight writeSyntheticFlight(const QString& folder) {
   "frames": {"total": 60, "processed": 60, "with_position": 60, "localized_fraction": 1.0},
   "discrepancy": {"threshold_sigma": 3.0, "min_duration_s": 0.5, "frames_compared": 60,
                   "segments": [{"start_frame": 30, "end_frame": 40, "start_s": 3.0, "end_s": 4.0,
-                                "max_m": 40.0, "mean_m": 40.0}]}})")
+                                "max_m": 40.0, "mean_m": 40.0}]},
+  "log_alignment": {"estimated": true, "reason": null, "time_offset_used_s": 0.0, "shift_s": 0.8,
+                    "sigma_s": 0.05, "best_time_offset_s": 0.8, "residual_m": 1.2,
+                    "gnss_to_visual_east_m": 0.0, "gnss_to_visual_north_m": 0.0, "fixes_compared": 60}})")
                  .arg(f.video, f.basemap));
 
   io::Project project;

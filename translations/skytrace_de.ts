@@ -119,6 +119,61 @@
     </message>
 </context>
 <context>
+    <name>skytrace::ui::LogOffsetWidget</name>
+    <message>
+        <source>Log clock offset:</source>
+        <translation>Uhrzeitversatz des Logs:</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> s</translation>
+    </message>
+    <message>
+        <source>Video time = flight log time + this offset. Changing it moves the logged position on the map at once; the next processing run uses it.</source>
+        <translation>Videozeit = Fluglogzeit + dieser Versatz. Eine Änderung verschiebt die geloggte Position auf der Karte sofort; die nächste Verarbeitung verwendet ihn.</translation>
+    </message>
+    <message>
+        <source>no flight log</source>
+        <translation>kein Fluglog</translation>
+    </message>
+    <message>
+        <source>set by you</source>
+        <translation>von Ihnen gesetzt</translation>
+    </message>
+    <message>
+        <source>the log runs on the video&apos;s clock</source>
+        <translation>das Log läuft auf der Uhr des Videos</translation>
+    </message>
+    <message>
+        <source>from the video&apos;s recording time</source>
+        <translation>aus der Aufnahmezeit des Videos</translation>
+    </message>
+    <message>
+        <source>assumed: the log and the video start together</source>
+        <translation>angenommen: Log und Video beginnen gleichzeitig</translation>
+    </message>
+    <message>
+        <source>Automatic</source>
+        <translation>Automatisch</translation>
+    </message>
+    <message>
+        <source>Forget the offset set by hand and place the log as processing would (the video&apos;s recording time, else 0)</source>
+        <translation>Den von Hand gesetzten Versatz verwerfen und das Log wie bei der Verarbeitung einordnen (Aufnahmezeit des Videos, sonst 0)</translation>
+    </message>
+    <message>
+        <source>Use Measured</source>
+        <translation>Gemessenen übernehmen</translation>
+    </message>
+    <message>
+        <source>Take the offset the images measured after the last run: %1 s (1-sigma %2 s)</source>
+        <translation>Den nach dem letzten Lauf aus den Bildern gemessenen Versatz übernehmen: %1 s (1 Sigma %2 s)</translation>
+    </message>
+    <message>
+        <source>After a run with this log, the offset measured from the images can be taken here</source>
+        <translation>Nach einem Lauf mit diesem Log lässt sich hier der aus den Bildern gemessene Versatz übernehmen</translation>
+    </message>
+</context>
+<context>
     <name>skytrace::ui::MainWindow</name>
     <message>
         <source>Cannot read basemap</source>

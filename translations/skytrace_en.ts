@@ -119,6 +119,61 @@
     </message>
 </context>
 <context>
+    <name>skytrace::ui::LogOffsetWidget</name>
+    <message>
+        <source>Log clock offset:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Video time = flight log time + this offset. Changing it moves the logged position on the map at once; the next processing run uses it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no flight log</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>set by you</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the log runs on the video&apos;s clock</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>from the video&apos;s recording time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>assumed: the log and the video start together</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Automatic</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Forget the offset set by hand and place the log as processing would (the video&apos;s recording time, else 0)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Use Measured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Take the offset the images measured after the last run: %1 s (1-sigma %2 s)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>After a run with this log, the offset measured from the images can be taken here</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>skytrace::ui::MainWindow</name>
     <message>
         <source>Cannot read basemap</source>
@@ -294,10 +349,6 @@
     </message>
     <message>
         <source>Open Flight Log</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Flight logs (*.srt *.SRT *.ulg *.gpx *.csv);;All files (*)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -668,6 +719,10 @@
         <source>frame-parallel</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Flight logs (*.srt *.SRT *.ulg *.bin *.BIN *.tlog *.gpx *.csv);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>
@@ -712,10 +767,6 @@
     </message>
     <message>
         <source>Flight Log</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Flight logs (*.srt *.SRT *.ulg *.gpx *.csv);;All files (*)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -812,6 +863,10 @@
     </message>
     <message>
         <source>Processing:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Flight logs (*.srt *.SRT *.ulg *.bin *.BIN *.tlog *.gpx *.csv);;All files (*)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -25,12 +25,14 @@
 #include <QStatusBar>
 #include <QTextStream>
 #include <QToolButton>
+#include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <cmath>
 #include <exception>
 
+#include "core/app/flight_processing.h"
 #include "core/app/flight_results.h"
 #include "core/engine/latency_recorder.h"
 #include "core/geo/basemap.h"
@@ -43,6 +45,7 @@
 #include "core/util/atomic_file.h"
 #include "core/vision/torch_runtime.h"
 #include "ui/frame_loader.h"
+#include "ui/log_offset_widget.h"
 #include "ui/map_view.h"
 #include "ui/navigation_runner.h"
 #include "ui/open_flight_dialog.h"
@@ -72,6 +75,8 @@ const QString kResultPrefix = QStringLiteral("result:");
 const QColor kVisualColour(230, 50, 40);
 const QColor kOdometryColour(200, 200, 200);
 const QColor kGnssColour(255, 196, 0);
+// The logged position at the current video time (MainWindow::showLogPositionAtCurrentTime).
+const QString kLogNowOverlay = QStringLiteral("gnss-now");
 const QColor kAcceptedColour(60, 220, 90);
 const QColor kRejectedColour(255, 60, 60);
 
@@ -407,9 +412,18 @@ void MainWindow::createDocks() {
   addDockWidget(Qt::RightDockWidgetArea, video_dock_);
 
   timeline_ = new TimelineWidget(time_model_, this);
+  log_offset_ = new LogOffsetWidget(this);
+  auto* timeline_box = new QWidget(this);
+  auto* timeline_layout = new QVBoxLayout(timeline_box);
+  timeline_layout->setContentsMargins(0, 0, 0, 0);
+  timeline_layout->setSpacing(0);
+  timeline_layout->addWidget(timeline_);
+  timeline_layout->addWidget(log_offset_);
+  connect(log_offset_, &LogOffsetWidget::offsetEdited, this, &MainWindow::setLogOffset);
+  connect(log_offset_, &LogOffsetWidget::automaticRequested, this, [this] { setLogOffset(NAN); });
   timeline_dock_ = new QDockWidget(this);
   timeline_dock_->setObjectName(QStringLiteral("timelineDock"));
-  timeline_dock_->setWidget(timeline_);
+  timeline_dock_->setWidget(timeline_box);
   timeline_dock_->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetClosable);
   addDockWidget(Qt::BottomDockWidgetArea, timeline_dock_);
   splitDockWidget(plot_dock_, timeline_dock_, Qt::Vertical);
@@ -554,6 +568,7 @@ bool MainWindow::openBasemap(const QString& path) {
 bool MainWindow::openVideo(const QString& path) {
   try {
     const io::VideoInfo info = frame_loader_->open(path);
+    video_info_ = std::make_shared<const io::VideoInfo>(info);
     video_path_ = path;
     video_frame_count_ = info.frame_count;
     project_.video_path = QFileInfo(path).absoluteFilePath().toStdString();
@@ -563,6 +578,7 @@ bool MainWindow::openVideo(const QString& path) {
     addRecentFile(path, kVideoKind);
     const geo::Track& primary = results_model_->results().primaryTrack();
     time_model_->setTimeline(info.frame_count, info.fps, primary.start_unix_s);
+    placeLog();  // the video's recording time may place the log
     scheduleSync(true, false);  // requests frame 0
     statusBar()->showMessage(tr("Video %1: %2 frames, %3 fps, %4 x %5 px")
                                  .arg(QFileInfo(path).fileName())
@@ -581,20 +597,19 @@ bool MainWindow::openVideo(const QString& path) {
 
 bool MainWindow::openTelemetry(const QString& path) {
   try {
-    const io::TelemetrySeries series = io::readTelemetry(path.toStdString());
-    const geo::Track track = io::gnssTrackFromTelemetry(series);
-    if (track.poses.empty()) {
+    auto series = std::make_shared<io::TelemetrySeries>(io::readTelemetry(path.toStdString()));
+    if (series->positionCount() == 0) {
       throw std::runtime_error(path.toStdString() + ": the log holds no GNSS positions");
     }
-    MapView::TrackOverlay overlay;
-    overlay.name = QStringLiteral("gnss:") + QFileInfo(path).absoluteFilePath();
-    overlay.color = kGnssColour;  // logged GNSS: amber
-    overlay.points = geoPointsOf(track.poses);
-    overlay.t_s = timesOf(track.poses);
-    overlay.z = 1;
-    map_view_->setTrackOverlay(overlay);
-    plots_panel_->setTelemetryTrack(track);
-    project_.telemetry_path = QFileInfo(path).absoluteFilePath().toStdString();
+    const std::string absolute = QFileInfo(path).absoluteFilePath().toStdString();
+    // An offset given for another log does not carry over to this one.
+    if (project_.telemetry_path != absolute) project_.telemetry_time_offset_s.reset();
+    if (telemetry_) map_view_->removeTrackOverlay(QStringLiteral("gnss:") + QString::fromStdString(telemetry_->source_path));
+    telemetry_ = series;
+    telemetry_->source_path = absolute;
+    project_.telemetry_path = absolute;
+    placeLog();
+    const geo::Track track = io::gnssTrackFromTelemetry(*telemetry_);
     const QString where = map_view_->hasView()
                               ? QString()
                               : tr(" (shown once a basemap is open)");
@@ -610,6 +625,63 @@ bool MainWindow::openTelemetry(const QString& path) {
   }
 }
 
+void MainWindow::setLogOffset(double offset_s) {
+  if (std::isfinite(offset_s)) {
+    project_.telemetry_time_offset_s = offset_s;
+  } else {
+    project_.telemetry_time_offset_s.reset();
+  }
+  placeLog();
+}
+
+void MainWindow::placeLog() {
+  if (!telemetry_) {
+    log_offset_->showOffset(false, 0.0, QString());
+    map_view_->removeTrackOverlay(kLogNowOverlay);
+    return;
+  }
+  std::vector<std::string> warnings;  // the run reports them; here the source label says it
+  const std::string source = app::placeLogOnVideoClock(project_.telemetry_time_offset_s,
+                                                       video_info_ ? *video_info_ : io::VideoInfo(),
+                                                       telemetry_.get(), &warnings);
+  const geo::Track track = io::gnssTrackFromTelemetry(*telemetry_);
+  MapView::TrackOverlay overlay;
+  overlay.name = QStringLiteral("gnss:") + QString::fromStdString(telemetry_->source_path);
+  overlay.color = kGnssColour;  // logged GNSS: amber
+  overlay.points = geoPointsOf(track.poses);
+  overlay.t_s = timesOf(track.poses);
+  overlay.z = 1;
+  map_view_->setTrackOverlay(overlay);
+  plots_panel_->setTelemetryTrack(track);
+  log_offset_->showOffset(true, telemetry_->time_offset_s, QString::fromStdString(source));
+  // A log with UTC dates the timeline when the results do not.
+  if (frame_loader_->isOpen() && std::isfinite(track.start_unix_s) &&
+      !std::isfinite(results_model_->results().primaryTrack().start_unix_s)) {
+    const int frame = time_model_->currentFrame();
+    time_model_->setTimeline(video_frame_count_, time_model_->fps(), track.start_unix_s);
+    time_model_->setCurrentFrame(frame);
+  }
+  showLogPositionAtCurrentTime();
+}
+
+void MainWindow::showLogPositionAtCurrentTime() {
+  const std::optional<io::TelemetrySample> now =
+      telemetry_ ? telemetry_->interpolate(time_model_->currentTimeS()) : std::nullopt;
+  if (!now || !now->hasPosition()) {
+    map_view_->removeTrackOverlay(kLogNowOverlay);
+    return;
+  }
+  MapView::TrackOverlay marker;
+  marker.name = kLogNowOverlay;
+  marker.color = kGnssColour;
+  marker.points = {{now->lat_deg, now->lon_deg, 0.0}};
+  marker.line_style = Qt::NoPen;
+  marker.marker = MapView::Marker::Dot;
+  marker.marker_px = 11;
+  marker.z = 6;
+  map_view_->setTrackOverlay(marker);
+}
+
 bool MainWindow::applyProject(const io::Project& project) {
   try {
     project.check();
@@ -621,12 +693,15 @@ bool MainWindow::applyProject(const io::Project& project) {
   map_view_->clearTrackOverlays();
   plots_panel_->setTelemetryTrack(geo::Track());
   results_model_->clear();
+  log_offset_->setMeasuredOffset(NAN, NAN);
+  telemetry_.reset();
   project_ = io::Project();
   bool ok = true;
   for (const std::string& basemap : project.basemap_paths) ok = openBasemap(QString::fromStdString(basemap)) && ok;
   ok = openVideo(QString::fromStdString(project.video_path)) && ok;
   if (!project.telemetry_path.empty()) ok = openTelemetry(QString::fromStdString(project.telemetry_path)) && ok;
   project_ = project;  // as chosen, also when an input failed (the analyst can fix it)
+  placeLog();          // with the project's offset
   updateFootprintCamera();
   if (!project.results_dir.empty() && isResultsFolder(project.results_dir))
     ok = openResults(QString::fromStdString(project.results_dir)) && ok;
@@ -710,6 +785,8 @@ void MainWindow::zoomToTrack() {
 
 void MainWindow::onResultsRead(const FlightResults& results) {
   results_model_->setResults(results);
+  log_offset_->setMeasuredOffset(results.log_alignment.estimated ? results.log_alignment.best_time_offset_s : NAN,
+                                 results.log_alignment.sigma_s);
   zoomToTrack();  // the flight, not the whole basemap
   updateFootprintCamera();
   ensureTimeline();
@@ -791,6 +868,7 @@ void MainWindow::syncViews() {
   }
   const int frame = time_model_->currentFrame();
   showCameraAtCurrentTime();
+  showLogPositionAtCurrentTime();
   plots_panel_->setCurrentTime(time_model_->currentTimeS());
   if ((time_changed || results_changed) && frame_loader_->isOpen() && frame != requested_frame_) {
     requested_frame_ = frame;

@@ -42,6 +42,10 @@ class QToolButton;
 namespace skytrace::nav {
 class CameraModel;
 }
+namespace skytrace::io {
+struct TelemetrySeries;
+struct VideoInfo;
+}  // namespace skytrace::io
 
 namespace skytrace::app {
 struct FlightResults;
@@ -50,6 +54,7 @@ struct FlightResults;
 namespace skytrace::ui {
 
 class FrameLoader;
+class LogOffsetWidget;
 class MapView;
 class PlotsPanel;
 class ProcessingController;
@@ -79,9 +84,16 @@ class MainWindow : public QMainWindow {
   // Opens a video file or image folder; its first frame follows (decoded in the
   // background). Returns false after reporting the error.
   bool openVideo(const QString& path);
-  // Reads a flight log (DJI SRT, PX4 ULog, GPX, CSV) and draws its GNSS track on the map
-  // (drawn once a basemap defines the map). Returns false after reporting the error.
+  // Reads a flight log (DJI SRT, PX4 ULog, ArduPilot .bin, MAVLink .tlog, GPX, CSV), puts
+  // it on the video's clock as processing will (the project's offset, else the video's
+  // recording time, else 0: app::placeLogOnVideoClock) and draws its GNSS track and the
+  // logged position at the current time on the map (once a basemap defines the map).
+  // Returns false after reporting the error.
   bool openTelemetry(const QString& path);
+  // Sets the project's log clock offset (video time = log time + offset_s) and moves the
+  // log's track, plots and current position with it; the next run uses it. NaN: no
+  // offset given (the automatic choice).
+  void setLogOffset(double offset_s);
   // Opens a .skytrace project: its basemaps, video, log, and its results when the results
   // folder exists (read in the background; resultsLoaded follows). False after reporting.
   bool openProject(const QString& path);
@@ -118,6 +130,7 @@ class MainWindow : public QMainWindow {
   VideoPanel* videoPanel() const { return video_panel_; }
   TimeModel* timeModel() const { return time_model_; }
   TimelineWidget* timeline() const { return timeline_; }
+  LogOffsetWidget* logOffset() const { return log_offset_; }
   ResultsModel* resultsModel() const { return results_model_; }
   ProcessingController* processing() const { return processing_; }
   FrameLoader* frameLoader() const { return frame_loader_; }
@@ -190,6 +203,10 @@ class MainWindow : public QMainWindow {
   void syncViews();
   void showResultsOnMap();
   void showCameraAtCurrentTime();
+  // Places the open log on the video's clock (placeLogOnVideoClock) and redraws it.
+  void placeLog();
+  // The logged position at the current video time, as a marker (none outside the log).
+  void showLogPositionAtCurrentTime();
   void showVideoOverlayFor(int frame);
   void onFrameReady(int index, double t_s, const QImage& image);
   void onResultsRead(const FlightResults& results);
@@ -201,6 +218,7 @@ class MainWindow : public QMainWindow {
   PlotsPanel* plots_panel_ = nullptr;
   VideoPanel* video_panel_ = nullptr;
   TimelineWidget* timeline_ = nullptr;
+  LogOffsetWidget* log_offset_ = nullptr;
   QDockWidget* plot_dock_ = nullptr;
   QDockWidget* video_dock_ = nullptr;
   QDockWidget* timeline_dock_ = nullptr;
@@ -277,6 +295,8 @@ class MainWindow : public QMainWindow {
   std::int64_t last_live_frame_ = -1;
 
   QString video_path_;
+  std::shared_ptr<const io::VideoInfo> video_info_;  // the open video's, for placing the log
+  std::shared_ptr<io::TelemetrySeries> telemetry_;   // the open flight log, on the video's clock
   int video_frame_count_ = 0;
   int requested_frame_ = -1;
   int shown_frame_ = -1;

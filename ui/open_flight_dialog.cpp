@@ -180,6 +180,8 @@ void OpenFlightDialog::setProject(const io::Project& project) {
   basemap_list_->clear();
   for (const std::string& path : project.basemap_paths) basemap_list_->addItem(QString::fromStdString(path));
   telemetry_edit_->setText(QString::fromStdString(project.telemetry_path));
+  offset_log_ = project.telemetry_path;
+  telemetry_time_offset_s_ = project.telemetry_time_offset_s;
   for (int i = 0; i < 4; ++i)
     if (kCameraSources[i] == project.camera.source) camera_box_->setCurrentIndex(i);
   camera_file_edit_->setText(QString::fromStdString(project.camera.file_path));
@@ -194,6 +196,8 @@ io::Project OpenFlightDialog::project() const {
   p.video_path = video_edit_->text().trimmed().toStdString();
   for (int i = 0; i < basemap_list_->count(); ++i) p.basemap_paths.push_back(basemap_list_->item(i)->text().toStdString());
   p.telemetry_path = telemetry_edit_->text().trimmed().toStdString();
+  // The log's clock offset (set under the timeline) stays with the log it was set for.
+  if (p.telemetry_path == offset_log_) p.telemetry_time_offset_s = telemetry_time_offset_s_;
   p.camera.source = kCameraSources[std::max(0, camera_box_->currentIndex())];
   p.camera.file_path = camera_file_edit_->text().trimmed().toStdString();
   p.camera.hfov_deg = hfov_box_->value();

@@ -9,6 +9,9 @@
 
 #include <QDialog>
 
+#include <optional>
+#include <string>
+
 #include "core/io/project_file.h"
 
 class QComboBox;
@@ -52,6 +55,9 @@ class OpenFlightDialog : public QDialog {
   void retranslateUi();
   void updateState();
 
+  // The clock offset of the project's log (not edited here), kept while that log is.
+  std::string offset_log_;
+  std::optional<double> telemetry_time_offset_s_;
   QLabel* video_label_ = nullptr;
   QLineEdit* video_edit_ = nullptr;
   QPushButton* video_button_ = nullptr;

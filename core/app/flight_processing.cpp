@@ -74,19 +74,18 @@ engine::NavigationLiveSink* liveSinkOf(FlightObserver& observer) {
   return observer.wantsLiveResults() ? &observer : nullptr;
 }
 
-// Sets the offset that puts `telemetry` on the video's clock (video time = log time +
-// offset) and returns where it came from (RunDescription::telemetry_time_offset_source):
-// the request's offset; 0 for a DJI SRT (written on the video's clock); else the video's
-// recording time against the log's UTC when both are known and the log then overlaps the
-// video (a camera writing local time as UTC would put it hours away: ignored, with a
-// warning); else 0, assumed, with a warning.
-std::string placeLogOnVideoClock(const FlightRequest& request, const io::VideoInfo& video,
+}  // namespace
+
+std::string placeLogOnVideoClock(std::optional<double> given_offset_s, const io::VideoInfo& video,
                                  io::TelemetrySeries* telemetry, std::vector<std::string>* warnings) {
-  if (request.time_offset_s) {  // finite: FlightRequest::check
-    telemetry->time_offset_s = *request.time_offset_s;
+  if (given_offset_s && std::isfinite(*given_offset_s)) {
+    telemetry->time_offset_s = *given_offset_s;
     return "given";
   }
-  if (telemetry->format == "dji-srt") return "video clock";
+  if (telemetry->format == "dji-srt") {
+    telemetry->time_offset_s = 0.0;
+    return "video clock";
+  }
   const bool timed = std::isfinite(video.creation_unix_s) && std::isfinite(telemetry->start_unix_s) &&
                      !telemetry->samples.empty();
   if (timed) {
@@ -112,8 +111,6 @@ std::string placeLogOnVideoClock(const FlightRequest& request, const io::VideoIn
   telemetry->time_offset_s = 0.0;
   return "assumed";
 }
-
-}  // namespace
 
 void FlightRequest::check() const {
   checkArgument(!video_path.empty(), "no video to process (--video)");
@@ -414,7 +411,7 @@ FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observ
                         " samples); it cannot be compared with the visual track: omit --telemetry");
     }
     for (const std::string& line : io::warningLines(*telemetry)) warnings.push_back(line);
-    time_offset_source = placeLogOnVideoClock(request, info, &*telemetry, &warnings);
+    time_offset_source = placeLogOnVideoClock(request.time_offset_s, info, &*telemetry, &warnings);
   }
   nav::NavigationInputs inputs =
       nav::makeNavigationInputs(camera, request.basemap_paths, telemetry, request.ground_alt_m);

@@ -23,6 +23,7 @@
 #include "core/engine/run_control.h"
 #include "core/geo/geodesy.h"
 #include "core/io/project_file.h"
+#include "core/io/telemetry/telemetry_series.h"
 #include "core/io/video_source.h"
 #include "core/nav/camera_model.h"
 #include "core/nav/navigation_report.h"
@@ -103,6 +104,17 @@ struct FlightRequest {
 // nothing given, no camera.json beside the video). Throws IoError / FormatError for an
 // unreadable camera file.
 nav::CameraModel resolveCamera(const FlightRequest& request, const io::VideoInfo& video, std::string* source);
+
+// Puts `telemetry` on the video's clock (sets its time_offset_s: video time = log time +
+// offset) and returns where the offset came from (report.json's
+// telemetry_time_offset_source): "given" (`given_offset_s`, finite); "video clock" (a
+// DJI SRT, written on the video's clock: 0); "recording time" (the video's recording
+// time against the log's UTC, when both are known and the log then overlaps the video; a
+// camera writing local time as UTC would put it hours away: then ignored with a
+// warning); else "assumed" (0, with a warning naming how to give the offset). What
+// `process` and the GUI both apply.
+std::string placeLogOnVideoClock(std::optional<double> given_offset_s, const io::VideoInfo& video,
+                                 io::TelemetrySeries* telemetry, std::vector<std::string>* warnings);
 
 // The request of a GUI project (its models, devices, mode and keyframe policy; the
 // weights from the model directory). A processing field the project leaves unset keeps

@@ -141,7 +141,7 @@ std::vector<engine::LatencySample> readLatency(const fs::path& path) {
   return samples;
 }
 
-// report.json: completion, device/model, flagged segments, ground height.
+// report.json: completion, device/model, flagged segments, ground height, log alignment.
 void readReport(const fs::path& path, FlightResults* results) {
   results->report_json = readFileBytes(path);
   nlohmann::json report;
@@ -159,6 +159,20 @@ void readReport(const fs::path& path, FlightResults* results) {
   results->fallback_reason = report.value("fallback_reason", std::string());
   if (report.contains("ground_alt_m") && report["ground_alt_m"].is_number())
     results->ground_alt_m = report["ground_alt_m"].get<double>();
+  const auto alignment = report.find("log_alignment");
+  if (alignment != report.end() && alignment->is_object()) {
+    auto number = [&](const char* key) {
+      const auto it = alignment->find(key);
+      return it != alignment->end() && it->is_number() ? it->get<double>() : std::nan("");
+    };
+    LogAlignmentSummary& a = results->log_alignment;
+    a.time_offset_used_s = number("time_offset_used_s");
+    a.best_time_offset_s = number("best_time_offset_s");
+    a.sigma_s = number("sigma_s");
+    a.estimated = alignment->value("estimated", false) && std::isfinite(a.best_time_offset_s);
+    const auto reason = alignment->find("reason");
+    if (reason != alignment->end() && reason->is_string()) a.reason = reason->get<std::string>();
+  }
   const auto discrepancy = report.find("discrepancy");
   if (discrepancy != report.end() && discrepancy->is_object() && discrepancy->contains("segments") &&
       (*discrepancy)["segments"].is_array()) {

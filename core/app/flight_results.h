@@ -46,6 +46,17 @@ struct FlaggedSegment {
   double max_m = 0.0;
 };
 
+// How far the flight log's clock was off the video's, measured from the images after the
+// run (report.json "log_alignment"; docs/process_output.md). Offsets: video time = log
+// time + offset, seconds.
+struct LogAlignmentSummary {
+  bool estimated = false;  // false: not measurable (reason), or no log / older report
+  double time_offset_used_s = std::numeric_limits<double>::quiet_NaN();
+  double best_time_offset_s = std::numeric_limits<double>::quiet_NaN();
+  double sigma_s = std::numeric_limits<double>::quiet_NaN();
+  std::string reason;
+};
+
 struct FlightResults {
   std::string folder;     // where it was read from; empty for live results
   geo::Track track;       // fused visual track (smoothed, or the online one while live)
@@ -66,6 +77,7 @@ struct FlightResults {
   // Ground height (ellipsoidal metres) under the flight, for camera footprints; NaN when
   // unknown (report.json "ground_alt_m", else flight.json's ENU origin beside the video).
   double ground_alt_m = std::numeric_limits<double>::quiet_NaN();
+  LogAlignmentSummary log_alignment;
   std::vector<std::string> warnings;  // optional files missing or unreadable
 
   bool empty() const { return track.poses.empty() && odometry.poses.empty() && online.poses.empty(); }

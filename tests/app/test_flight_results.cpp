@@ -114,6 +114,10 @@ class TestFlightResults : public QObject {
     QVERIFY(r.completed);
     QCOMPARE(r.feature_model, std::string("sift"));
     QCOMPARE(r.ground_alt_m, 0.0);
+    QVERIFY(r.log_alignment.estimated);
+    QCOMPARE(r.log_alignment.best_time_offset_s, 0.8);
+    QCOMPARE(r.log_alignment.sigma_s, 0.05);
+    QCOMPARE(r.log_alignment.time_offset_used_s, 0.0);
     QVERIFY2(r.warnings.empty(), r.warnings.empty() ? "" : r.warnings.front().c_str());
     QCOMPARE(app::poseIndexAt(r.track, 2.04), 20);
     QVERIFY(test::errorMessageOf<IoError>([&] { app::readResultsFolder(dir.path().toStdString() + "/none"); })

@@ -134,8 +134,11 @@ class TestMainWindow : public QObject {
     QSignalSpy errors(&window, &ui::MainWindow::errorReported);
     QVERIFY(window.openTelemetry(log_path));
     QCOMPARE(errors.count(), 0);
-    QCOMPARE(int(window.mapView()->trackOverlays().size()), 1);
+    // The track, and the logged position at the current time (the log's first sample).
+    QCOMPARE(int(window.mapView()->trackOverlays().size()), 2);
     QCOMPARE(int(window.mapView()->trackOverlays().front().points.size()), 50);
+    QCOMPARE(window.mapView()->trackOverlays().back().name, QStringLiteral("gnss-now"));
+    QCOMPARE(int(window.mapView()->trackOverlays().back().points.size()), 1);
     QVERIFY(window.statusBar()->currentMessage().contains("50"));
     const int after = amberPixels();
     QVERIFY2(before < 20 && after > 300,

@@ -5,6 +5,7 @@
 // files that read back; live processing (a fake runner) reaches the plots in batches of
 // at most one per 40 ms, and pause/cancel work; the timeline plays, steps and jumps.
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QImage>
@@ -15,7 +16,9 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTextStream>
 #include <QThread>
+#include <QToolButton>
 #include <QtTest>
 
 #include <atomic>
@@ -23,10 +26,12 @@
 #include "core/engine/run_control.h"
 #include "core/vision/torch_runtime.h"
 #include "core/geo/track_io.h"
+#include "core/io/project_file.h"
 #include "core/util/error.h"
 #include "tests/test_support.h"
 #include "tests/synthetic_flight.h"
 #include "tests/ui/cli_process_runner.h"
+#include "ui/log_offset_widget.h"
 #include "core/app/flight_results.h"
 #include "ui/latency_plot.h"
 #include "ui/main_window.h"
@@ -187,6 +192,83 @@ class TestWorkspace : public QObject {
     QVERIFY(coloured->point_colors.back().red() > coloured->point_colors.back().green());
     window.action("colourPlain")->trigger();
     QVERIFY(overlayNamed(map, "result:visual")->point_colors.empty());
+  }
+
+  // The log's clock offset under the timeline: a log without UTC starts with the video
+  // (assumed); a typed offset moves its track and the logged position marker at once and
+  // goes into the project; "Use Measured" takes the results' log_alignment offset;
+  // "Automatic" forgets the typed one.
+  void logClockOffsetMovesTheLoggedPosition() {
+    ui::MainWindow window(batchOptions());
+    window.resize(1280, 800);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QSignalSpy loaded(&window, &ui::MainWindow::resultsLoaded);
+    QVERIFY(window.openProject(flight_.project));
+    QVERIFY(loaded.wait(kLoadTimeoutMs));
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isLoading(), kLoadTimeoutMs);
+    ui::LogOffsetWidget* offset = window.logOffset();
+    QVERIFY(!offset->offsetBox()->isEnabled());  // no log yet
+    QVERIFY(!offset->measuredButton()->isEnabled());
+
+    QTemporaryDir dir;
+    const QString log = dir.filePath("relative.csv");
+    {
+      QFile file(log);
+      QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Text));
+      QTextStream out(&file);
+      out.setRealNumberPrecision(12);
+      out << "t_s,lat_deg,lon_deg,alt_m\n";
+      for (int i = 0; i < 50; ++i)
+        out << i * 0.1 << "," << flight_.gnss.poses[i].lat_deg << "," << flight_.gnss.poses[i].lon_deg << ",30\n";
+    }
+    QVERIFY(window.openTelemetry(log));
+    const QString track_name = QStringLiteral("gnss:") + QFileInfo(log).absoluteFilePath();
+    QVERIFY(offset->offsetBox()->isEnabled());
+    QCOMPARE(offset->offset(), 0.0);
+    QVERIFY(!offset->automaticButton()->isEnabled());  // nothing typed yet
+    QCOMPARE(overlayNamed(window.mapView(), track_name)->t_s.front(), 0.0);
+    // The results measured 0.8 s from the images (report.json log_alignment).
+    QVERIFY(offset->measuredButton()->isEnabled());
+
+    offset->offsetBox()->setValue(1.5);  // as if typed: the track moves at once
+    QCOMPARE(window.project().telemetry_time_offset_s.value_or(NAN), 1.5);
+    QCOMPARE(overlayNamed(window.mapView(), track_name)->t_s.front(), 1.5);
+    QVERIFY(offset->automaticButton()->isEnabled());
+    // At video time 2.0 s the log is 0.5 s in: the marker shows that logged position.
+    window.timeModel()->setCurrentFrame(20);
+    QTRY_VERIFY_WITH_TIMEOUT(overlayNamed(window.mapView(), "gnss-now") != nullptr, kLoadTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        std::abs(overlayNamed(window.mapView(), "gnss-now")->points.front().lat_deg - flight_.gnss.poses[5].lat_deg) <
+            1e-9,
+        kLoadTimeoutMs);
+    // Before the log starts there is no logged position.
+    window.timeModel()->setCurrentFrame(10);
+    QTRY_VERIFY_WITH_TIMEOUT(overlayNamed(window.mapView(), "gnss-now") == nullptr, kLoadTimeoutMs);
+
+    offset->measuredButton()->click();
+    QCOMPARE(offset->offset(), 0.8);
+    QCOMPARE(window.project().telemetry_time_offset_s.value_or(NAN), 0.8);
+    QCOMPARE(overlayNamed(window.mapView(), track_name)->t_s.front(), 0.8);
+    const QString saved = dir.filePath("offset.skytrace");
+    QVERIFY(window.saveProject(saved));
+    QCOMPARE(io::readProjectFile(saved.toStdString()).telemetry_time_offset_s.value_or(NAN), 0.8);
+    {  // File > Open Flight keeps the offset with its log, and drops it for another log.
+      ui::OpenFlightDialog dialog;
+      dialog.setProject(window.project());
+      QCOMPARE(dialog.project().telemetry_time_offset_s.value_or(NAN), 0.8);
+      dialog.addPaths({dir.filePath("other.csv")});
+      QVERIFY(!dialog.project().telemetry_time_offset_s.has_value());
+    }
+
+    offset->automaticButton()->click();
+    QVERIFY(!window.project().telemetry_time_offset_s.has_value());
+    QCOMPARE(offset->offset(), 0.0);
+    QCOMPARE(overlayNamed(window.mapView(), track_name)->t_s.front(), 0.0);
+
+    // Reopened, the saved project brings its offset back.
+    QVERIFY(window.openProject(saved));
+    QCOMPARE(offset->offset(), 0.8);
   }
 
   void clickOnMapSeeksTimelineAndVideo() {
