@@ -31,9 +31,13 @@ QString describeVideo(const QString& path) {
   lines << QStringLiteral("duration: %1 s").arg(info.duration_s(), 0, 'f', 3);
   lines << QStringLiteral("size: %1 x %2 px").arg(info.width_px).arg(info.height_px);
   if (std::isfinite(info.creation_unix_s)) {
-    lines << QStringLiteral("recorded: %1 (the container's creation time)")
+    const QString origin = info.kind == io::VideoSourceKind::ImageSequence
+                               ? QStringLiteral("the first photo's %1").arg(QString::fromStdString(info.creation_source))
+                               : QStringLiteral("the container's creation time");
+    lines << QStringLiteral("recorded: %1 (%2)")
                  .arg(QDateTime::fromSecsSinceEpoch(qint64(std::llround(info.creation_unix_s)), Qt::UTC)
-                          .toString(Qt::ISODate));
+                          .toString(Qt::ISODate),
+                      origin);
   }
   for (const io::VideoWarning& warning : source->warnings())
     lines << QStringLiteral("warning: %1").arg(QString::fromStdString(warning.message));

@@ -433,6 +433,16 @@ FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observ
 
   nav::NavigationResult& result = outcome.result;
   result.warnings.insert(result.warnings.end(), warnings.begin(), warnings.end());
+  // The tracks' UTC: the log's when it states absolute time (set by the navigation), else
+  // the video's own recording time (MP4 movie header, an image folder's EXIF time).
+  std::string video_start_source;
+  if (std::isfinite(result.track.start_unix_s)) {
+    video_start_source = "flight log";
+  } else if (std::isfinite(info.creation_unix_s)) {
+    for (geo::Track* track : {&result.track, &result.online_track, &result.odometry_track})
+      track->start_unix_s = info.creation_unix_s;
+    video_start_source = info.creation_source;
+  }
   // The models that ran: a learned one without its weights falls back to a classical one.
   nav::NavigationOptions used = choice.options;
   if (!result.vo_features_model.empty()) used.vo_features.model = result.vo_features_model;
@@ -447,6 +457,8 @@ FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observ
   if (telemetry) run.telemetry_time_offset_s = telemetry->time_offset_s;
   run.telemetry_time_offset_source = time_offset_source;
   run.camera_source = camera_source;
+  run.video_start_unix_s = result.track.start_unix_s;
+  run.video_start_source = video_start_source;
   const engine::DevicePlacement& placement = choice.placement;
   run.device = devicesText(choice);
   run.feature_model = nav::visualOdometryModelName(used);

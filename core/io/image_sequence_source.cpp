@@ -7,6 +7,7 @@
 
 #include <opencv2/imgcodecs.hpp>
 
+#include "core/io/exif_capture_time.h"
 #include "core/util/check.h"
 #include "core/util/error.h"
 
@@ -121,6 +122,11 @@ ImageSequenceSource::ImageSequenceSource(const std::string& folder,
   if (info_.width_px == 0)
     throw FormatError(folder + ": none of its " + std::to_string(files_.size()) +
                       " images could be read, not a usable image sequence");
+  // The first photo's EXIF time dates the sequence when it states UTC.
+  if (const std::optional<ExifCaptureTime> taken = readExifCaptureTime(files_.front())) {
+    info_.creation_unix_s = taken->unix_s;
+    info_.creation_source = taken->source;
+  }
 }
 
 bool ImageSequenceSource::read(VideoFrame* frame) {

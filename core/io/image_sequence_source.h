@@ -2,6 +2,7 @@
 // natural order ("frame_2.png" before "frame_10.png"). The folder stores no frame rate:
 // VideoSourceOptions::image_sequence_fps gives it (t_s = index / fps). An unreadable
 // image, or one whose size differs from the first readable one, is skipped and reported.
+// The first photo's EXIF time, when it states UTC, is the sequence's creation time.
 // Internal to core/io: use openVideoSource() from video_source.h. Thread: one at a time.
 #pragma once
 

@@ -91,6 +91,7 @@ VideoFileSource::VideoFileSource(const std::string& path, const VideoSourceOptio
   info_.container = containerName(path);
   info_.codec_fourcc = fourccString(capture_.get(cv::CAP_PROP_FOURCC));
   info_.creation_unix_s = readMp4CreationUnixSeconds(path).value_or(std::numeric_limits<double>::quiet_NaN());
+  if (std::isfinite(info_.creation_unix_s)) info_.creation_source = "mp4 movie header";
   info_.width_px = static_cast<int>(capture_.get(cv::CAP_PROP_FRAME_WIDTH));
   info_.height_px = static_cast<int>(capture_.get(cv::CAP_PROP_FRAME_HEIGHT));
   info_.fps = capture_.get(cv::CAP_PROP_FPS);

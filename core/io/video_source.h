@@ -37,9 +37,13 @@ struct VideoInfo {
   double fps = 0.0;          // nominal frames per second (> 0)
   int width_px = 0;
   int height_px = 0;
-  // When the recording started, as UTC Unix seconds, from an MP4 / QuickTime container's
-  // movie header (readMp4CreationUnixSeconds); NaN when the container states none.
+  // When the recording started (frame 0), as UTC Unix seconds: an MP4 / QuickTime
+  // container's movie header (readMp4CreationUnixSeconds), an image folder's first photo's
+  // EXIF time when it states UTC (readExifCaptureTime); NaN when neither says.
   double creation_unix_s = std::numeric_limits<double>::quiet_NaN();
+  // Where creation_unix_s came from: "mp4 movie header", "exif gps time", "exif local time
+  // with offset"; empty when NaN.
+  std::string creation_source;
   double duration_s() const { return fps > 0.0 ? frame_count / fps : 0.0; }
 };
 

@@ -70,6 +70,10 @@ nlohmann::json navigationReportJson(const NavigationResult& result, const RunDes
                       {"telemetry_time_offset_source", run.telemetry_path.empty()
                                                             ? json(nullptr)
                                                             : json(run.telemetry_time_offset_source)},
+                      {"video_start_unix_s",
+                       std::isfinite(run.video_start_unix_s) ? json(run.video_start_unix_s) : json(nullptr)},
+                      {"video_start_source",
+                       run.video_start_source.empty() ? json(nullptr) : json(run.video_start_source)},
                       {"camera", run.camera_source}};
   report["device"] = run.device;
   report["feature_model"] = run.feature_model;

@@ -4,6 +4,7 @@
 // Thread: any (pure function of its arguments).
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,11 @@ struct RunDescription {
   // Where that offset came from: "given" (--time-offset, a project's), "video clock" (a DJI
   // SRT), "recording time" (the video's creation time against the log's UTC), "assumed".
   std::string telemetry_time_offset_source;
+  // The video's frame 0 in UTC (NaN: unknown) and what said so: "flight log" (its UTC on
+  // the video's clock), "mp4 movie header", "exif gps time", "exif local time with
+  // offset" (VideoInfo::creation_source); empty when unknown.
+  double video_start_unix_s = std::numeric_limits<double>::quiet_NaN();
+  std::string video_start_source;
   std::string camera_source;   // file path, "hfov", "telemetry", "default"
   std::string device = "cpu";
   std::string feature_model;

@@ -259,6 +259,8 @@ class TestProcessE2e : public QObject {
     auto inputs = readJson(timed + "/report.json")["inputs"];
     QCOMPARE(inputs["telemetry_time_offset_source"].get<std::string>(), std::string("recording time"));
     QVERIFY2(std::abs(inputs["telemetry_time_offset_s"].get<double>() + 1.0) < 1e-3, inputs.dump().c_str());
+    QCOMPARE(inputs["video_start_source"].get<std::string>(), std::string("flight log"));
+    QVERIFY(std::abs(inputs["video_start_unix_s"].get<double>() - 1717236001.0) < 1e-3);
     QVERIFY2(!log.contains("assumed to start with the video"), qPrintable(log));
 
     QVERIFY(setRecordingTime(1717236001 + 3600));
@@ -268,6 +270,21 @@ class TestProcessE2e : public QObject {
     QCOMPARE(inputs["telemetry_time_offset_source"].get<std::string>(), std::string("assumed"));
     QCOMPARE(inputs["telemetry_time_offset_s"].get<double>(), 0.0);
     QVERIFY2(log.contains("puts the whole log outside the video"), qPrintable(log));
+
+    // Without a log the recording time dates the tracks (it was in 1970, then undated);
+    // with registration, so that the frames have positions to write.
+    const QString undated_log = dir_.filePath("recorded_no_log");
+    QCOMPARE(runCli({"process", "--video", clip + "/flight.mp4", "--basemap",
+                     test::sharedPath("data/orthophotos/5b90f92da0d7280005fab355_4310.tif"), "--model", "orb",
+                     "--out", undated_log},
+                    &log),
+             0);
+    inputs = readJson(undated_log + "/report.json")["inputs"];
+    QCOMPARE(inputs["video_start_source"].get<std::string>(), std::string("mp4 movie header"));
+    QCOMPARE(inputs["video_start_unix_s"].get<double>(), 1717236001.0 + 3600);
+    QFile gpx(undated_log + "/track.gpx");
+    QVERIFY(gpx.open(QIODevice::ReadOnly));
+    QVERIFY2(gpx.readAll().contains("<time>2024-06-01T11:00:01"), "track.gpx is not dated by the recording time");
   }
 
   void interruptKeepsPartialResults() {
