@@ -73,6 +73,13 @@
     </message>
 </context>
 <context>
+    <name>skytrace::ui::FrameDecoder</name>
+    <message>
+        <source>Frame %1 could not be decoded</source>
+        <translation>Bild %1 konnte nicht dekodiert werden</translation>
+    </message>
+</context>
+<context>
     <name>skytrace::ui::GpuMemoryPlot</name>
     <message>
         <source>Video time [s]</source>

@@ -21,7 +21,13 @@ class FrameDecoder : public QObject {
     try {
       if (source_->position() != index) source_->seek(index);
       io::VideoFrame frame;
-      if (!source_->read(&frame)) throw std::runtime_error("frame " + std::to_string(index) + " could not be decoded");
+      if (!source_->read(&frame)) {
+        // Past the data of a truncated file, say so (the file announces frames it lacks).
+        QString message = tr("Frame %1 could not be decoded").arg(index);
+        if (!source_->earlyEnd().empty()) message += QStringLiteral(": ") + QString::fromStdString(source_->earlyEnd());
+        Q_EMIT failed(index, message);
+        return;
+      }
       QImage image;
       if (frame.bgr.type() == CV_8UC3)
         image = QImage(frame.bgr.data, frame.bgr.cols, frame.bgr.rows,
@@ -30,13 +36,13 @@ class FrameDecoder : public QObject {
       decoded_->fetch_add(1);
       Q_EMIT frameReady(frame.index, frame.t_s, image);
     } catch (const std::exception& e) {
-      Q_EMIT failed(QString::fromStdString(e.what()));
+      Q_EMIT failed(index, QString::fromStdString(e.what()));
     }
   }
 
  Q_SIGNALS:
   void frameReady(int index, double t_s, const QImage& image);
-  void failed(const QString& message);
+  void failed(int index, const QString& message);
 
  private:
   std::shared_ptr<std::atomic<int>> latest_;

@@ -35,14 +35,15 @@ class FrameLoader : public QObject {
   void close();
   bool isOpen() const { return open_; }
 
-  // Asks for frame `index`; frameReady follows (or failed).
+  // Asks for frame `index`; frameReady follows, or failed with the index asked for and
+  // why (past the data of a truncated file, the source's earlyEnd()).
   void request(int index);
   // Requests handed to the decoder so far, and frames it decoded (for tests and stats).
   int decodedCount() const { return decoded_.load(); }
 
  Q_SIGNALS:
   void frameReady(int index, double t_s, const QImage& image);
-  void failed(const QString& message);
+  void failed(int index, const QString& message);
 
  private:
   QThread thread_;

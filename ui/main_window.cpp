@@ -172,8 +172,13 @@ void MainWindow::createModels() {
   });
   connect(results_model_, &ResultsModel::changed, this, [this] { scheduleSync(false, true); });
   connect(frame_loader_, &FrameLoader::frameReady, this, &MainWindow::onFrameReady);
-  connect(frame_loader_, &FrameLoader::failed, this,
-          [this](const QString& message) { statusBar()->showMessage(message, 5000); });
+  connect(frame_loader_, &FrameLoader::failed, this, [this](int index, const QString& message) {
+    // Never leave an earlier frame under the requested frame's label.
+    shown_frame_ = -1;
+    failed_frame_ = index;
+    video_panel_->showMessage(QFileInfo(video_path_).fileName() + QStringLiteral(": ") + message);
+    statusBar()->showMessage(message, 15000);
+  });
 
   connect(processing_, &ProcessingController::started, this, &MainWindow::updateProcessingState);
   connect(processing_, &ProcessingController::pausedChanged, this, &MainWindow::updateProcessingState);
@@ -572,7 +577,7 @@ bool MainWindow::openVideo(const QString& path) {
     video_path_ = path;
     video_frame_count_ = info.frame_count;
     project_.video_path = QFileInfo(path).absoluteFilePath().toStdString();
-    shown_frame_ = requested_frame_ = -1;
+    shown_frame_ = requested_frame_ = failed_frame_ = -1;
     video_panel_->clear();
     video_dock_->show();
     addRecentFile(path, kVideoKind);
@@ -1114,7 +1119,7 @@ void MainWindow::updateActions() {
 
 bool MainWindow::isLoading() const {
   return results_loading_ || processing_->isRunning() || sync_timer_.isActive() || !map_view_->isIdle() ||
-         (frame_loader_->isOpen() && shown_frame_ != requested_frame_);
+         (frame_loader_->isOpen() && shown_frame_ != requested_frame_ && failed_frame_ != requested_frame_);
 }
 
 // ---- exports -------------------------------------------------------------------------

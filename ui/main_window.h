@@ -300,6 +300,7 @@ class MainWindow : public QMainWindow {
   int video_frame_count_ = 0;
   int requested_frame_ = -1;
   int shown_frame_ = -1;
+  int failed_frame_ = -1;  // the last frame the loader could not decode
   double shown_frame_t_s_ = 0.0;
 
   QTimer sync_timer_;

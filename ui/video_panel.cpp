@@ -10,6 +10,7 @@ VideoPanel::VideoPanel(QWidget* parent) : QWidget(parent) { setMinimumSize(160, 
 void VideoPanel::showFrame(const QImage& frame, const QString& caption) {
   frame_ = frame;
   caption_ = caption;
+  message_.clear();
   ++frames_shown_;
   update();
 }
@@ -22,10 +23,16 @@ void VideoPanel::setCaption(const QString& caption) {
 void VideoPanel::clear() {
   frame_ = QImage();
   caption_.clear();
+  message_.clear();
   keypoints_px_.clear();
   matches_px_.clear();
   badge_.clear();
   update();
+}
+
+void VideoPanel::showMessage(const QString& message) {
+  clear();
+  message_ = message;
 }
 
 void VideoPanel::setFeatureOverlay(const QVector<QPointF>& keypoints_px, const QVector<QLineF>& matches_px) {
@@ -52,8 +59,8 @@ void VideoPanel::paintEvent(QPaintEvent*) {
   const QRect area = rect().adjusted(4, 4, -4, -caption_h);
   painter.setPen(QColor(200, 204, 210));
   if (frame_.isNull()) {
-    painter.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap,
-                     tr("No video. Use File > Open Flight... to show one."));
+    painter.drawText(rect().adjusted(8, 8, -8, -8), Qt::AlignCenter | Qt::TextWordWrap,
+                     message_.isEmpty() ? tr("No video. Use File > Open Flight... to show one.") : message_);
     return;
   }
   QSize size = frame_.size();

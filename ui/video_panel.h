@@ -23,6 +23,9 @@ class VideoPanel : public QWidget {
   void showFrame(const QImage& frame, const QString& caption);
   void setCaption(const QString& caption);
   void clear();
+  // No frame, and `message` where it would be (a frame that could not be decoded).
+  void showMessage(const QString& message);
+  const QString& message() const { return message_; }
   const QImage& frame() const { return frame_; }
   const QString& caption() const { return caption_; }
   // Frames shown since construction (for tests of the repaint bound).
@@ -47,6 +50,7 @@ class VideoPanel : public QWidget {
  private:
   QImage frame_;
   QString caption_;
+  QString message_;
   QVector<QPointF> keypoints_px_;
   QVector<QLineF> matches_px_;
   bool overlay_visible_ = true;

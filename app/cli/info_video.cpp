@@ -1,6 +1,8 @@
 // `skytrace-cli info VIDEO|FOLDER`: container, codec, frames, fps, duration and size of
 // a video file or an image-sequence folder, its recording time where the container states
-// it, plus any damaged frames noticed on opening.
+// it, plus any damaged frames noticed on opening. A video file's last announced frame is
+// decoded (one seek: bounded by a keyframe interval), so a file cut short says where its
+// data ends.
 #include <QDateTime>
 #include <QString>
 #include <QStringList>
@@ -22,7 +24,19 @@ QString describeVideo(const QString& path) {
                                               : QStringLiteral("image sequence folder"));
   lines << QStringLiteral("container: %1").arg(QString::fromStdString(info.container));
   lines << QStringLiteral("codec: %1").arg(QString::fromStdString(info.codec_fourcc));
-  lines << QStringLiteral("frames: %1").arg(info.frame_count);
+  // Is the last announced frame there? A truncated file announces frames it lacks.
+  int data_end = -1;
+  if (info.kind == io::VideoSourceKind::File && info.frame_count > 1) {
+    source->seek(info.frame_count - 1);
+    io::VideoFrame last;
+    if (!source->read(&last) && !source->earlyEnd().empty() && !source->warnings().empty())
+      data_end = source->warnings().back().frame_index;
+  }
+  if (data_end >= 0) {
+    lines << QStringLiteral("frames: %1 announced by the container; the data ends near frame %2").arg(info.frame_count).arg(data_end);
+  } else {
+    lines << QStringLiteral("frames: %1").arg(info.frame_count);
+  }
   lines << QStringLiteral("fps: %1%2")
                .arg(info.fps, 0, 'f', 3)
                .arg(info.kind == io::VideoSourceKind::ImageSequence

@@ -187,16 +187,19 @@ void VideoFileSource::reposition(int index) {
   // else next_index_ is 0 after openCapture(); decodeNext() walks forward to target_
   target_index_ = index;
   just_repositioned_ = true;
+  exhausted_ = false;
   last_t_s_ = -1.0;
 }
 
 bool VideoFileSource::decodeNext(VideoFrame* frame) {
+  if (exhausted_) return false;  // decoding on would hand over drained or stale frames
   std::vector<int> damaged;  // consecutive undecodable frame indices, reported on recovery
   const int target = std::max(next_index_, target_index_);
   int last_failure = -1;      // where the previous read failed
   bool recovery_seek = false;  // the last reposition skipped a damaged frame
   int unplaceable = 0;         // frames after such a reposition without a usable time
   bool data_ended = false;     // decoding forward from a seek failed again at the same place
+  int data_end_index = -1;     // where the data ends, when a seek showed it
   for (;;) {
     cv::Mat bgr;
     if (!readFrame(capture_, &bgr)) {
@@ -221,6 +224,18 @@ bool VideoFileSource::decodeNext(VideoFrame* frame) {
     const double msec = capture_.get(cv::CAP_PROP_POS_MSEC);
     const bool time_valid = std::isfinite(msec) && (msec > 0.0 || next_index_ == 0) &&
                             msec / 1000.0 > last_t_s_;
+    if (just_repositioned_ && !recovery_seek && !time_valid && target > 0) {
+      // A caller's seek past the end of a truncated file: OpenCV decodes forward from the
+      // last keyframe, runs out of data, and hands over the last frame the file holds
+      // (time 0). Its frame counter says where decoding stopped; counting would label
+      // that frame with the requested index.
+      const double reached = capture_.get(cv::CAP_PROP_POS_FRAMES);
+      if (std::isfinite(reached) && reached >= 1.0 && reached < target + 1) {
+        data_end_index = static_cast<int>(reached);
+        data_ended = true;
+        break;
+      }
+    }
     if (recovery_seek && just_repositioned_ && !time_valid) {
       // After a seek past a damaged frame only the container time says which frame this
       // is; in a truncated file the seek lands on an earlier keyframe (time 0). Counting
@@ -258,7 +273,7 @@ bool VideoFileSource::decodeNext(VideoFrame* frame) {
     return true;
   }
   if (!damaged.empty() || data_ended) {
-    const int first = damaged.empty() ? next_index_ : damaged.front();
+    const int first = data_end_index >= 0 ? data_end_index : damaged.empty() ? next_index_ : damaged.front();
     const bool gave_up = static_cast<int>(damaged.size()) > options_.max_consecutive_damaged_frames;
     addWarning(first, gave_up ? "frames from " + std::to_string(first) +
                                     " on could not be decoded although the container announces " +
@@ -273,6 +288,7 @@ bool VideoFileSource::decodeNext(VideoFrame* frame) {
   }
   target_index_ = -1;
   next_index_ = info_.frame_count;
+  exhausted_ = true;
   return false;
 }
 

@@ -34,6 +34,7 @@ class VideoFileSource final : public VideoSource {
   int next_index_ = 0;     // index of the frame the decoder delivers next (best belief)
   int target_index_ = -1;  // frame a seek asked for, until it is decoded
   bool just_repositioned_ = true;
+  bool exhausted_ = false;  // the stream ended (at its end or early); cleared by a seek
   double last_t_s_ = -1.0;
   std::optional<VideoFrame> pending_;  // decoded ahead (at open, by seek)
 };

@@ -2,6 +2,7 @@
 // encoders (H.264/MP4, MJPEG/AVI, Matroska), exact seeking, image folders (generated and
 // the shared KITTI frames), and the documented errors for missing, corrupt and damaged
 // input. Frames carry their own index as a big block code, so content proves position.
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QProcess>
 #include <QStandardPaths>
@@ -266,6 +267,27 @@ class TestVideoSource : public QObject {
     QVERIFY(read > 20 && read < 200);
     QVERIFY2(QString::fromStdString(source->earlyEnd()).contains("although the container announces 200"),
              source->earlyEnd().c_str());
+
+    // A seek past the data (a player scrubbing there) must not hand over the last frame
+    // the file holds under the requested index: it fails and says where the data ends.
+    for (int past : {last_index + 1, (last_index + 200) / 2, 199}) {
+      auto seeker = openVideoSource(faststart.toStdString());
+      seeker->seek(past);
+      QVERIFY2(!seeker->read(&frame), qPrintable(QString("frame %1 of %2 read back as %3").arg(past).arg(read).arg(frame.index)));
+      QVERIFY(!seeker->read(&frame));  // and stays ended
+      QVERIFY2(QString::fromStdString(seeker->earlyEnd()).contains("although the container announces 200"),
+               seeker->earlyEnd().c_str());
+      seeker->seek(last_index / 2);  // a seek back into the data reads again
+      QVERIFY(seeker->read(&frame));
+      QCOMPARE(frame.index, last_index / 2);
+      QCOMPARE(decodeIndex(frame.bgr), frame.index);
+    }
+    // `info` says where the data ends.
+    if (QFileInfo::exists(test::cliPath())) {
+      QString out;
+      QCOMPARE(test::runCli({"info", faststart}, &out), 0);
+      QVERIFY2(out.contains("frames: 200 announced by the container; the data ends near frame"), qPrintable(out));
+    }
 
     // The intact file ends where announced.
     auto intact = openVideoSource(whole);

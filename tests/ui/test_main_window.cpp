@@ -18,6 +18,7 @@
 #include <QXmlStreamReader>
 #include <QtTest>
 
+#include <filesystem>
 #include <fstream>
 
 #include <opencv2/imgproc.hpp>
@@ -28,6 +29,7 @@
 #include "tests/ui/image_checks.h"
 #include "ui/main_window.h"
 #include "ui/map_view.h"
+#include "ui/time_model.h"
 #include "ui/video_panel.h"
 
 using namespace skytrace;
@@ -222,6 +224,44 @@ class TestMainWindow : public QObject {
     QVERIFY2(left.green() > 170 && left.red() < 40, "BGR frame shown with RGB channel order");
     QVERIFY(right.green() < 30);
     QVERIFY(window.videoPanel()->caption().contains("frame 0 of 10"));
+  }
+
+  // A recording cut short (its index first, as phones write them) announces frames it
+  // lacks: past its data the video panel says so instead of showing the last frame the
+  // file holds under the requested number, and the window does not wait for that frame.
+  void truncatedVideoSaysWhereItsDataEnds() {
+    if (QStandardPaths::findExecutable(QStringLiteral("ffmpeg")).isEmpty())
+      QSKIP("ffmpeg (scripts/debian-packages.txt) is needed to move the MP4 index to the front");
+    QTemporaryDir dir;
+    const std::string whole = dir.filePath("whole.mp4").toStdString();
+    {
+      sim::VideoWriter writer(whole, {320, 240});
+      for (int i = 0; i < 200; ++i) {
+        cv::Mat frame(240, 320, CV_8UC3, cv::Scalar(0, 0, 0));
+        cv::putText(frame, std::to_string(i), {20, 150}, cv::FONT_HERSHEY_SIMPLEX, 3.0, cv::Scalar(255, 255, 255), 5);
+        writer.write(frame);
+      }
+      writer.close();
+    }
+    const QString cut = dir.filePath("cut.mp4");
+    QProcess remux;
+    remux.start(QStringLiteral("ffmpeg"), {"-loglevel", "error", "-y", "-i", QString::fromStdString(whole), "-c",
+                                           "copy", "-movflags", "+faststart", cut});
+    QVERIFY(remux.waitForFinished(60000) && remux.exitCode() == 0);
+    std::filesystem::resize_file(cut.toStdString(), std::filesystem::file_size(cut.toStdString()) / 2);
+
+    ui::MainWindow window(batchOptions());
+    window.show();
+    QVERIFY(window.openVideo(cut));
+    QTRY_VERIFY_WITH_TIMEOUT(window.videoPanel()->caption().contains("frame 0 of 200"), 10000);
+    window.timeModel()->setCurrentFrame(190);
+    QTRY_VERIFY_WITH_TIMEOUT(window.videoPanel()->message().contains("although the container announces 200"), 10000);
+    QVERIFY(window.videoPanel()->frame().isNull());
+    QVERIFY(window.videoPanel()->message().contains("Frame 190"));
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isLoading(), 10000);
+    window.timeModel()->setCurrentFrame(5);  // back in the data: frames again
+    QTRY_VERIFY_WITH_TIMEOUT(window.videoPanel()->caption().contains("frame 5 of 200"), 10000);
+    QVERIFY(window.videoPanel()->message().isEmpty());
   }
 
   void recentFilesAndLayoutPersist() {
