@@ -309,6 +309,8 @@ void setPoseAttributes(OGRFeature& f, const Track& track, const TrackPose& p) {
   const int source = f.GetFieldIndex("source");
   if (source >= 0) f.SetField(source, poseSourceName(p.source));
   setReal(f, "sigma_m", p.sigma_m);
+  const int reference = f.GetFieldIndex("alt_reference");
+  if (reference >= 0) f.SetField(reference, track.alt_reference.c_str());
 }
 
 void addPoseFields(OgrWriter& writer, OGRLayer* layer, bool with_alt_field) {
@@ -320,6 +322,14 @@ void addPoseFields(OgrWriter& writer, OGRLayer* layer, bool with_alt_field) {
   writer.addField(layer, "roll_deg", OFTReal);
   writer.addField(layer, "source", OFTString);
   writer.addField(layer, "sigma_m", OFTReal);
+  writer.addField(layer, "alt_reference", OFTString);  // every pose says what alt_m is above
+}
+
+// Heights above the ellipsoid or sea level go into coordinates (GeoJSON z, GPX <ele>,
+// KML absolute); heights above the take-off point or the ground are not elevations and
+// stay in the alt_m attribute only (KML: relativeToGround).
+bool altitudeIsElevation(const Track& track) {
+  return track.alt_reference == "ellipsoid" || track.alt_reference == "msl";
 }
 
 OGRPoint pointOf(const TrackPose& p, bool with_z) {
@@ -329,7 +339,7 @@ OGRPoint pointOf(const TrackPose& p, bool with_z) {
 
 OGRLineString lineOf(const Track& track) {
   OGRLineString line;
-  bool all_alt = !track.poses.empty();
+  bool all_alt = !track.poses.empty() && altitudeIsElevation(track);
   for (const TrackPose& p : track.poses) all_alt = all_alt && std::isfinite(p.alt_m);
   for (const TrackPose& p : track.poses) {
     if (all_alt) {
@@ -357,7 +367,6 @@ void writeGeoJson(const Track& track, const fs::path& file, const std::string& t
   writer.addField(layer, "kind", OFTString);
   writer.addField(layer, "name", OFTString);
   writer.addField(layer, "start_time", OFTString);
-  writer.addField(layer, "alt_reference", OFTString);
   writer.addField(layer, "time", OFTDateTime);
   addPoseFields(writer, layer, true);
   if (track.poses.size() >= 2) {
@@ -374,7 +383,7 @@ void writeGeoJson(const Track& track, const fs::path& file, const std::string& t
     OGRFeature f(layer->GetLayerDefn());
     f.SetField("kind", "pose");
     setPoseAttributes(f, track, track.poses[i]);
-    OGRPoint point = pointOf(track.poses[i], true);
+    OGRPoint point = pointOf(track.poses[i], altitudeIsElevation(track));
     f.SetGeometry(&point);
     writer.addFeature(layer, f);
     if (i % 256 == 0) checkProgress(progress, i, track.poses.size());
@@ -389,13 +398,16 @@ void writeGpx(const Track& track, const fs::path& file, const std::string& targe
   OgrWriter writer("GPX", file, target, options.List());
   OGRLayer* layer = writer.createLayer("track_points", wkbPoint);
   // ele, time, track_fid, track_seg_id are GPX's own fields; the rest become extensions.
-  addPoseFields(writer, layer, false);
+  // <ele> is an elevation: a height above the take-off point or the ground goes into the
+  // alt_m extension instead.
+  const bool elevation = altitudeIsElevation(track);
+  addPoseFields(writer, layer, !elevation);
   for (std::size_t i = 0; i < track.poses.size(); ++i) {
     const TrackPose& p = track.poses[i];
     OGRFeature f(layer->GetLayerDefn());
     f.SetField("track_fid", 0);
     f.SetField("track_seg_id", 0);
-    setReal(f, "ele", p.alt_m);
+    if (elevation) setReal(f, "ele", p.alt_m);
     setPoseAttributes(f, track, p);
     OGRPoint point = pointOf(p, false);
     f.SetGeometry(&point);
@@ -426,8 +438,7 @@ std::string xmlEscaped(const std::string& text) {
 // heights approximate to within the geoid undulation; heights above the ground or the
 // take-off point are relative to the ground there.
 const char* kmlAltitudeMode(const Track& track) {
-  return track.alt_reference == "ground" || track.alt_reference == "takeoff" ? "relativeToGround"
-                                                                            : "absolute";
+  return altitudeIsElevation(track) ? "absolute" : "relativeToGround";
 }
 
 std::string kmlCoordinates(const TrackPose& p, bool with_alt) {
@@ -604,6 +615,7 @@ Track readWithOgr(const std::string& path) {
   const int f_roll = fieldIndex(defn, {"roll_deg", "ogr_roll_deg"});
   const int f_source = fieldIndex(defn, {"source", "ogr_source"});
   const int f_sigma = fieldIndex(defn, {"sigma_m", "ogr_sigma_m"});
+  const int f_reference = fieldIndex(defn, {"alt_reference", "ogr_alt_reference"});
   if (f_t < 0 && f_time < 0) {
     throw FormatError(path + ": not a track (points have neither a t_s nor a time attribute)");
   }
@@ -657,6 +669,8 @@ Track readWithOgr(const std::string& path) {
     pose.pitch_deg = real(*f, f_pitch);
     pose.roll_deg = real(*f, f_roll);
     pose.sigma_m = real(*f, f_sigma);
+    if (track.poses.empty() && f_reference >= 0 && f->IsFieldSetAndNotNull(f_reference))
+      track.alt_reference = f->GetFieldAsString(f_reference);  // as the first pose states it
     if (f_source >= 0 && f->IsFieldSetAndNotNull(f_source)) {
       pose.source = parsePoseSource(f->GetFieldAsString(f_source));
     }

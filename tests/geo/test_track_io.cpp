@@ -326,6 +326,35 @@ class TestTrackIo : public QObject {
     }
   }
 
+  // Every format but CSV states what alt_m is above, and reads it back. Heights above the
+  // take-off point or the ground are not elevations: no GPX <ele>, no GeoJSON z (RFC 7946
+  // z is above the ellipsoid), KML relativeToGround; the heights stay in alt_m.
+  void altitudeReferenceTravelsWithTheTrack() {
+    QTemporaryDir dir;
+    for (const char* reference : {"takeoff", "ground", "msl", "ellipsoid"}) {
+      Track track = makeTrack();
+      track.alt_reference = reference;
+      const bool elevation = track.alt_reference == "msl" || track.alt_reference == "ellipsoid";
+      for (TrackFormat format : {TrackFormat::GeoJson, TrackFormat::Gpx, TrackFormat::GeoPackage, TrackFormat::Kml}) {
+        const QByteArray what = QByteArray(reference) + " " + trackFormatName(format);
+        const std::string path = (dir.path() + "/" + reference + "." + trackFormatName(format)).toStdString();
+        exportTrack(track, path, format);
+        const Track back = readTrack(path);
+        QVERIFY2(back.alt_reference == track.alt_reference, what + " read back as " + back.alt_reference.c_str());
+        for (std::size_t i = 0; i < track.poses.size(); ++i)
+          QVERIFY2(sameOrBothUnknown(track.poses[i].alt_m, back.poses[i].alt_m, 1e-3), what);
+        const std::string bytes = skytrace::readFileBytes(path);
+        if (format == TrackFormat::Gpx) QVERIFY2((bytes.find("<ele>") != std::string::npos) == elevation, what);
+        if (format == TrackFormat::Kml)
+          QVERIFY2((bytes.find("relativeToGround") != std::string::npos) == !elevation, what);
+        if (format == TrackFormat::GeoJson)  // the first pose: 120 m as z, or no z
+          QVERIFY2((bytes.find("-12.676853123, 120.0") != std::string::npos ||
+                    bytes.find("-12.676853123, 120 ]") != std::string::npos) == elevation,
+                   what);
+      }
+    }
+  }
+
   // A cancelled export (a failure in the middle of writing) keeps the existing file and
   // leaves no temporary file behind; so do invalid input and a missing folder.
   void failedExportKeepsExistingFile() {

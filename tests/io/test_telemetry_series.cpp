@@ -214,7 +214,8 @@ class TestTelemetrySeries : public QObject {
     for (std::size_t i = 0; i < points.size(); ++i) {
       QVERIFY(std::fabs(points[i].lat - srt.samples[i].lat_deg) < 1e-9);
       QVERIFY(std::fabs(points[i].lon - srt.samples[i].lon_deg) < 1e-9);
-      QVERIFY(std::fabs(points[i].ele - srt.samples[i].alt_rel_m) < 1e-6);
+      // Heights above the take-off point are not elevations: no <ele> (alt_m extension).
+      QVERIFY(std::isnan(points[i].ele));
     }
     // Raw text: first "GPS(149.0251,-20.2533,16) BAROMETER:1.9" at "2017.08.05 14:11:51".
     QCOMPARE(points.front().lat, -20.2533);
@@ -235,6 +236,10 @@ class TestTelemetrySeries : public QObject {
     QCOMPARE(back.samples.back().log_t_s, 467.0);
     QCOMPARE(back.samples.back().lat_deg, -20.2532);
     QVERIFY(std::fabs(back.start_unix_s - srt.start_unix_s - 1.0) < 1e-3);  // first fix is at video 1 s
+    for (std::size_t i = 0; i < back.samples.size(); ++i) {
+      QVERIFY(std::fabs(back.samples[i].alt_rel_m - srt.samples[i].alt_rel_m) < 1e-6);
+      QVERIFY(std::isnan(back.samples[i].alt_abs_m));
+    }
 
     // A PX4 GNSS track the same way.
     const TelemetrySeries px4 = readULogTelemetry(

@@ -56,6 +56,10 @@ TelemetrySeries readGpxTelemetry(const std::string& path, const TelemetryReadOpt
 
   OGRFeatureDefnH definition = OGR_L_GetLayerDefn(layer);
   const int ele_field = OGR_FD_GetFieldIndex(definition, "ele");
+  // Skytrace's own GPX tracks state what their heights are above (extensions alt_m and
+  // alt_reference): heights above the take-off point or the ground are not in <ele>.
+  const int alt_field = OGR_FD_GetFieldIndex(definition, "ogr_alt_m");
+  const int reference_field = OGR_FD_GetFieldIndex(definition, "ogr_alt_reference");
   const int time_field = OGR_FD_GetFieldIndex(definition, "time");
   const GIntBig total = OGR_L_GetFeatureCount(layer, TRUE);
   OGR_L_ResetReading(layer);
@@ -77,6 +81,13 @@ TelemetrySeries readGpxTelemetry(const std::string& path, const TelemetryReadOpt
     s.lat_deg = OGR_G_GetY(geometry, 0);
     if (ele_field >= 0 && OGR_F_IsFieldSetAndNotNull(feature.get(), ele_field))
       s.alt_abs_m = OGR_F_GetFieldAsDouble(feature.get(), ele_field);
+    if (reference_field >= 0 && OGR_F_IsFieldSetAndNotNull(feature.get(), reference_field)) {
+      const std::string reference = OGR_F_GetFieldAsString(feature.get(), reference_field);
+      if (reference == "ellipsoid") series.abs_alt_reference = "ellipsoid";
+      if ((reference == "takeoff" || reference == "ground") && alt_field >= 0 &&
+          OGR_F_IsFieldSetAndNotNull(feature.get(), alt_field))
+        s.alt_rel_m = OGR_F_GetFieldAsDouble(feature.get(), alt_field);
+    }
     double t = kNoValue;
     if (time_field >= 0 && OGR_F_IsFieldSetAndNotNull(feature.get(), time_field)) {
       int year, month, day, hour, minute, tz;
