@@ -36,8 +36,8 @@
         <translation>unerwartetes Argument %1 (siehe --help)</translation>
     </message>
     <message>
-        <source>Open a flight log (DJI SRT, PX4 ULog, GPX, CSV) and show its GNSS track.</source>
-        <translation>Ein Fluglog (DJI SRT, PX4 ULog, GPX, CSV) öffnen und seinen GNSS-Track anzeigen.</translation>
+        <source>Open a flight log (DJI SRT, PX4 ULog, ArduPilot .bin, MAVLink .tlog, GPX, CSV) and show its GNSS track.</source>
+        <translation>Ein Fluglog (DJI SRT, PX4 ULog, ArduPilot .bin, MAVLink .tlog, GPX, CSV) öffnen und seinen GNSS-Track anzeigen.</translation>
     </message>
     <message>
         <source>Open a Skytrace project (.skytrace) and its results.</source>
@@ -339,8 +339,8 @@
         <translation>F&amp;luglog öffnen...</translation>
     </message>
     <message>
-        <source>Open a flight log (DJI SRT, PX4 ULog, GPX, CSV) and show its GNSS track on the map</source>
-        <translation>Ein Fluglog (DJI SRT, PX4 ULog, GPX, CSV) öffnen und seinen GNSS-Track auf der Karte anzeigen</translation>
+        <source>Open a flight log (DJI SRT, PX4 ULog, ArduPilot .bin, MAVLink .tlog, GPX, CSV) and show its GNSS track on the map</source>
+        <translation>Ein Fluglog (DJI SRT, PX4 ULog, ArduPilot .bin, MAVLink .tlog, GPX, CSV) öffnen und seinen GNSS-Track auf der Karte anzeigen</translation>
     </message>
     <message>
         <source> (shown once a basemap is open)</source>
@@ -833,8 +833,8 @@
         <translation>Flugprotokoll:</translation>
     </message>
     <message>
-        <source>Optional: DJI SRT, PX4 ULog, GPX or CSV</source>
-        <translation>Optional: DJI SRT, PX4 ULog, GPX oder CSV</translation>
+        <source>Optional: DJI SRT, PX4 ULog, ArduPilot .bin, MAVLink .tlog, GPX or CSV</source>
+        <translation>Optional: DJI SRT, PX4 ULog, ArduPilot .bin, MAVLink .tlog, GPX oder CSV</translation>
     </message>
     <message>
         <source>Browse...</source>

@@ -36,10 +36,6 @@
         <translation>unexpected argument %1 (see --help)</translation>
     </message>
     <message>
-        <source>Open a flight log (DJI SRT, PX4 ULog, GPX, CSV) and show its GNSS track.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Open a Skytrace project (.skytrace) and its results.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -69,6 +65,10 @@
     </message>
     <message>
         <source>unknown --plot %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open a flight log (DJI SRT, PX4 ULog, ArduPilot .bin, MAVLink .tlog, GPX, CSV) and show its GNSS track.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -336,10 +336,6 @@
     </message>
     <message>
         <source>Open Flight &amp;Log...</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Open a flight log (DJI SRT, PX4 ULog, GPX, CSV) and show its GNSS track on the map</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -730,6 +726,10 @@
         <source>Flight logs (*.srt *.SRT *.ulg *.bin *.BIN *.tlog *.gpx *.csv);;All files (*)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Open a flight log (DJI SRT, PX4 ULog, ArduPilot .bin, MAVLink .tlog, GPX, CSV) and show its GNSS track on the map</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>
@@ -829,10 +829,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Optional: DJI SRT, PX4 ULog, GPX or CSV</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Browse...</source>
         <translation type="unfinished"></translation>
     </message>
@@ -874,6 +870,10 @@
     </message>
     <message>
         <source>Flight logs (*.srt *.SRT *.ulg *.bin *.BIN *.tlog *.gpx *.csv);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Optional: DJI SRT, PX4 ULog, ArduPilot .bin, MAVLink .tlog, GPX or CSV</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

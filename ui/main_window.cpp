@@ -491,7 +491,7 @@ void MainWindow::retranslateUi() {
   open_folder_action_->setStatusTip(tr("Open a folder of images (jpg/png/tif) as a video"));
   open_telemetry_action_->setText(tr("Open Flight &Log..."));
   open_telemetry_action_->setStatusTip(
-      tr("Open a flight log (DJI SRT, PX4 ULog, GPX, CSV) and show its GNSS track on the map"));
+      tr("Open a flight log (DJI SRT, PX4 ULog, ArduPilot .bin, MAVLink .tlog, GPX, CSV) and show its GNSS track on the map"));
   clear_recent_action_->setText(tr("&Clear List"));
   quit_action_->setText(tr("&Quit"));
   process_action_->setText(tr("&Process Flight"));

@@ -156,7 +156,7 @@ int main(int argc, char** argv) {
   const QCommandLineOption telemetry_option(
       QStringLiteral("telemetry"),
       QCoreApplication::translate("skytrace",
-                                  "Open a flight log (DJI SRT, PX4 ULog, GPX, CSV) and show its GNSS track."),
+                                  "Open a flight log (DJI SRT, PX4 ULog, ArduPilot .bin, MAVLink .tlog, GPX, CSV) and show its GNSS track."),
       QStringLiteral("LOG"));
   const QCommandLineOption project_option(
       QStringLiteral("project"),
