@@ -32,13 +32,6 @@ std::size_t typeSize(char type) {
   }
 }
 
-template <typename T>
-T load(const unsigned char* p) {
-  T value;
-  std::memcpy(&value, p, sizeof value);
-  return value;  // DataFlash is little-endian, as every host this builds for
-}
-
 double halfToDouble(std::uint16_t h) {
   const int exponent = (h >> 10) & 0x1f;
   const double mantissa = h & 0x3ff;
@@ -52,22 +45,22 @@ double halfToDouble(std::uint16_t h) {
 // L: x1e-7 degrees); NaN for text and array columns.
 double columnValue(const unsigned char* p, char type) {
   switch (type) {
-    case 'b': return load<std::int8_t>(p);
-    case 'B': case 'M': return load<std::uint8_t>(p);
-    case 'h': return load<std::int16_t>(p);
-    case 'H': return load<std::uint16_t>(p);
-    case 'i': return load<std::int32_t>(p);
-    case 'I': return load<std::uint32_t>(p);
-    case 'f': return load<float>(p);
-    case 'd': return load<double>(p);
-    case 'c': return load<std::int16_t>(p) * 0.01;
-    case 'C': return load<std::uint16_t>(p) * 0.01;
-    case 'e': return load<std::int32_t>(p) * 0.01;
-    case 'E': return load<std::uint32_t>(p) * 0.01;
-    case 'L': return load<std::int32_t>(p) * 1e-7;
-    case 'q': return static_cast<double>(load<std::int64_t>(p));
-    case 'Q': return static_cast<double>(load<std::uint64_t>(p));
-    case 'g': return halfToDouble(load<std::uint16_t>(p));
+    case 'b': return detail::loadLittleEndian<std::int8_t>(p);
+    case 'B': case 'M': return detail::loadLittleEndian<std::uint8_t>(p);
+    case 'h': return detail::loadLittleEndian<std::int16_t>(p);
+    case 'H': return detail::loadLittleEndian<std::uint16_t>(p);
+    case 'i': return detail::loadLittleEndian<std::int32_t>(p);
+    case 'I': return detail::loadLittleEndian<std::uint32_t>(p);
+    case 'f': return detail::loadLittleEndian<float>(p);
+    case 'd': return detail::loadLittleEndian<double>(p);
+    case 'c': return detail::loadLittleEndian<std::int16_t>(p) * 0.01;
+    case 'C': return detail::loadLittleEndian<std::uint16_t>(p) * 0.01;
+    case 'e': return detail::loadLittleEndian<std::int32_t>(p) * 0.01;
+    case 'E': return detail::loadLittleEndian<std::uint32_t>(p) * 0.01;
+    case 'L': return detail::loadLittleEndian<std::int32_t>(p) * 1e-7;
+    case 'q': return static_cast<double>(detail::loadLittleEndian<std::int64_t>(p));
+    case 'Q': return static_cast<double>(detail::loadLittleEndian<std::uint64_t>(p));
+    case 'g': return halfToDouble(detail::loadLittleEndian<std::uint16_t>(p));
     default: return kNoValue;
   }
 }

@@ -66,13 +66,6 @@ std::uint16_t crcAccumulate(std::uint16_t crc, unsigned char byte) {
   return static_cast<std::uint16_t>((crc >> 8) ^ (tmp << 8) ^ (tmp << 3) ^ (tmp >> 4));
 }
 
-template <typename T>
-T load(const unsigned char* p) {
-  T value;
-  std::memcpy(&value, p, sizeof value);
-  return value;  // MAVLink payloads are little-endian, as every host this builds for
-}
-
 std::uint64_t stampMicroseconds(const unsigned char* p) {
   std::uint64_t us = 0;
   for (int i = 0; i < 8; ++i) us = (us << 8) | p[i];
@@ -118,7 +111,7 @@ FrameCheck readFrame(const unsigned char* p, std::size_t available, Frame& frame
   std::uint16_t crc = 0xffff;
   for (std::size_t i = 1; i < header + length; ++i) crc = crcAccumulate(crc, p[i]);
   crc = crcAccumulate(crc, info->crc_extra);
-  if (crc != load<std::uint16_t>(p + header + length)) return FrameCheck::kBad;
+  if (crc != detail::loadLittleEndian<std::uint16_t>(p + header + length)) return FrameCheck::kBad;
   frame.verified = true;
   return FrameCheck::kOk;
 }
@@ -150,38 +143,38 @@ void readMessage(const Frame& frame, double t, double unix_s, SystemRecords& rec
   constexpr double kDeg = 180.0 / M_PI;
   switch (frame.id) {
     case kGpsRawInt: {
-      const double lat = load<std::int32_t>(payload + 8) * 1e-7, lon = load<std::int32_t>(payload + 12) * 1e-7;
+      const double lat = detail::loadLittleEndian<std::int32_t>(payload + 8) * 1e-7, lon = detail::loadLittleEndian<std::int32_t>(payload + 12) * 1e-7;
       if (payload[28] < 3 || (lat == 0.0 && lon == 0.0)) {
         ++rec.gps_without_fix;
         return;
       }
-      const std::uint16_t vel = load<std::uint16_t>(payload + 24);
-      rec.gps.push_back({t, lat, lon, load<std::int32_t>(payload + 16) * 1e-3, kNoValue,
+      const std::uint16_t vel = detail::loadLittleEndian<std::uint16_t>(payload + 24);
+      rec.gps.push_back({t, lat, lon, detail::loadLittleEndian<std::int32_t>(payload + 16) * 1e-3, kNoValue,
                          vel == 0xffff ? kNoValue : vel * 0.01, kNoValue});
       return;
     }
     case kGlobalPositionInt: {
-      const double vx = load<std::int16_t>(payload + 20) * 0.01, vy = load<std::int16_t>(payload + 22) * 0.01;
+      const double vx = detail::loadLittleEndian<std::int16_t>(payload + 20) * 0.01, vy = detail::loadLittleEndian<std::int16_t>(payload + 22) * 0.01;
       rec.global_t.push_back(t);
-      rec.global.push_back({t, load<std::int32_t>(payload + 4) * 1e-7, load<std::int32_t>(payload + 8) * 1e-7,
-                            load<std::int32_t>(payload + 12) * 1e-3, load<std::int32_t>(payload + 16) * 1e-3,
-                            std::hypot(vx, vy), -load<std::int16_t>(payload + 24) * 0.01});
+      rec.global.push_back({t, detail::loadLittleEndian<std::int32_t>(payload + 4) * 1e-7, detail::loadLittleEndian<std::int32_t>(payload + 8) * 1e-7,
+                            detail::loadLittleEndian<std::int32_t>(payload + 12) * 1e-3, detail::loadLittleEndian<std::int32_t>(payload + 16) * 1e-3,
+                            std::hypot(vx, vy), -detail::loadLittleEndian<std::int16_t>(payload + 24) * 0.01});
       return;
     }
     case kAttitude:
       rec.attitude_t.push_back(t);
-      rec.attitude.push_back({load<float>(payload + 4) * kDeg, load<float>(payload + 8) * kDeg,
-                              wrapDegrees180(load<float>(payload + 12) * kDeg)});
+      rec.attitude.push_back({detail::loadLittleEndian<float>(payload + 4) * kDeg, detail::loadLittleEndian<float>(payload + 8) * kDeg,
+                              wrapDegrees180(detail::loadLittleEndian<float>(payload + 12) * kDeg)});
       return;
     case kCameraFeedback: {
       CameraTrigger c;
       c.log_t_s = t;
       c.unix_s = unix_s;
-      c.image_index = load<std::uint16_t>(payload + 40);
-      c.lat_deg = load<std::int32_t>(payload + 8) * 1e-7;
-      c.lon_deg = load<std::int32_t>(payload + 12) * 1e-7;
-      c.alt_abs_m = load<float>(payload + 16);
-      c.alt_rel_m = load<float>(payload + 20);
+      c.image_index = detail::loadLittleEndian<std::uint16_t>(payload + 40);
+      c.lat_deg = detail::loadLittleEndian<std::int32_t>(payload + 8) * 1e-7;
+      c.lon_deg = detail::loadLittleEndian<std::int32_t>(payload + 12) * 1e-7;
+      c.alt_abs_m = detail::loadLittleEndian<float>(payload + 16);
+      c.alt_rel_m = detail::loadLittleEndian<float>(payload + 20);
       rec.feedback.push_back(c);
       return;
     }
@@ -189,13 +182,13 @@ void readMessage(const Frame& frame, double t, double unix_s, SystemRecords& rec
       if (static_cast<std::int8_t>(payload[49]) == 0) return;  // capture failed
       CameraTrigger c;
       c.log_t_s = t;
-      const std::uint64_t utc_us = load<std::uint64_t>(payload);
+      const std::uint64_t utc_us = detail::loadLittleEndian<std::uint64_t>(payload);
       c.unix_s = utc_us > 0 ? utc_us * 1e-6 : unix_s;
-      c.image_index = load<std::int32_t>(payload + 44);
-      c.lat_deg = load<std::int32_t>(payload + 12) * 1e-7;
-      c.lon_deg = load<std::int32_t>(payload + 16) * 1e-7;
-      c.alt_abs_m = load<std::int32_t>(payload + 20) * 1e-3;
-      c.alt_rel_m = load<std::int32_t>(payload + 24) * 1e-3;
+      c.image_index = detail::loadLittleEndian<std::int32_t>(payload + 44);
+      c.lat_deg = detail::loadLittleEndian<std::int32_t>(payload + 12) * 1e-7;
+      c.lon_deg = detail::loadLittleEndian<std::int32_t>(payload + 16) * 1e-7;
+      c.alt_abs_m = detail::loadLittleEndian<std::int32_t>(payload + 20) * 1e-3;
+      c.alt_rel_m = detail::loadLittleEndian<std::int32_t>(payload + 24) * 1e-3;
       rec.captured.push_back(c);
       return;
     }
@@ -203,7 +196,7 @@ void readMessage(const Frame& frame, double t, double unix_s, SystemRecords& rec
       CameraTrigger c;
       c.log_t_s = t;
       c.unix_s = unix_s;
-      c.image_index = load<std::uint32_t>(payload + 8);
+      c.image_index = detail::loadLittleEndian<std::uint32_t>(payload + 8);
       rec.triggers.push_back(c);
       return;
     }

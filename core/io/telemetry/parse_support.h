@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,15 @@ class WarningSink {
   std::size_t max_stored_;
   std::size_t total_ = 0;
 };
+
+// A little-endian value of type T at `p` (unaligned). ULog, DataFlash and MAVLink are
+// little-endian, as every host this builds for.
+template <typename T>
+T loadLittleEndian(const unsigned char* p) {
+  T value;
+  std::memcpy(&value, p, sizeof value);
+  return value;
+}
 
 bool isDigit(char c);
 bool isSpace(char c);

@@ -19,13 +19,6 @@ constexpr std::size_t kMessageHeaderSize = 3;
 constexpr int kMaxNesting = 16;
 constexpr std::size_t kMaxOmittedPadding = 8;  // alignment padding PX4 may leave out of data
 
-template <typename T>
-T readLe(const unsigned char* p) {
-  T value;
-  std::memcpy(&value, p, sizeof(T));  // x86/ARM little-endian hosts, as the format
-  return value;
-}
-
 struct PrimitiveInfo {
   const char* name;
   ULogType type;
@@ -48,16 +41,16 @@ const PrimitiveInfo* primitive(std::string_view name) {
 
 double decodeScalar(ULogType type, const unsigned char* p) {
   switch (type) {
-    case ULogType::Int8: return readLe<std::int8_t>(p);
-    case ULogType::UInt8: return readLe<std::uint8_t>(p);
-    case ULogType::Int16: return readLe<std::int16_t>(p);
-    case ULogType::UInt16: return readLe<std::uint16_t>(p);
-    case ULogType::Int32: return readLe<std::int32_t>(p);
-    case ULogType::UInt32: return readLe<std::uint32_t>(p);
-    case ULogType::Int64: return static_cast<double>(readLe<std::int64_t>(p));
-    case ULogType::UInt64: return static_cast<double>(readLe<std::uint64_t>(p));
-    case ULogType::Float: return readLe<float>(p);
-    case ULogType::Double: return readLe<double>(p);
+    case ULogType::Int8: return detail::loadLittleEndian<std::int8_t>(p);
+    case ULogType::UInt8: return detail::loadLittleEndian<std::uint8_t>(p);
+    case ULogType::Int16: return detail::loadLittleEndian<std::int16_t>(p);
+    case ULogType::UInt16: return detail::loadLittleEndian<std::uint16_t>(p);
+    case ULogType::Int32: return detail::loadLittleEndian<std::int32_t>(p);
+    case ULogType::UInt32: return detail::loadLittleEndian<std::uint32_t>(p);
+    case ULogType::Int64: return static_cast<double>(detail::loadLittleEndian<std::int64_t>(p));
+    case ULogType::UInt64: return static_cast<double>(detail::loadLittleEndian<std::uint64_t>(p));
+    case ULogType::Float: return detail::loadLittleEndian<float>(p);
+    case ULogType::Double: return detail::loadLittleEndian<double>(p);
     case ULogType::Bool: return *p != 0 ? 1.0 : 0.0;
     case ULogType::Char: return static_cast<double>(static_cast<signed char>(*p));
     case ULogType::Nested: return kNoValue;
@@ -102,9 +95,9 @@ std::string valueText(const std::string& type_name, int array_size, std::string_
   if (p && array_size < 0 && value.size() >= p->size) {
     const double v = decodeScalar(p->type, reinterpret_cast<const unsigned char*>(value.data()));
     if (p->type == ULogType::UInt64)
-      return std::to_string(readLe<std::uint64_t>(reinterpret_cast<const unsigned char*>(value.data())));
+      return std::to_string(detail::loadLittleEndian<std::uint64_t>(reinterpret_cast<const unsigned char*>(value.data())));
     if (p->type == ULogType::Int64)
-      return std::to_string(readLe<std::int64_t>(reinterpret_cast<const unsigned char*>(value.data())));
+      return std::to_string(detail::loadLittleEndian<std::int64_t>(reinterpret_cast<const unsigned char*>(value.data())));
     char buffer[64];
     std::snprintf(buffer, sizeof buffer, "%.9g", v);
     return buffer;
@@ -131,7 +124,7 @@ class Parser {
       throw FormatError(name + ": not a PX4 ULog file (no \"ULog\" header" +
                         std::string(size_ < kHeaderSize ? ", file shorter than 16 bytes)" : ")"));
     file_.version = bytes_[7];
-    file_.start_timestamp_us = readLe<std::uint64_t>(bytes_ + 8);
+    file_.start_timestamp_us = detail::loadLittleEndian<std::uint64_t>(bytes_ + 8);
     std::size_t pos = kHeaderSize;
     bool first_message = true;
     std::size_t next_progress = 0;
@@ -145,7 +138,7 @@ class Parser {
                                     " bytes left): truncated");
         break;
       }
-      const std::size_t body_size = readLe<std::uint16_t>(bytes_ + pos);
+      const std::size_t body_size = detail::loadLittleEndian<std::uint16_t>(bytes_ + pos);
       const char type = static_cast<char>(bytes_[pos + 2]);
       const std::size_t body = pos + kMessageHeaderSize;
       const std::size_t end = body + body_size;
@@ -229,7 +222,7 @@ class Parser {
         }
         std::memcpy(file_.compat_flags, b, 8);
         std::memcpy(file_.incompat_flags, b + 8, 8);
-        for (int i = 0; i < 3; ++i) file_.appended_offsets[i] = readLe<std::uint64_t>(b + 16 + 8 * i);
+        for (int i = 0; i < 3; ++i) file_.appended_offsets[i] = detail::loadLittleEndian<std::uint64_t>(b + 16 + 8 * i);
         if ((file_.incompat_flags[0] & ~1u) != 0 ||
             std::any_of(file_.incompat_flags + 1, file_.incompat_flags + 8, [](std::uint8_t f) { return f != 0; }))
           throw FormatError(file_.source_path +
@@ -299,7 +292,7 @@ class Parser {
       case 'A': {
         if (tooShort(4)) return;
         const std::uint8_t multi_id = b[0];
-        const std::uint16_t msg_id = readLe<std::uint16_t>(b + 1);
+        const std::uint16_t msg_id = detail::loadLittleEndian<std::uint16_t>(b + 1);
         std::string name(reinterpret_cast<const char*>(b + 3), n - 3);
         name = name.substr(0, name.find('\0'));
         if (!formats_resolved_) {  // data section: formats are complete (spec), size them now
@@ -312,12 +305,12 @@ class Parser {
       }
       case 'R': {
         if (tooShort(2)) return;
-        subscriptions_.erase(readLe<std::uint16_t>(b));
+        subscriptions_.erase(detail::loadLittleEndian<std::uint16_t>(b));
         return;
       }
       case 'D': {
         if (tooShort(2)) return;
-        const std::uint16_t msg_id = readLe<std::uint16_t>(b);
+        const std::uint16_t msg_id = detail::loadLittleEndian<std::uint16_t>(b);
         auto it = subscriptions_.find(msg_id);
         if (it == subscriptions_.end()) {
           warnings_.atOffset(pos, "data for unknown subscription id " + std::to_string(msg_id) + "; skipped");
@@ -333,8 +326,8 @@ class Parser {
         if (tooShort(header)) return;
         ULogLogged entry;
         entry.level = b[0] >= '0' && b[0] <= '7' ? b[0] - '0' : b[0];
-        entry.tag = type == 'C' ? readLe<std::uint16_t>(b + 1) : -1;
-        entry.timestamp_us = readLe<std::uint64_t>(b + header - 8);
+        entry.tag = type == 'C' ? detail::loadLittleEndian<std::uint16_t>(b + 1) : -1;
+        entry.timestamp_us = detail::loadLittleEndian<std::uint64_t>(b + header - 8);
         entry.message.assign(reinterpret_cast<const char*>(b + header), n - header);
         file_.logged.push_back(std::move(entry));
         return;
@@ -346,7 +339,7 @@ class Parser {
       }
       case 'O': {
         if (tooShort(2)) return;
-        file_.dropouts.push_back({pos, readLe<std::uint16_t>(b)});
+        file_.dropouts.push_back({pos, detail::loadLittleEndian<std::uint16_t>(b)});
         return;
       }
       default: return;
@@ -547,7 +540,7 @@ double ULogFieldReader::at(std::size_t record) const {
 
 std::uint64_t ULogFieldReader::atU64(std::size_t record) const {
   const unsigned char* p = topic_->record(record) + offset_;
-  if (type_ == ULogType::UInt64 || type_ == ULogType::Int64) return readLe<std::uint64_t>(p);
+  if (type_ == ULogType::UInt64 || type_ == ULogType::Int64) return detail::loadLittleEndian<std::uint64_t>(p);
   const double v = decodeScalar(type_, p);
   // A float/double field read as an integer: clamp, since converting an out-of-range
   // floating value to an integer is undefined behaviour (NaN -> 0).
