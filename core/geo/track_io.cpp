@@ -18,6 +18,7 @@
 
 #include "core/geo/gdal_support.h"
 #include "core/geo/geodesy.h"
+#include "core/geo/geoid_heights.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 
@@ -325,25 +326,82 @@ void addPoseFields(OgrWriter& writer, OGRLayer* layer, bool with_alt_field) {
   writer.addField(layer, "alt_reference", OFTString);  // every pose says what alt_m is above
 }
 
-// Heights above the ellipsoid or sea level go into coordinates (GeoJSON z, GPX <ele>,
-// KML absolute); heights above the take-off point or the ground are not elevations and
-// stay in the alt_m attribute only (KML: relativeToGround).
+// Heights above the ellipsoid or sea level are elevations and go into coordinates, each
+// format in its own datum: GeoJSON z above the ellipsoid (RFC 7946), GPX <ele> and KML
+// "absolute" above mean sea level (EGM96). Heights above the take-off point or the ground
+// are not elevations: they stay in the alt_m attribute (KML: relativeToGround).
 bool altitudeIsElevation(const Track& track) {
   return track.alt_reference == "ellipsoid" || track.alt_reference == "msl";
 }
 
-OGRPoint pointOf(const TrackPose& p, bool with_z) {
-  if (with_z && std::isfinite(p.alt_m)) return OGRPoint(p.lon_deg, p.lat_deg, p.alt_m);
+// The poses' heights above `datum` ("ellipsoid" or "msl"): alt_m as it is when the track
+// is in that datum, else converted through the EGM96 geoid; NaN where a pose has no height.
+// Empty when the track's heights are not elevations, or the geoid grid is missing (the
+// heights then stay in the alt_m attribute only: nothing is written in a wrong datum).
+std::vector<double> elevationsAbove(const Track& track, const std::string& datum) {
+  if (!altitudeIsElevation(track)) return {};
+  std::vector<double> heights(track.poses.size());
+  for (std::size_t i = 0; i < track.poses.size(); ++i) heights[i] = track.poses[i].alt_m;
+  if (track.alt_reference == datum) return heights;
+  std::vector<double> lat, lon;
+  lat.reserve(heights.size());
+  lon.reserve(heights.size());
+  for (const TrackPose& p : track.poses) {
+    lat.push_back(p.lat_deg);
+    lon.push_back(p.lon_deg);
+  }
+  std::vector<double> undulation;
+  try {
+    undulation = GeoidModel().undulationsM(lat, lon);
+  } catch (const GeoreferenceError&) {
+    return {};
+  }
+  const double sign = datum == "msl" ? -1.0 : 1.0;  // h_ellipsoid = H_msl + N
+  for (std::size_t i = 0; i < heights.size(); ++i) heights[i] += sign * undulation[i];
+  return heights;
+}
+
+// Heights for drawing the track line: the poses' own where known; a pose without one gets
+// the height interpolated in time between its known neighbours (held at the ends), so the
+// line does not drop to the ground where a log misses a height. The pose points keep the
+// gap. Empty when no pose has a height.
+std::vector<double> lineHeights(const Track& track, const std::vector<double>& heights) {
+  std::vector<std::size_t> known;
+  for (std::size_t i = 0; i < heights.size(); ++i) {
+    if (std::isfinite(heights[i])) known.push_back(i);
+  }
+  if (known.empty()) return {};
+  std::vector<double> filled = heights;
+  std::size_t next = 0;  // index into `known` of the first known pose after i
+  for (std::size_t i = 0; i < filled.size(); ++i) {
+    while (next < known.size() && known[next] <= i) ++next;
+    if (std::isfinite(filled[i])) continue;
+    if (next == 0) {
+      filled[i] = heights[known.front()];
+    } else if (next == known.size()) {
+      filled[i] = heights[known.back()];
+    } else {
+      const std::size_t a = known[next - 1], b = known[next];
+      const double span = track.poses[b].t_s - track.poses[a].t_s;
+      const double w = span > 0.0 ? (track.poses[i].t_s - track.poses[a].t_s) / span
+                                  : double(i - a) / double(b - a);
+      filled[i] = heights[a] + std::clamp(w, 0.0, 1.0) * (heights[b] - heights[a]);
+    }
+  }
+  return filled;
+}
+
+OGRPoint pointOf(const TrackPose& p, double height = TrackPose::kUnknown) {
+  if (std::isfinite(height)) return OGRPoint(p.lon_deg, p.lat_deg, height);
   return OGRPoint(p.lon_deg, p.lat_deg);
 }
 
-OGRLineString lineOf(const Track& track) {
+OGRLineString lineOf(const Track& track, const std::vector<double>& heights) {
   OGRLineString line;
-  bool all_alt = !track.poses.empty() && altitudeIsElevation(track);
-  for (const TrackPose& p : track.poses) all_alt = all_alt && std::isfinite(p.alt_m);
-  for (const TrackPose& p : track.poses) {
-    if (all_alt) {
-      line.addPoint(p.lon_deg, p.lat_deg, p.alt_m);
+  for (std::size_t i = 0; i < track.poses.size(); ++i) {
+    const TrackPose& p = track.poses[i];
+    if (!heights.empty()) {
+      line.addPoint(p.lon_deg, p.lat_deg, heights[i]);
     } else {
       line.addPoint(p.lon_deg, p.lat_deg);
     }
@@ -369,13 +427,14 @@ void writeGeoJson(const Track& track, const fs::path& file, const std::string& t
   writer.addField(layer, "start_time", OFTString);
   writer.addField(layer, "time", OFTDateTime);
   addPoseFields(writer, layer, true);
+  const std::vector<double> heights = elevationsAbove(track, "ellipsoid");
   if (track.poses.size() >= 2) {
     OGRFeature line(layer->GetLayerDefn());
     line.SetField("kind", "track");
     line.SetField("name", track.name.c_str());
     if (std::isfinite(track.start_unix_s)) line.SetField("start_time", startTimeText(track).c_str());
     line.SetField("alt_reference", track.alt_reference.c_str());
-    OGRLineString geometry = lineOf(track);
+    OGRLineString geometry = lineOf(track, lineHeights(track, heights));
     line.SetGeometry(&geometry);
     writer.addFeature(layer, line);
   }
@@ -383,7 +442,7 @@ void writeGeoJson(const Track& track, const fs::path& file, const std::string& t
     OGRFeature f(layer->GetLayerDefn());
     f.SetField("kind", "pose");
     setPoseAttributes(f, track, track.poses[i]);
-    OGRPoint point = pointOf(track.poses[i], altitudeIsElevation(track));
+    OGRPoint point = heights.empty() ? pointOf(track.poses[i]) : pointOf(track.poses[i], heights[i]);
     f.SetGeometry(&point);
     writer.addFeature(layer, f);
     if (i % 256 == 0) checkProgress(progress, i, track.poses.size());
@@ -398,18 +457,18 @@ void writeGpx(const Track& track, const fs::path& file, const std::string& targe
   OgrWriter writer("GPX", file, target, options.List());
   OGRLayer* layer = writer.createLayer("track_points", wkbPoint);
   // ele, time, track_fid, track_seg_id are GPX's own fields; the rest become extensions.
-  // <ele> is an elevation: a height above the take-off point or the ground goes into the
-  // alt_m extension instead.
-  const bool elevation = altitudeIsElevation(track);
-  addPoseFields(writer, layer, !elevation);
+  // <ele> is above mean sea level; alt_m keeps the track's own heights in its reference
+  // (a height above the take-off point or the ground is in alt_m only).
+  const std::vector<double> ele = elevationsAbove(track, "msl");
+  addPoseFields(writer, layer, true);
   for (std::size_t i = 0; i < track.poses.size(); ++i) {
     const TrackPose& p = track.poses[i];
     OGRFeature f(layer->GetLayerDefn());
     f.SetField("track_fid", 0);
     f.SetField("track_seg_id", 0);
-    if (elevation) setReal(f, "ele", p.alt_m);
+    if (!ele.empty()) setReal(f, "ele", ele[i]);
     setPoseAttributes(f, track, p);
-    OGRPoint point = pointOf(p, false);
+    OGRPoint point = pointOf(p);
     f.SetGeometry(&point);
     writer.addFeature(layer, f);
     if (i % 256 == 0) checkProgress(progress, i, track.poses.size());
@@ -434,16 +493,28 @@ std::string xmlEscaped(const std::string& text) {
   return out;
 }
 
-// KML's altitude modes: "absolute" is above mean sea level (EGM96), which ellipsoid
-// heights approximate to within the geoid undulation; heights above the ground or the
-// take-off point are relative to the ground there.
-const char* kmlAltitudeMode(const Track& track) {
-  return altitudeIsElevation(track) ? "absolute" : "relativeToGround";
+// KML's heights: "absolute" ones are above mean sea level (EGM96), so ellipsoid heights
+// are converted; heights above the take-off point or the ground are "relativeToGround"
+// (the take-off point taken as the ground under the drone). Empty heights: clampToGround.
+struct KmlHeights {
+  const char* mode = "clampToGround";
+  std::vector<double> heights;  // per pose, NaN where unknown; empty when none
+};
+KmlHeights kmlHeights(const Track& track) {
+  KmlHeights out;
+  if (altitudeIsElevation(track)) {
+    out.heights = elevationsAbove(track, "msl");
+    if (!out.heights.empty()) out.mode = "absolute";
+  } else {
+    out.mode = "relativeToGround";
+    for (const TrackPose& p : track.poses) out.heights.push_back(p.alt_m);
+  }
+  return out;
 }
 
-std::string kmlCoordinates(const TrackPose& p, bool with_alt) {
+std::string kmlCoordinates(const TrackPose& p, double height) {
   std::string text = fixedNumber(p.lon_deg, 9) + "," + fixedNumber(p.lat_deg, 9);
-  if (with_alt) text += "," + fixedNumber(p.alt_m, 3);
+  if (std::isfinite(height)) text += "," + fixedNumber(height, 3);
   return text;
 }
 
@@ -455,7 +526,12 @@ void writeKml(const Track& track, const fs::path& file, const std::string& targe
               const ProgressCallback& progress) {
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
   if (!out) throw IoError("cannot write " + target + ": cannot create temporary file");
-  const char* mode = kmlAltitudeMode(track);
+  const KmlHeights kml = kmlHeights(track);
+  const std::vector<double> line_heights = lineHeights(track, kml.heights);
+  const char* line_mode = line_heights.empty() ? "clampToGround" : kml.mode;
+  const auto height_of = [](const std::vector<double>& heights, std::size_t i) {
+    return heights.empty() ? TrackPose::kUnknown : heights[i];
+  };
   const std::string name = xmlEscaped(track.name.empty() ? "track" : track.name);
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
          "<kml xmlns=\"http://www.opengis.net/kml/2.2\" xmlns:gx=\"http://www.google.com/kml/ext/2.2\">\n"
@@ -472,24 +548,25 @@ void writeKml(const Track& track, const fs::path& file, const std::string& targe
          "  <SimpleField name=\"sigma_m\" type=\"double\"></SimpleField>\n"
          "  <SimpleField name=\"alt_reference\" type=\"string\"></SimpleField>\n"
          "</Schema>\n";
-  bool all_alt = true;
-  for (const TrackPose& p : track.poses) all_alt = all_alt && std::isfinite(p.alt_m);
   out << "<Folder><name>track</name>\n";
   if (track.poses.size() >= 2) {
     out << "<Placemark><name>" << name << "</name>\n<LineString><altitudeMode>"
-        << (all_alt ? mode : "clampToGround") << "</altitudeMode><coordinates>\n";
-    for (const TrackPose& p : track.poses) out << kmlCoordinates(p, all_alt) << "\n";
+        << line_mode << "</altitudeMode><coordinates>\n";
+    for (std::size_t i = 0; i < track.poses.size(); ++i)
+      out << kmlCoordinates(track.poses[i], height_of(line_heights, i)) << "\n";
     out << "</coordinates></LineString></Placemark>\n";
     bool all_timed = true;
     for (const TrackPose& p : track.poses) all_timed = all_timed && std::isfinite(absoluteTime(track, p));
     if (all_timed) {
       out << "<Placemark><name>" << name << " (timed)</name>\n<gx:Track><altitudeMode>"
-          << (all_alt ? mode : "clampToGround") << "</altitudeMode>\n";
+          << line_mode << "</altitudeMode>\n";
       for (const TrackPose& p : track.poses)
         out << "<when>" << isoTimeFromUnixSeconds(absoluteTime(track, p)) << "</when>\n";
-      for (const TrackPose& p : track.poses)
+      for (std::size_t i = 0; i < track.poses.size(); ++i) {
+        const TrackPose& p = track.poses[i];
         out << "<gx:coord>" << fixedNumber(p.lon_deg, 9) << " " << fixedNumber(p.lat_deg, 9) << " "
-            << (all_alt ? fixedNumber(p.alt_m, 3) : std::string("0")) << "</gx:coord>\n";
+            << (line_heights.empty() ? std::string("0") : fixedNumber(line_heights[i], 3)) << "</gx:coord>\n";
+      }
       out << "</gx:Track></Placemark>\n";
     }
   }
@@ -500,7 +577,7 @@ void writeKml(const Track& track, const fs::path& file, const std::string& targe
   const std::string alt_reference = xmlEscaped(track.alt_reference);
   for (std::size_t i = 0; i < track.poses.size(); ++i) {
     const TrackPose& p = track.poses[i];
-    const bool has_alt = std::isfinite(p.alt_m);
+    const double height = height_of(kml.heights, i);
     out << "<Placemark><name>"
         << (p.frame >= 0 ? "frame " + std::to_string(p.frame) : "pose " + std::to_string(i))
         << "</name>";
@@ -516,8 +593,8 @@ void writeKml(const Track& track, const fs::path& file, const std::string& targe
     simple("source", poseSourceName(p.source));
     simple("sigma_m", csvNumber(p.sigma_m, 3));
     simple("alt_reference", alt_reference);
-    out << "</SchemaData></ExtendedData>\n<Point><altitudeMode>" << (has_alt ? mode : "clampToGround")
-        << "</altitudeMode><coordinates>" << kmlCoordinates(p, has_alt)
+    out << "</SchemaData></ExtendedData>\n<Point><altitudeMode>" << (std::isfinite(height) ? kml.mode : "clampToGround")
+        << "</altitudeMode><coordinates>" << kmlCoordinates(p, height)
         << "</coordinates></Point></Placemark>\n";
     if (i % 1024 == 0) checkProgress(progress, i, track.poses.size());
   }
@@ -536,7 +613,7 @@ void writeGeoPackage(const Track& track, const fs::path& file, const std::string
   for (std::size_t i = 0; i < track.poses.size(); ++i) {
     OGRFeature f(layer->GetLayerDefn());
     setPoseAttributes(f, track, track.poses[i]);
-    OGRPoint point = pointOf(track.poses[i], false);
+    OGRPoint point = pointOf(track.poses[i]);
     f.SetGeometry(&point);
     writer.addFeature(layer, f);
     if (i % 256 == 0) checkProgress(progress, i, track.poses.size());
@@ -636,6 +713,13 @@ Track readWithOgr(const std::string& path) {
 
   Track track;
   track.name = fs::path(path).stem().string();
+  // A file that does not say what its heights are above: GPX <ele> and KML coordinates
+  // are above mean sea level by those formats' conventions, GeoJSON's z above the ellipsoid.
+  if (f_reference < 0) {
+    const std::string driver = dataset->GetDriver() ? dataset->GetDriver()->GetDescription() : "";
+    const bool from_ele = f_alt >= 0 && std::string(defn->GetFieldDefn(f_alt)->GetNameRef()) == "ele";
+    if (from_ele || driver == "KML" || driver == "LIBKML") track.alt_reference = "msl";
+  }
   std::vector<double> times;  // absolute or relative seconds from the time field, NaN if none
   layer->ResetReading();
   while (std::unique_ptr<OGRFeature> f{layer->GetNextFeature()}) {

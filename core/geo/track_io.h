@@ -4,18 +4,27 @@
 // What each format holds (times are UTC, ISO 8601 with milliseconds; absolute time =
 // Track::start_unix_s + t_s; when the start is unknown no format gets an absolute time,
 // only the relative t_s attribute: GPX points without <time>, KML placemarks without
-// <TimeStamp>, null "time" fields):
+// <TimeStamp>, null "time" fields). Every pose's alt_m attribute is the track's own height
+// and alt_reference says above what ("ellipsoid", "msl", "takeoff", "ground"); heights
+// above the ellipsoid or sea level also go into the coordinates, in each format's datum
+// (converted through the EGM96 geoid, geoid_heights.h, where the track's differs):
 //   geojson  RFC 7946 FeatureCollection: one LineString feature (kind = "track") and one
-//            Point feature per pose (kind = "pose"; [lon, lat(, alt)] and properties frame,
-//            t_s, time, alt_m, yaw_deg, pitch_deg, roll_deg, source, sigma_m).
-//   gpx      GPX 1.1 <trk>/<trkseg>/<trkpt> with <ele> and <time>; the other pose
-//            attributes as <extensions> (ogr: namespace).
-//   kml      a LineString placemark and one time-stamped (<TimeStamp>) point placemark per
-//            pose with the attributes as ExtendedData; altitudes absolute when known.
-//   gpkg     layer "poses" (points, ISO 8601 "time" field + all attributes) and layer
+//            Point feature per pose (kind = "pose"; [lon, lat(, height above the
+//            ellipsoid)] and properties frame, t_s, time, alt_m, yaw_deg, pitch_deg,
+//            roll_deg, source, sigma_m, alt_reference).
+//   gpx      GPX 1.1 <trk>/<trkseg>/<trkpt> with <ele> (above mean sea level) and <time>;
+//            the other pose attributes as <extensions> (ogr: namespace).
+//   kml      a LineString placemark (with absolute times also a gx:Track) and one
+//            time-stamped point placemark per pose with the attributes as ExtendedData;
+//            altitudeMode absolute (above mean sea level) for elevations,
+//            relativeToGround for heights above the take-off point or the ground,
+//            clampToGround for a pose without a height. The line is drawn at heights
+//            interpolated in time across poses that have none.
+//   gpkg     layer "poses" (2D points, ISO 8601 "time" field + all attributes) and layer
 //            "track" (the line), EPSG:4326.
 //   csv      exactly `frame,t_s,lat_deg,lon_deg,alt_m,yaw_deg,pitch_deg,roll_deg,source,sigma_m`,
-//            lat/lon with 9 decimals; unknown values (NaN, frame -1) are empty fields.
+//            lat/lon with 9 decimals; unknown values (NaN, frame -1) are empty fields. The
+//            header is fixed, so a CSV does not state its height reference.
 // Unknown (NaN) values become empty CSV fields / absent attributes. Every write is atomic
 // (temporary sibling + rename): a failed or cancelled export never destroys an existing
 // file. All functions are reentrant: call them from any thread.
@@ -51,7 +60,9 @@ void exportTrack(const Track& track, const std::string& path, TrackFormat format
 // Reads a track written by exportTrack (csv, geojson, gpx, gpkg, kml) or a compatible file
 // from another tool: a CSV with at least t_s, lat_deg and lon_deg columns; GeoJSON /
 // GeoPackage / KML point features with a t_s or time attribute; GPX track points with
-// times. Throws IoError when the file is missing/unreadable and FormatError naming the
+// times. A file that does not state alt_reference is read by its format's convention:
+// GPX <ele> and KML coordinates above mean sea level, anything else above the ellipsoid.
+// Throws IoError when the file is missing/unreadable and FormatError naming the
 // file when it is not a track. Times before 1971-01-01 are taken as relative (start
 // unknown, start_unix_s = NaN).
 Track readTrack(const std::string& path);

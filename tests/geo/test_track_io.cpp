@@ -98,6 +98,7 @@ using Dataset = std::unique_ptr<GDALDataset, GdalCloser>;
 struct OgrPoint {
   double lon, lat;
   double unix_s;  // NaN when the layer has no time field
+  double z;       // the geometry's third coordinate, NaN when 2D
 };
 
 // Reads the point features of `layer_name` (or the first layer) with plain OGR calls.
@@ -113,7 +114,8 @@ std::vector<OgrPoint> readPointsWithOgr(const std::string& path, const char* lay
   for (auto& feature : *layer) {
     const OGRGeometry* g = feature->GetGeometryRef();
     if (g == nullptr || wkbFlatten(g->getGeometryType()) != wkbPoint) continue;
-    OgrPoint p{g->toPoint()->getX(), g->toPoint()->getY(), std::nan("")};
+    const OGRPoint* point = g->toPoint();
+    OgrPoint p{point->getX(), point->getY(), std::nan(""), point->Is3D() ? point->getZ() : std::nan("")};
     const int index = time_field ? feature->GetFieldIndex(time_field) : -1;
     int y, mo, d, h, mi, tz;
     float s;
@@ -195,7 +197,9 @@ class TestTrackIo : public QObject {
     const std::string text = skytrace::readFileBytes(path);
     QVERIFY(text.find("version=\"1.1\"") != std::string::npos);
     QVERIFY(text.find("<trkseg>") != std::string::npos);
-    QVERIFY(text.find("<ele>120.25</ele>") != std::string::npos || text.find("<ele>120.25") != std::string::npos);
+    // <ele> is above sea level: 120.25 m above the ellipsoid less the geoid's 54.52 m there.
+    QVERIFY(text.find("<ele>65.73") != std::string::npos);
+    QVERIFY(text.find("<ogr:alt_m>120.25</ogr:alt_m>") != std::string::npos);
     QVERIFY(text.find("<time>2024-05-01T10:00:00.250Z</time>") != std::string::npos);
   }
 
@@ -326,15 +330,22 @@ class TestTrackIo : public QObject {
     }
   }
 
-  // Every format but CSV states what alt_m is above, and reads it back. Heights above the
-  // take-off point or the ground are not elevations: no GPX <ele>, no GeoJSON z (RFC 7946
-  // z is above the ellipsoid), KML relativeToGround; the heights stay in alt_m.
+  // Every format but CSV states what alt_m is above, and reads it back unchanged. Heights
+  // go into coordinates in each format's own datum: GeoJSON z above the ellipsoid
+  // (RFC 7946), GPX <ele> and KML absolute above mean sea level, converted through EGM96
+  // (N = 54.52 m at the track, from PROJ's egm96_15.gtx as gdaltransform gives it).
+  // Heights above the take-off point or the ground are not elevations: no GPX <ele>, no
+  // GeoJSON z, KML relativeToGround.
   void altitudeReferenceTravelsWithTheTrack() {
+    constexpr double kGeoidAtTrackM = 54.5196;
     QTemporaryDir dir;
     for (const char* reference : {"takeoff", "ground", "msl", "ellipsoid"}) {
       Track track = makeTrack();
       track.alt_reference = reference;
-      const bool elevation = track.alt_reference == "msl" || track.alt_reference == "ellipsoid";
+      const std::string ref = reference;
+      const bool elevation = ref == "msl" || ref == "ellipsoid";
+      const double to_ellipsoid = ref == "msl" ? kGeoidAtTrackM : 0.0;
+      const double to_msl = ref == "ellipsoid" ? -kGeoidAtTrackM : 0.0;
       for (TrackFormat format : {TrackFormat::GeoJson, TrackFormat::Gpx, TrackFormat::GeoPackage, TrackFormat::Kml}) {
         const QByteArray what = QByteArray(reference) + " " + trackFormatName(format);
         const std::string path = (dir.path() + "/" + reference + "." + trackFormatName(format)).toStdString();
@@ -347,12 +358,70 @@ class TestTrackIo : public QObject {
         if (format == TrackFormat::Gpx) QVERIFY2((bytes.find("<ele>") != std::string::npos) == elevation, what);
         if (format == TrackFormat::Kml)
           QVERIFY2((bytes.find("relativeToGround") != std::string::npos) == !elevation, what);
-        if (format == TrackFormat::GeoJson)  // the first pose: 120 m as z, or no z
-          QVERIFY2((bytes.find("-12.676853123, 120.0") != std::string::npos ||
-                    bytes.find("-12.676853123, 120 ]") != std::string::npos) == elevation,
-                   what);
+        if (format == TrackFormat::GeoJson || format == TrackFormat::Kml) {
+          const std::vector<OgrPoint> points =
+              readPointsWithOgr(path, format == TrackFormat::Kml ? "poses" : nullptr, nullptr);
+          QVERIFY2(points.size() == track.poses.size(), what);
+          for (std::size_t i = 0; i < points.size(); ++i) {
+            const double alt = track.poses[i].alt_m;
+            double expected = std::nan("");
+            if (format == TrackFormat::GeoJson && elevation) expected = alt + to_ellipsoid;
+            if (format == TrackFormat::Kml) expected = alt + to_msl;  // absolute or relativeToGround
+            QVERIFY2(sameOrBothUnknown(points[i].z, expected, 0.01),
+                     what + " pose " + QByteArray::number(int(i)) + ": z " + QByteArray::number(points[i].z));
+          }
+        }
       }
     }
+  }
+
+  // A file from another tool that does not say what its heights are above is read by its
+  // format's convention: GPX <ele> and KML coordinates above sea level, GeoJSON z above
+  // the ellipsoid.
+  void foreignHeightsReadByFormatConvention() {
+    QTemporaryDir dir;
+    const QString gpx = dir.path() + "/other.gpx";
+    skytrace::writeFileAtomically(gpx.toStdString(),
+        "<?xml version=\"1.0\"?>\n<gpx version=\"1.1\" creator=\"x\" xmlns=\"http://www.topografix.com/GPX/1/1\">"
+        "<trk><trkseg><trkpt lat=\"47.1\" lon=\"8.5\"><ele>431.5</ele><time>2024-05-01T10:00:00Z</time></trkpt>"
+        "<trkpt lat=\"47.2\" lon=\"8.5\"><ele>432.5</ele><time>2024-05-01T10:00:01Z</time></trkpt></trkseg></trk></gpx>\n");
+    const Track from_gpx = readTrack(gpx.toStdString());
+    QCOMPARE(QString::fromStdString(from_gpx.alt_reference), QString("msl"));
+    QCOMPARE(from_gpx.poses[1].alt_m, 432.5);
+    const QString geojson = dir.path() + "/other.geojson";
+    skytrace::writeFileAtomically(geojson.toStdString(),
+        "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{\"t_s\":0},"
+        "\"geometry\":{\"type\":\"Point\",\"coordinates\":[8.5,47.1,480.25]}}]}\n");
+    const Track from_geojson = readTrack(geojson.toStdString());
+    QCOMPARE(QString::fromStdString(from_geojson.alt_reference), QString("ellipsoid"));
+    QCOMPARE(from_geojson.poses[0].alt_m, 480.25);
+  }
+
+  // A track whose log misses some heights: the poses keep the gap (KML points clamped to
+  // the ground, no z), the line does not drop to the ground: it is drawn at heights
+  // interpolated in time between the known ones.
+  void lineKeepsItsHeightAcrossGaps() {
+    QTemporaryDir dir;
+    Track track = makeTrack();  // pose 5 has no height
+    track.alt_reference = "takeoff";
+    const std::string path = (dir.path() + "/gap.kml").toStdString();
+    exportTrack(track, path, TrackFormat::Kml);
+    const std::string bytes = skytrace::readFileBytes(path);
+    const std::size_t line = bytes.find("<LineString>");
+    QVERIFY(line != std::string::npos);
+    const std::string line_text = bytes.substr(line, bytes.find("</LineString>") - line);
+    QVERIFY(line_text.find("relativeToGround") != std::string::npos);
+    // Pose 4 (121.0 m at 0.401 s) and pose 6 (121.5 m at 0.600 s): pose 5 at 0.501 s.
+    QVERIFY2(line_text.find(",121.251\n") != std::string::npos, line_text.c_str());
+    const std::vector<OgrPoint> points = readPointsWithOgr(path, "poses", nullptr);
+    QVERIFY(std::isnan(points[5].z));
+    QCOMPARE(points[6].z, 121.5);
+    const std::string geojson = (dir.path() + "/gap.geojson").toStdString();
+    track.alt_reference = "ellipsoid";
+    exportTrack(track, geojson, TrackFormat::GeoJson);
+    const std::vector<OgrPoint> geojson_points = readPointsWithOgr(geojson, nullptr, nullptr);
+    QVERIFY(std::isnan(geojson_points[5].z));
+    QCOMPARE(geojson_points[6].z, 121.5);
   }
 
   // A cancelled export (a failure in the middle of writing) keeps the existing file and

@@ -41,7 +41,7 @@ TelemetrySeries readGpxTelemetry(const std::string& path, const TelemetryReadOpt
   TelemetrySeries series;
   series.format = "gpx";
   series.source_path = path;
-  series.abs_alt_reference = "msl";  // GPX <ele>: WGS84 geoid height per the schema's intent
+  series.abs_alt_reference = "msl";  // GPX <ele>: above mean sea level (the geoid), as GPS units write it
   detail::WarningSink warnings(series.warnings);
   OGRLayerH layer = nullptr;
   for (const char* name : {"track_points", "route_points", "waypoints"}) {
@@ -57,7 +57,9 @@ TelemetrySeries readGpxTelemetry(const std::string& path, const TelemetryReadOpt
   OGRFeatureDefnH definition = OGR_L_GetLayerDefn(layer);
   const int ele_field = OGR_FD_GetFieldIndex(definition, "ele");
   // Skytrace's own GPX tracks state what their heights are above (extensions alt_m and
-  // alt_reference): heights above the take-off point or the ground are not in <ele>.
+  // alt_reference); their <ele> is above mean sea level (converted from ellipsoid heights
+  // through the EGM96 geoid), and heights above the take-off point or the ground are not
+  // in <ele> at all.
   const int alt_field = OGR_FD_GetFieldIndex(definition, "ogr_alt_m");
   const int reference_field = OGR_FD_GetFieldIndex(definition, "ogr_alt_reference");
   const int time_field = OGR_FD_GetFieldIndex(definition, "time");
@@ -83,7 +85,6 @@ TelemetrySeries readGpxTelemetry(const std::string& path, const TelemetryReadOpt
       s.alt_abs_m = OGR_F_GetFieldAsDouble(feature.get(), ele_field);
     if (reference_field >= 0 && OGR_F_IsFieldSetAndNotNull(feature.get(), reference_field)) {
       const std::string reference = OGR_F_GetFieldAsString(feature.get(), reference_field);
-      if (reference == "ellipsoid") series.abs_alt_reference = "ellipsoid";
       if ((reference == "takeoff" || reference == "ground") && alt_field >= 0 &&
           OGR_F_IsFieldSetAndNotNull(feature.get(), alt_field))
         s.alt_rel_m = OGR_F_GetFieldAsDouble(feature.get(), alt_field);
