@@ -582,7 +582,7 @@ bool MainWindow::openVideo(const QString& path) {
     video_dock_->show();
     addRecentFile(path, kVideoKind);
     const geo::Track& primary = results_model_->results().primaryTrack();
-    time_model_->setTimeline(info.frame_count, info.fps, primary.start_unix_s);
+    time_model_->setTimeline(info.frame_count, info.fps, primary.start_unix_s, info.frame_times_s);
     placeLog();  // the video's recording time may place the log
     scheduleSync(true, false);  // requests frame 0
     statusBar()->showMessage(tr("Video %1: %2 frames, %3 fps, %4 x %5 px")
@@ -662,9 +662,7 @@ void MainWindow::placeLog() {
   // A log with UTC dates the timeline when the results do not.
   if (frame_loader_->isOpen() && std::isfinite(track.start_unix_s) &&
       !std::isfinite(results_model_->results().primaryTrack().start_unix_s)) {
-    const int frame = time_model_->currentFrame();
-    time_model_->setTimeline(video_frame_count_, time_model_->fps(), track.start_unix_s);
-    time_model_->setCurrentFrame(frame);
+    time_model_->setStartUnixS(track.start_unix_s);
   }
   showLogPositionAtCurrentTime();
 }
@@ -811,9 +809,7 @@ void MainWindow::ensureTimeline() {
   if (frame_loader_->isOpen()) {
     // The video defines the timeline; the results add the log's start time.
     if (std::isfinite(track.start_unix_s) && !std::isfinite(time_model_->startUnixS())) {
-      const int frame = time_model_->currentFrame();
-      time_model_->setTimeline(video_frame_count_, time_model_->fps(), track.start_unix_s);
-      time_model_->setCurrentFrame(frame);
+      time_model_->setStartUnixS(track.start_unix_s);
     }
     return;
   }

@@ -19,11 +19,13 @@ TimeModel::TimeModel(QObject* parent) : QObject(parent) {
   connect(&timer_, &QTimer::timeout, this, &TimeModel::tick);
 }
 
-void TimeModel::setTimeline(int frame_count, double fps, double start_unix_s) {
+void TimeModel::setTimeline(int frame_count, double fps, double start_unix_s,
+                            std::vector<double> frame_times_s) {
   pause();
   frame_count_ = std::max(0, frame_count);
   fps_ = fps > 0.0 && std::isfinite(fps) ? fps : 30.0;
   start_unix_s_ = start_unix_s;
+  frame_times_s_ = std::move(frame_times_s);
   frame_ = 0;
   Q_EMIT timelineChanged();
   Q_EMIT currentFrameChanged(frame_, currentTimeS());
@@ -36,9 +38,34 @@ void TimeModel::setFrameCount(int frame_count) {
   if (frame_ >= frame_count_ && frame_count_ > 0) setCurrentFrame(frame_count_ - 1);
 }
 
+void TimeModel::setStartUnixS(double start_unix_s) {
+  start_unix_s_ = start_unix_s;
+  Q_EMIT timelineChanged();
+  Q_EMIT currentFrameChanged(frame_, currentTimeS());
+}
+
+double TimeModel::timeOfFrame(int frame) const {
+  const int known = static_cast<int>(frame_times_s_.size());
+  if (known == 0 || frame < 0) return frame / fps_;
+  if (frame < known) return frame_times_s_[static_cast<std::size_t>(frame)];
+  return frame_times_s_.back() + (frame - (known - 1)) / fps_;
+}
+
 int TimeModel::frameAtTime(double t_s) const {
   if (frame_count_ <= 0 || !std::isfinite(t_s)) return 0;
-  return std::clamp(static_cast<int>(std::lround(t_s * fps_)), 0, frame_count_ - 1);
+  const int known = std::min(static_cast<int>(frame_times_s_.size()), frame_count_);
+  if (known == 0 || t_s > frame_times_s_[static_cast<std::size_t>(known - 1)]) {
+    const double from_t = known > 0 ? frame_times_s_[static_cast<std::size_t>(known - 1)] : 0.0;
+    const int from_frame = known > 0 ? known - 1 : 0;
+    return std::clamp(from_frame + static_cast<int>(std::lround((t_s - from_t) * fps_)), 0, frame_count_ - 1);
+  }
+  // The nearest of the timed frames.
+  const auto end = frame_times_s_.begin() + known;
+  const auto after = std::lower_bound(frame_times_s_.begin(), end, t_s);
+  if (after == frame_times_s_.begin()) return 0;
+  const auto before = after - 1;
+  const auto nearest = (after == end || t_s - *before <= *after - t_s) ? before : after;
+  return static_cast<int>(nearest - frame_times_s_.begin());
 }
 
 void TimeModel::setCurrentFrame(int frame) {

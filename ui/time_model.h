@@ -1,8 +1,10 @@
 // TimeModel: the one current time every view follows (video frame, map position, plot
 // cursors), and the playback clock that moves it.
 //
-// Time is the video timeline: frame i at t_s = i / fps (seconds from the first frame);
-// the flight log's absolute time is start_unix_s + t_s when the start is known. Playback
+// Time is the video timeline: frame i at t_s = i / fps (seconds from the first frame), or
+// at its own time when the frames come with one (a folder of photos timed by their
+// capture times); the flight log's absolute time is start_unix_s + t_s when the start is
+// known. Playback
 // advances by wall-clock elapsed x speed, in ticks of 40 ms, so however fast it plays
 // the views get at most 25 time changes per second (frames in between are skipped, as a
 // player does). Changing the time to the frame it already shows emits nothing.
@@ -14,6 +16,7 @@
 #include <QTimer>
 
 #include <limits>
+#include <vector>
 
 namespace skytrace::ui {
 
@@ -24,19 +27,23 @@ class TimeModel : public QObject {
   explicit TimeModel(QObject* parent = nullptr);
 
   // The timeline: frame_count frames at fps (> 0); resets the current frame to 0 and
-  // stops playback. start_unix_s: UTC of frame 0, NaN when unknown.
+  // stops playback. start_unix_s: UTC of frame 0, NaN when unknown. frame_times_s, when
+  // not empty: frame i's time (increasing, from 0); frames beyond it follow at fps.
   void setTimeline(int frame_count, double fps,
-                   double start_unix_s = std::numeric_limits<double>::quiet_NaN());
+                   double start_unix_s = std::numeric_limits<double>::quiet_NaN(),
+                   std::vector<double> frame_times_s = {});
+  // Dates the timeline (UTC of frame 0, NaN when unknown); keeps the frame and playback.
+  void setStartUnixS(double start_unix_s);
   // The timeline grows while a flight is processed (live): keeps the current frame.
   void setFrameCount(int frame_count);
   int frameCount() const { return frame_count_; }
   double fps() const { return fps_; }
-  double durationS() const { return frame_count_ > 0 ? (frame_count_ - 1) / fps_ : 0.0; }
+  double durationS() const { return frame_count_ > 0 ? timeOfFrame(frame_count_ - 1) : 0.0; }
   double startUnixS() const { return start_unix_s_; }
 
   int currentFrame() const { return frame_; }
   double currentTimeS() const { return timeOfFrame(frame_); }
-  double timeOfFrame(int frame) const { return frame / fps_; }
+  double timeOfFrame(int frame) const;
   // Nearest frame to t_s, clamped to the timeline.
   int frameAtTime(double t_s) const;
 
@@ -71,6 +78,7 @@ class TimeModel : public QObject {
 
   int frame_count_ = 0;
   double fps_ = 30.0;
+  std::vector<double> frame_times_s_;  // empty: frame i at i / fps_
   double start_unix_s_ = std::numeric_limits<double>::quiet_NaN();
   int frame_ = 0;
   double speed_ = 1.0;

@@ -37,12 +37,20 @@ QString describeVideo(const QString& path) {
   } else {
     lines << QStringLiteral("frames: %1").arg(info.frame_count);
   }
-  lines << QStringLiteral("fps: %1%2")
-               .arg(info.fps, 0, 'f', 3)
-               .arg(info.kind == io::VideoSourceKind::ImageSequence
-                        ? QStringLiteral(" (folders store none; default)")
-                        : QString());
-  lines << QStringLiteral("duration: %1 s").arg(info.duration_s(), 0, 'f', 3);
+  if (!info.frame_times_s.empty()) {
+    // Photos at their own times: the rate is the mean over the flight.
+    lines << QStringLiteral("fps: %1 (mean of the photos' capture times)").arg(info.fps, 0, 'f', 3);
+    lines << QStringLiteral("frame times: EXIF capture times, %1 s from the first photo to the last")
+                 .arg(info.frame_times_s.back(), 0, 'f', 3);
+    lines << QStringLiteral("duration: %1 s").arg(info.frame_times_s.back(), 0, 'f', 3);
+  } else {
+    lines << QStringLiteral("fps: %1%2")
+                 .arg(info.fps, 0, 'f', 3)
+                 .arg(info.kind == io::VideoSourceKind::ImageSequence
+                          ? QStringLiteral(" (the photos do not all state when they were taken; default)")
+                          : QString());
+    lines << QStringLiteral("duration: %1 s").arg(info.duration_s(), 0, 'f', 3);
+  }
   lines << QStringLiteral("size: %1 x %2 px").arg(info.width_px).arg(info.height_px);
   if (std::isfinite(info.creation_unix_s)) {
     const QString origin = info.kind == io::VideoSourceKind::ImageSequence

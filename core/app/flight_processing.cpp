@@ -459,6 +459,7 @@ FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observ
   run.camera_source = camera_source;
   run.video_start_unix_s = result.track.start_unix_s;
   run.video_start_source = video_start_source;
+  run.video_frame_timing = info.frame_timing;
   const engine::DevicePlacement& placement = choice.placement;
   run.device = devicesText(choice);
   run.feature_model = nav::visualOdometryModelName(used);

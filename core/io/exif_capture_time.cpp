@@ -55,47 +55,61 @@ std::optional<double> exifGpsUnixSeconds(std::string_view gps_date_stamp, std::s
   return civilSeconds(date[0], date[1], date[2], time[0], time[1], time[2]);
 }
 
+std::optional<double> exifCameraClockSeconds(std::string_view date_time_original, std::string_view sub_sec_time) {
+  const std::vector<double> local = numbersIn(date_time_original);
+  if (local.size() != 6) return std::nullopt;
+  const std::optional<double> t = civilSeconds(local[0], local[1], local[2], local[3], local[4], local[5]);
+  if (!t) return std::nullopt;
+  // SubSecTime holds the digits after the decimal point ("25" = 0.25 s); some cameras pad
+  // it with spaces.
+  double fraction = 0.0;
+  double scale = 0.1;
+  for (std::size_t i = 0; i < sub_sec_time.size(); ++i) {
+    const char c = sub_sec_time[i];
+    if (c == ' ' && sub_sec_time.find_first_not_of(' ', i) == std::string_view::npos) break;
+    if (!detail::isDigit(c)) return std::nullopt;
+    fraction += (c - '0') * scale;
+    scale *= 0.1;
+  }
+  return *t + fraction;
+}
+
 std::optional<double> exifOffsetUnixSeconds(std::string_view date_time_original, std::string_view offset_time,
                                             std::string_view sub_sec_time) {
-  const std::vector<double> local = numbersIn(date_time_original);
-  if (local.size() != 6 || offset_time.size() != 6 || (offset_time[0] != '+' && offset_time[0] != '-') ||
-      offset_time[3] != ':')
+  if (offset_time.size() != 6 || (offset_time[0] != '+' && offset_time[0] != '-') || offset_time[3] != ':')
     return std::nullopt;
   const std::vector<double> offset = numbersIn(offset_time.substr(1));
   if (offset.size() != 2 || !wholeIn(offset[0], 0, 14) || !wholeIn(offset[1], 0, 59)) return std::nullopt;
-  std::optional<double> t = civilSeconds(local[0], local[1], local[2], local[3], local[4], local[5]);
-  if (!t) return std::nullopt;
-  // SubSecTime holds the digits after the decimal point ("25" = 0.25 s).
-  double fraction = 0.0;
-  if (!sub_sec_time.empty()) {
-    double scale = 0.1;
-    for (char c : sub_sec_time) {
-      if (!detail::isDigit(c)) return std::nullopt;
-      fraction += (c - '0') * scale;
-      scale *= 0.1;
-    }
-  }
+  const std::optional<double> local = exifCameraClockSeconds(date_time_original, sub_sec_time);
+  if (!local) return std::nullopt;
   const double zone_s = (offset_time[0] == '-' ? -1.0 : 1.0) * (offset[0] * 3600.0 + offset[1] * 60.0);
-  return *t + fraction - zone_s;  // local = UTC + zone
+  return *local - zone_s;  // local = UTC + zone
 }
 
-std::optional<ExifCaptureTime> readExifCaptureTime(const std::string& image_path) {
+ExifTimes readExifTimes(const std::string& image_path) {
   static std::once_flag registered;
   std::call_once(registered, [] { GDALAllRegister(); });
   std::unique_ptr<GDALDataset> ds(
       GDALDataset::FromHandle(GDALOpenEx(image_path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY, nullptr, nullptr,
                                          nullptr)));
-  if (!ds) return std::nullopt;
+  ExifTimes times;
+  if (!ds) return times;
   auto tag = [&](const char* name) -> std::string_view {
     const char* value = ds->GetMetadataItem(name);
     return value ? std::string_view(value) : std::string_view();
   };
-  if (const auto gps = exifGpsUnixSeconds(tag("EXIF_GPSDateStamp"), tag("EXIF_GPSTimeStamp")))
-    return ExifCaptureTime{*gps, "exif gps time"};
-  if (const auto local = exifOffsetUnixSeconds(tag("EXIF_DateTimeOriginal"), tag("EXIF_OffsetTimeOriginal"),
-                                               tag("EXIF_SubSecTimeOriginal")))
-    return ExifCaptureTime{*local, "exif local time with offset"};
-  return std::nullopt;
+  if (const auto gps = exifGpsUnixSeconds(tag("EXIF_GPSDateStamp"), tag("EXIF_GPSTimeStamp"))) {
+    times.utc = ExifCaptureTime{*gps, "exif gps time"};
+  } else if (const auto local = exifOffsetUnixSeconds(tag("EXIF_DateTimeOriginal"), tag("EXIF_OffsetTimeOriginal"),
+                                                      tag("EXIF_SubSecTimeOriginal"))) {
+    times.utc = ExifCaptureTime{*local, "exif local time with offset"};
+  }
+  times.camera_clock_s = exifCameraClockSeconds(tag("EXIF_DateTimeOriginal"), tag("EXIF_SubSecTimeOriginal"));
+  return times;
+}
+
+std::optional<ExifCaptureTime> readExifCaptureTime(const std::string& image_path) {
+  return readExifTimes(image_path).utc;
 }
 
 }  // namespace skytrace::io

@@ -1,6 +1,7 @@
 #include "core/io/image_sequence_source.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cctype>
 #include <filesystem>
 #include <set>
@@ -23,6 +24,13 @@ std::string lower(std::string text) {
 bool isSequenceImage(const std::filesystem::path& path) {
   static const std::set<std::string> kExtensions = {".jpg", ".jpeg", ".png", ".tif", ".tiff"};
   return kExtensions.count(lower(path.extension().string())) > 0;
+}
+
+// "10", "2.5": a frame rate without trailing zeros.
+std::string formatRate(double fps) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", fps);
+  return text;
 }
 
 std::string normalisedExtension(const std::string& path) {
@@ -107,7 +115,6 @@ ImageSequenceSource::ImageSequenceSource(const std::string& folder,
   info_.codec_fourcc = extensions.size() == 1 ? *extensions.begin() : std::string("mixed");
   info_.container = "image sequence (" + info_.codec_fourcc + ")";
   info_.frame_count = static_cast<int>(files_.size());
-  info_.fps = options.image_sequence_fps;
   // The frame size is the first readable image's; unreadable ones before it are reported.
   for (size_t i = 0; i < files_.size() && info_.width_px == 0; ++i) {
     const cv::Mat image = readImage(files_[i]);
@@ -122,10 +129,47 @@ ImageSequenceSource::ImageSequenceSource(const std::string& folder,
   if (info_.width_px == 0)
     throw FormatError(folder + ": none of its " + std::to_string(files_.size()) +
                       " images could be read, not a usable image sequence");
-  // The first photo's EXIF time dates the sequence when it states UTC.
-  if (const std::optional<ExifCaptureTime> taken = readExifCaptureTime(files_.front())) {
-    info_.creation_unix_s = taken->unix_s;
-    info_.creation_source = taken->source;
+  timeFromCaptureTimes(options);
+}
+
+// The photos' own times: a mapping camera shoots every few seconds, not at a frame rate,
+// and a log can only be aligned with the photos on their real time base. The first
+// photo's EXIF time dates the sequence when it states UTC.
+void ImageSequenceSource::timeFromCaptureTimes(const VideoSourceOptions& options) {
+  std::vector<double> clock_s;
+  clock_s.reserve(files_.size());
+  std::string untimed;  // why the photos' own times are not used
+  bool any_clock = false;
+  for (std::size_t i = 0; i < files_.size(); ++i) {
+    const ExifTimes times = readExifTimes(files_[i]);
+    if (i == 0 && times.utc) {
+      info_.creation_unix_s = times.utc->unix_s;
+      info_.creation_source = times.utc->source;
+    }
+    any_clock = any_clock || times.camera_clock_s.has_value();
+    if (!untimed.empty()) continue;
+    if (!times.camera_clock_s) {
+      untimed = "frame " + std::to_string(i) + " (" + files_[i] + ") states no EXIF DateTimeOriginal";
+    } else if (!clock_s.empty() && *times.camera_clock_s <= clock_s.back()) {
+      untimed = "frame " + std::to_string(i) + " (" + files_[i] + ") was taken " +
+                (*times.camera_clock_s == clock_s.back() ? "in the same instant as" : "before") +
+                " the frame before it by their EXIF times";
+    } else {
+      clock_s.push_back(*times.camera_clock_s);
+    }
+  }
+  if (untimed.empty() && clock_s.size() >= 2) {
+    info_.frame_times_s.reserve(clock_s.size());
+    for (double t : clock_s) info_.frame_times_s.push_back(t - clock_s.front());
+    info_.fps = double(clock_s.size() - 1) / info_.frame_times_s.back();
+    info_.frame_timing = "exif capture times";
+    return;
+  }
+  info_.fps = options.image_sequence_fps;
+  info_.frame_timing = "nominal frame rate";
+  if (!untimed.empty() && any_clock) {
+    addWarning(-1, "photos timed at the nominal " + formatRate(info_.fps) + " frames/s, not by their capture times: " +
+                       untimed);
   }
 }
 

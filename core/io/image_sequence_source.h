@@ -1,8 +1,11 @@
 // VideoSource over a folder of images (jpg/jpeg/png/tif/tiff, case-insensitive), in
-// natural order ("frame_2.png" before "frame_10.png"). The folder stores no frame rate:
-// VideoSourceOptions::image_sequence_fps gives it (t_s = index / fps). An unreadable
-// image, or one whose size differs from the first readable one, is skipped and reported.
-// The first photo's EXIF time, when it states UTC, is the sequence's creation time.
+// natural order ("frame_2.png" before "frame_10.png"). Frames are timed by the photos'
+// EXIF capture times (DateTimeOriginal + SubSecTimeOriginal, t_s from the first photo)
+// when every photo has one and they increase in file order; otherwise at
+// VideoSourceOptions::image_sequence_fps (t_s = index / fps), with a warning when some
+// photos had times. An unreadable image, or one whose size differs from the first
+// readable one, is skipped and reported. The first photo's EXIF time, when it states
+// UTC, is the sequence's creation time. Opening reads every photo's EXIF (about 1 ms each).
 // Internal to core/io: use openVideoSource() from video_source.h. Thread: one at a time.
 #pragma once
 
@@ -26,6 +29,8 @@ class ImageSequenceSource final : public VideoSource {
   const std::vector<std::string>& files() const { return files_; }
 
  private:
+  void timeFromCaptureTimes(const VideoSourceOptions& options);
+
   std::vector<std::string> files_;
   int next_index_ = 0;
 };

@@ -88,6 +88,7 @@ VideoFileSource::VideoFileSource(const std::string& path, const VideoSourceOptio
   if (fs::file_size(path, ec) == 0) throw FormatError(path + ": is empty, not a readable video");
 
   openCapture();
+  info_.frame_timing = "container timestamps";
   info_.container = containerName(path);
   info_.codec_fourcc = fourccString(capture_.get(cv::CAP_PROP_FOURCC));
   info_.creation_unix_s = readMp4CreationUnixSeconds(path).value_or(std::numeric_limits<double>::quiet_NaN());

@@ -9,6 +9,11 @@
 
 namespace skytrace::io {
 
+double VideoInfo::frameTimeS(int index) const {
+  if (index >= 0 && static_cast<std::size_t>(index) < frame_times_s.size()) return frame_times_s[index];
+  return fps > 0.0 ? index / fps : 0.0;
+}
+
 void VideoSourceOptions::check() const {
   checkArgument(image_sequence_fps > 0.0 && image_sequence_fps <= 1000.0,
                 "image sequence fps must be in (0, 1000], got " +

@@ -34,7 +34,8 @@ struct VideoInfo {
   int frame_count = 0;       // the container's count (FFmpeg estimates it from the
                              // duration when the container stores none; it grows, with a
                              // warning, if reading finds more); exact for folders
-  double fps = 0.0;          // nominal frames per second (> 0)
+  double fps = 0.0;          // nominal frames per second (> 0); for a folder timed by its
+                             // photos, the mean rate over the flight
   int width_px = 0;
   int height_px = 0;
   // When the recording started (frame 0), as UTC Unix seconds: an MP4 / QuickTime
@@ -44,7 +45,16 @@ struct VideoInfo {
   // Where creation_unix_s came from: "mp4 movie header", "exif gps time", "exif local time
   // with offset"; empty when NaN.
   std::string creation_source;
+  // Image folders whose photos all say when they were taken (EXIF DateTimeOriginal with
+  // SubSecTimeOriginal, on the camera's clock) in increasing file order: frame i's time,
+  // seconds from frame 0. Empty otherwise: frame i is at i / fps.
+  std::vector<double> frame_times_s;
+  // How frames are timed: "container timestamps" (video files), "exif capture times" or
+  // "nominal frame rate" (image folders).
+  std::string frame_timing;
   double duration_s() const { return fps > 0.0 ? frame_count / fps : 0.0; }
+  // Frame `index`'s time before it is decoded: frame_times_s when known, else index / fps.
+  double frameTimeS(int index) const;
 };
 
 // One decoded frame: BGR 8-bit, width_px x height_px.
@@ -61,7 +71,8 @@ struct VideoWarning {
 };
 
 struct VideoSourceOptions {
-  // Frame rate given to image-sequence folders (they store none). Must be > 0.
+  // Frame rate given to image-sequence folders whose photos do not all state when they
+  // were taken (VideoInfo::frame_times_s). Must be > 0.
   double image_sequence_fps = 10.0;
   // How many consecutive undecodable frames a file may have before reading gives up
   // and treats the rest of the stream as ended (with a warning).
@@ -91,9 +102,9 @@ class VideoSource {
   // Index the next read() will try to decode.
   virtual int position() const = 0;
 
-  // Nominal timestamp of a frame, index / fps (before it is decoded; read() reports the
-  // container's time for the frame itself).
-  double nominalTimestampS(int index) const { return info_.fps > 0 ? index / info_.fps : 0.0; }
+  // Timestamp of a frame before it is decoded (VideoInfo::frameTimeS); read() reports
+  // the container's time for the frame itself.
+  double nominalTimestampS(int index) const { return info_.frameTimeS(index); }
 
   // Non-fatal problems met so far, in the order they happened.
   const std::vector<VideoWarning>& warnings() const { return warnings_; }

@@ -74,6 +74,8 @@ nlohmann::json navigationReportJson(const NavigationResult& result, const RunDes
                        std::isfinite(run.video_start_unix_s) ? json(run.video_start_unix_s) : json(nullptr)},
                       {"video_start_source",
                        run.video_start_source.empty() ? json(nullptr) : json(run.video_start_source)},
+                      {"video_frame_timing",
+                       run.video_frame_timing.empty() ? json(nullptr) : json(run.video_frame_timing)},
                       {"camera", run.camera_source}};
   report["device"] = run.device;
   report["feature_model"] = run.feature_model;

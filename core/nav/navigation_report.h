@@ -46,6 +46,9 @@ struct RunDescription {
   // offset" (VideoInfo::creation_source); empty when unknown.
   double video_start_unix_s = std::numeric_limits<double>::quiet_NaN();
   std::string video_start_source;
+  // How the frames were timed (VideoInfo::frame_timing): "container timestamps", "exif
+  // capture times" or "nominal frame rate".
+  std::string video_frame_timing;
   std::string camera_source;   // file path, "hfov", "telemetry", "default"
   std::string device = "cpu";
   std::string feature_model;

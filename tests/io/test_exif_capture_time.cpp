@@ -38,6 +38,16 @@ class TestExifCaptureTime : public QObject {
     QVERIFY(!exifOffsetUnixSeconds("2015:06:02 16:46:23", "+01:00", "2x"));
   }
 
+  // DateTimeOriginal on the camera's clock: the zone is unknown, the intervals are right.
+  void cameraClockKeepsIntervals() {
+    QCOMPARE(exifCameraClockSeconds("2015:06:02 16:46:23").value_or(NAN), 1433263583.0);
+    QCOMPARE(exifCameraClockSeconds("2015:06:02 16:46:23", "25").value_or(NAN), 1433263583.25);
+    QCOMPARE(exifCameraClockSeconds("2015:06:02 16:46:23", "5  ").value_or(NAN), 1433263583.5);
+    QVERIFY(!exifCameraClockSeconds("2015:06:02"));
+    QVERIFY(!exifCameraClockSeconds("    :  :     :  :  "));
+    QVERIFY(!exifCameraClockSeconds("2015:06:02 16:46:23", "2 5"));
+  }
+
   void realPhotos() {
     SKYTRACE_REQUIRE_SHARED();
     const auto lewis =
@@ -52,6 +62,46 @@ class TestExifCaptureTime : public QObject {
     const auto folder = openVideoSource(test::sharedPath("data/real_sequences/lewis_2015/images").toStdString());
     QCOMPARE(folder->info().creation_unix_s, 1433281583.0);
     QCOMPARE(QString::fromStdString(folder->info().creation_source), QStringLiteral("exif gps time"));
+  }
+
+  // A folder of photos is timed by when each was taken: lewis_2015's 55 photos span
+  // 1,373 s with gaps (img_4074 at 16:46:23, img_4078 at 16:46:43, gps.csv), not 5.4 s at
+  // the nominal 10 frames/s.
+  void photosAreTimedByTheirCaptureTimes() {
+    SKYTRACE_REQUIRE_SHARED();
+    const auto folder = openVideoSource(test::sharedPath("data/real_sequences/lewis_2015/images").toStdString());
+    const VideoInfo& info = folder->info();
+    QCOMPARE(QString::fromStdString(info.frame_timing), QStringLiteral("exif capture times"));
+    QCOMPARE(info.frame_times_s.size(), std::size_t(55));
+    QCOMPARE(info.frame_times_s[1], 20.0);
+    QCOMPARE(info.frame_times_s.back(), 1373.0);
+    QVERIFY(std::abs(info.fps - 54.0 / 1373.0) < 1e-9);
+    folder->seek(1);
+    VideoFrame frame;
+    QVERIFY(folder->read(&frame));
+    QCOMPARE(frame.index, 1);
+    QCOMPARE(frame.t_s, 20.0);
+    QVERIFY(folder->warnings().empty());
+  }
+
+  // Photos whose times do not increase in file order cannot time the frames: the nominal
+  // rate does, and a warning names the photo.
+  void photosOutOfOrderFallBackToTheNominalRate() {
+    SKYTRACE_REQUIRE_SHARED();
+    QTemporaryDir dir;
+    const QString images = test::sharedPath("data/real_sequences/lewis_2015/images/");
+    QVERIFY(QFile::link(images + "img_4078.jpg", dir.filePath("shot_1.jpg")));  // 16:46:43
+    QVERIFY(QFile::link(images + "img_4074.jpg", dir.filePath("shot_2.jpg")));  // 16:46:23
+    QVERIFY(QFile::link(images + "img_4080.jpg", dir.filePath("shot_3.jpg")));
+    const auto folder = openVideoSource(dir.path().toStdString());
+    QCOMPARE(QString::fromStdString(folder->info().frame_timing), QStringLiteral("nominal frame rate"));
+    QVERIFY(folder->info().frame_times_s.empty());
+    QCOMPARE(folder->info().fps, 10.0);
+    QCOMPARE(folder->info().frameTimeS(2), 0.2);
+    QCOMPARE(folder->warnings().size(), std::size_t(1));
+    const QString warning = QString::fromStdString(folder->warnings().front().message);
+    QVERIFY2(warning.contains("frame 1") && warning.contains("shot_2.jpg") && warning.contains("before"),
+             qPrintable(warning));
   }
 };
 

@@ -319,7 +319,9 @@ class TestVideoSource : public QObject {
     QCOMPARE(source->info().kind, VideoSourceKind::ImageSequence);
     QCOMPARE(source->info().frame_count, 12);
     QCOMPARE(source->info().codec_fourcc, std::string("png"));
-    QCOMPARE(source->info().fps, 5.0);
+    QCOMPARE(source->info().fps, 5.0);  // PNGs state no capture time: the nominal rate
+    QCOMPARE(source->info().frame_timing, std::string("nominal frame rate"));
+    QVERIFY(source->warnings().empty());
     VideoFrame frame;
     int count = 0;
     while (source->read(&frame)) {

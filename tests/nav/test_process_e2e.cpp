@@ -287,6 +287,31 @@ class TestProcessE2e : public QObject {
     QVERIFY2(gpx.readAll().contains("<time>2024-06-01T11:00:01"), "track.gpx is not dated by the recording time");
   }
 
+  // A folder of photos is processed on the photos' own times: Brighton's DJI photos were
+  // taken 7 s apart (DateTimeOriginal 16:33:49, 16:33:56, 16:34:03), not 0.1 s.
+  void photoFolderRunsOnCaptureTimes() {
+    const QString photos = dir_.filePath("brighton_photos");
+    QVERIFY(QDir().mkpath(photos));
+    for (const char* name : {"DJI_0033.JPG", "DJI_0034.JPG", "DJI_0035.JPG"})
+      QVERIFY(QFile::link(test::sharedPath(QStringLiteral("data/brighton_beach/images/") + name),
+                          photos + "/" + name));
+    const QString out = dir_.filePath("brighton_out");
+    QString log;
+    QVERIFY2(runCli({"process", "--video", photos, "--basemap",
+                     test::sharedPath("data/brighton_beach/odm_reference/nodeodm_test_odm_orthophoto.tif"),
+                     "--model", "orb", "--out", out},
+                    &log) == 0,
+             qPrintable(log));
+    const nlohmann::json inputs = readJson(out + "/report.json")["inputs"];
+    QCOMPARE(inputs["video_frame_timing"].get<std::string>(), std::string("exif capture times"));
+    QFile csv(out + "/track.csv");
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QStringList rows = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(rows.size(), 4);  // header + 3 photos
+    QCOMPARE(rows[2].section(',', 0, 1), QStringLiteral("1,7.000000"));
+    QCOMPARE(rows[3].section(',', 0, 1), QStringLiteral("2,14.000000"));
+  }
+
   void interruptKeepsPartialResults() {
     const QString out = dir_.filePath("interrupted");
     QProcess process;

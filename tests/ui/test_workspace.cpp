@@ -545,6 +545,30 @@ class TestWorkspace : public QObject {
     QVERIFY(!ui::parseTimeText("abc", &t_s));
   }
 
+  // Photos timed by their capture times (0, 20, 30, 90 s): the timeline shows each
+  // photo's own time, a time jumps to the nearest photo, and dating the timeline keeps the
+  // photo shown.
+  void photoTimelineFollowsCaptureTimes() {
+    ui::TimeModel model;
+    ui::TimelineWidget timeline(&model);
+    model.setTimeline(4, 3.0 / 90.0, std::nan(""), {0.0, 20.0, 30.0, 90.0});
+    QCOMPARE(model.durationS(), 90.0);
+    model.setCurrentFrame(2);
+    QCOMPARE(model.currentTimeS(), 30.0);
+    QCOMPARE(timeline.timeLabel()->text(), QString("t = 30.000 s"));
+    QCOMPARE(model.frameAtTime(24.0), 1);
+    QCOMPARE(model.frameAtTime(26.0), 2);
+    QCOMPARE(model.frameAtTime(70.0), 3);
+    QCOMPARE(model.frameAtTime(-5.0), 0);
+    QCOMPARE(model.frameAtTime(500.0), 3);
+    timeline.timeEdit()->setText("0:21");
+    QMetaObject::invokeMethod(timeline.timeEdit(), "editingFinished");
+    QCOMPARE(model.currentFrame(), 1);
+    model.setStartUnixS(1717236000.0);
+    QCOMPARE(model.currentFrame(), 1);
+    QCOMPARE(timeline.timeLabel()->text(), QString("2024-06-01 10:00:20.000 UTC"));
+  }
+
   // One-off work (a 500 ms frame among 2 ms ones) does not flatten the typical frame:
   // the axis ends at three times the frame p99 and the readout names what runs past it.
   void latencyAxisKeepsTheTypicalFrameReadable() {
