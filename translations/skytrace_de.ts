@@ -730,6 +730,14 @@
         <source>frame-parallel</source>
         <translation>bildparallel</translation>
     </message>
+    <message>
+        <source>%1 holds %2 of the %3 frames its container announces: %4</source>
+        <translation>%1 enthält %2 der %3 Bilder, die sein Container ankündigt: %4</translation>
+    </message>
+    <message>
+        <source>%1 - frame %2 of %3 (the file is cut short: its container announces %5), t = %4 s</source>
+        <translation>%1 - Bild %2 von %3 (die Datei ist abgeschnitten: ihr Container kündigt %5 an), t = %4 s</translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>

@@ -730,6 +730,14 @@
         <source>Open a flight log (DJI SRT, PX4 ULog, ArduPilot .bin, MAVLink .tlog, GPX, CSV) and show its GNSS track on the map</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>%1 holds %2 of the %3 frames its container announces: %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 - frame %2 of %3 (the file is cut short: its container announces %5), t = %4 s</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>

@@ -14,10 +14,37 @@ class FrameDecoder : public QObject {
   FrameDecoder(std::shared_ptr<std::atomic<int>> latest, std::atomic<int>* decoded)
       : latest_(std::move(latest)), decoded_(decoded) {}
 
-  void setSource(std::shared_ptr<io::VideoSource> source) { source_ = std::move(source); }
+  void setSource(std::shared_ptr<io::VideoSource> source) {
+    source_ = std::move(source);
+    probed_ = false;
+  }
 
   void decode(int index) {
     if (index != latest_->load() || !source_) return;  // superseded by a newer request
+    decodeFrame(index);
+    if (!probed_) probeDataEnd();  // once, after the first frame is on screen
+  }
+
+ Q_SIGNALS:
+  void frameReady(int index, double t_s, const QImage& image);
+  void failed(int index, const QString& message);
+  void dataEnds(int frames_held, const QString& message);
+
+ private:
+  // A truncated file announces frames it does not hold: find where its data ends, so
+  // that the timeline offers only frames that decode.
+  void probeDataEnd() {
+    probed_ = true;
+    try {
+      const int announced = source_->info().frame_count;
+      const int held = io::framesHeld(*source_);
+      if (held < announced) Q_EMIT dataEnds(held, QString::fromStdString(source_->earlyEnd()));
+    } catch (const std::exception&) {
+      // The frames that do decode still show; a failing frame reports itself.
+    }
+  }
+
+  void decodeFrame(int index) {
     try {
       if (source_->position() != index) source_->seek(index);
       io::VideoFrame frame;
@@ -40,14 +67,10 @@ class FrameDecoder : public QObject {
     }
   }
 
- Q_SIGNALS:
-  void frameReady(int index, double t_s, const QImage& image);
-  void failed(int index, const QString& message);
-
- private:
   std::shared_ptr<std::atomic<int>> latest_;
   std::atomic<int>* decoded_;
   std::shared_ptr<io::VideoSource> source_;
+  bool probed_ = false;  // where the data ends has been looked for
 };
 
 FrameLoader::FrameLoader(QObject* parent)
@@ -56,6 +79,7 @@ FrameLoader::FrameLoader(QObject* parent)
   decoder_->moveToThread(&thread_);
   connect(decoder_, &FrameDecoder::frameReady, this, &FrameLoader::frameReady, Qt::QueuedConnection);
   connect(decoder_, &FrameDecoder::failed, this, &FrameLoader::failed, Qt::QueuedConnection);
+  connect(decoder_, &FrameDecoder::dataEnds, this, &FrameLoader::dataEnds, Qt::QueuedConnection);
   thread_.setObjectName(QStringLiteral("skytrace-frame-loader"));
   thread_.start();
 }

@@ -3,8 +3,11 @@
 // requests replace older ones, and only the newest is decoded next (scrubbing never
 // builds a backlog). Sequential requests read on; others seek exactly
 // (io::VideoSource::seek).
-// Thread: construct, open() and request() on the GUI thread; frameReady and failed are
-// delivered there (queued). The decoder lives on the loader's private thread.
+// After the first frame of a file, the loader looks once for where its data ends (one
+// keyframe interval of decoding): a truncated file announces frames it lacks, and
+// dataEnds says how many it holds.
+// Thread: construct, open() and request() on the GUI thread; frameReady, failed and
+// dataEnds are delivered there (queued). The decoder lives on the loader's private thread.
 #pragma once
 
 #include <QImage>
@@ -44,6 +47,9 @@ class FrameLoader : public QObject {
  Q_SIGNALS:
   void frameReady(int index, double t_s, const QImage& image);
   void failed(int index, const QString& message);
+  // The opened file holds frames 0 .. frames_held - 1 of the more its container announces;
+  // message: the source's earlyEnd().
+  void dataEnds(int frames_held, const QString& message);
 
  private:
   QThread thread_;

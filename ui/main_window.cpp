@@ -172,6 +172,18 @@ void MainWindow::createModels() {
   });
   connect(results_model_, &ResultsModel::changed, this, [this] { scheduleSync(false, true); });
   connect(frame_loader_, &FrameLoader::frameReady, this, &MainWindow::onFrameReady);
+  connect(frame_loader_, &FrameLoader::dataEnds, this, [this](int frames_held, const QString& message) {
+    // A truncated file: the timeline offers the frames it holds, and says so.
+    video_frame_count_ = frames_held;
+    time_model_->setFrameCount(frames_held);
+    statusBar()->showMessage(tr("%1 holds %2 of the %3 frames its container announces: %4")
+                                 .arg(QFileInfo(video_path_).fileName())
+                                 .arg(frames_held)
+                                 .arg(announced_frame_count_)
+                                 .arg(message),
+                             30000);
+    if (shown_frame_ >= 0) video_panel_->setCaption(frameCaption(shown_frame_, shown_frame_t_s_));
+  });
   connect(frame_loader_, &FrameLoader::failed, this, [this](int index, const QString& message) {
     // Never leave an earlier frame under the requested frame's label.
     shown_frame_ = -1;
@@ -575,7 +587,7 @@ bool MainWindow::openVideo(const QString& path) {
     const io::VideoInfo info = frame_loader_->open(path);
     video_info_ = std::make_shared<const io::VideoInfo>(info);
     video_path_ = path;
-    video_frame_count_ = info.frame_count;
+    video_frame_count_ = announced_frame_count_ = info.frame_count;
     project_.video_path = QFileInfo(path).absoluteFilePath().toStdString();
     shown_frame_ = requested_frame_ = failed_frame_ = -1;
     video_panel_->clear();
@@ -881,12 +893,23 @@ void MainWindow::syncViews() {
 void MainWindow::onFrameReady(int index, double t_s, const QImage& image) {
   shown_frame_ = index;
   shown_frame_t_s_ = t_s;
-  video_panel_->showFrame(image, tr("%1 - frame %2 of %3, t = %4 s")
-                                     .arg(QFileInfo(video_path_).fileName())
-                                     .arg(index)
-                                     .arg(video_frame_count_)
-                                     .arg(t_s, 0, 'f', 3));
+  video_panel_->showFrame(image, frameCaption(index, t_s));
   showVideoOverlayFor(index);
+}
+
+QString MainWindow::frameCaption(int index, double t_s) const {
+  return video_frame_count_ < announced_frame_count_
+          ? tr("%1 - frame %2 of %3 (the file is cut short: its container announces %5), t = %4 s")
+                .arg(QFileInfo(video_path_).fileName())
+                .arg(index)
+                .arg(video_frame_count_)
+                .arg(t_s, 0, 'f', 3)
+                .arg(announced_frame_count_)
+          : tr("%1 - frame %2 of %3, t = %4 s")
+                .arg(QFileInfo(video_path_).fileName())
+                .arg(index)
+                .arg(video_frame_count_)
+                .arg(t_s, 0, 'f', 3);
 }
 
 void MainWindow::showVideoOverlayFor(int frame) {

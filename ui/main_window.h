@@ -209,6 +209,8 @@ class MainWindow : public QMainWindow {
   void showLogPositionAtCurrentTime();
   void showVideoOverlayFor(int frame);
   void onFrameReady(int index, double t_s, const QImage& image);
+  // "flight.mp4 - frame 5 of 78 (the file is cut short: ...), t = 0.500 s".
+  QString frameCaption(int index, double t_s) const;
   void onResultsRead(const FlightResults& results);
   void updateFootprintCamera();
   void ensureTimeline();
@@ -297,7 +299,8 @@ class MainWindow : public QMainWindow {
   QString video_path_;
   std::shared_ptr<const io::VideoInfo> video_info_;  // the open video's, for placing the log
   std::shared_ptr<io::TelemetrySeries> telemetry_;   // the open flight log, on the video's clock
-  int video_frame_count_ = 0;
+  int video_frame_count_ = 0;      // frames the timeline offers: those the file holds
+  int announced_frame_count_ = 0;  // frames its container announces (more when truncated)
   int requested_frame_ = -1;
   int shown_frame_ = -1;
   int failed_frame_ = -1;  // the last frame the loader could not decode

@@ -25,15 +25,11 @@ QString describeVideo(const QString& path) {
   lines << QStringLiteral("container: %1").arg(QString::fromStdString(info.container));
   lines << QStringLiteral("codec: %1").arg(QString::fromStdString(info.codec_fourcc));
   // Is the last announced frame there? A truncated file announces frames it lacks.
-  int data_end = -1;
-  if (info.kind == io::VideoSourceKind::File && info.frame_count > 1) {
-    source->seek(info.frame_count - 1);
-    io::VideoFrame last;
-    if (!source->read(&last) && !source->earlyEnd().empty() && !source->warnings().empty())
-      data_end = source->warnings().back().frame_index;
-  }
-  if (data_end >= 0) {
-    lines << QStringLiteral("frames: %1 announced by the container; the data ends near frame %2").arg(info.frame_count).arg(data_end);
+  const int held = io::framesHeld(*source);
+  if (held < info.frame_count) {
+    lines << QStringLiteral("frames: %1 decode, of the %2 the container announces (the file is cut short)")
+                 .arg(held)
+                 .arg(info.frame_count);
   } else {
     lines << QStringLiteral("frames: %1").arg(info.frame_count);
   }

@@ -40,6 +40,25 @@ std::unique_ptr<VideoSource> openVideoSource(const std::string& path,
   return std::make_unique<VideoFileSource>(path, options);
 }
 
+int framesHeld(VideoSource& source) {
+  const VideoInfo& info = source.info();
+  if (info.kind != VideoSourceKind::File || info.frame_count <= 1) return info.frame_count;
+  // Seek to the last frame offered; where that fails, the source says where its data
+  // ended, which can still be a frame or two past the last whole one (the cut frame):
+  // step back until the last frame decodes. Each step costs one keyframe interval.
+  constexpr int kMaxSteps = 8;
+  int held = info.frame_count;
+  for (int step = 0; step < kMaxSteps && held > 1; ++step) {
+    source.seek(held - 1);
+    VideoFrame last;
+    if (source.read(&last) && last.index >= held - 1) return held;
+    if (source.earlyEnd().empty()) return held;  // not a truncated file: a damaged last frame
+    const int end = source.warnings().empty() ? -1 : source.warnings().back().frame_index;
+    held = end > 0 && end < held ? end : held - 1;
+  }
+  return held;
+}
+
 const char* videoSourceKindName(VideoSourceKind kind) {
   switch (kind) {
     case VideoSourceKind::File: return "file";

@@ -128,6 +128,13 @@ class VideoSource {
 std::unique_ptr<VideoSource> openVideoSource(const std::string& path,
                                              const VideoSourceOptions& options = {});
 
+// How many frames a video file really holds: the frame count its container announces
+// when its last frame decodes, else up to the last frame that decodes before the data
+// ends (a truncated file announces frames it lacks). Image folders: their frame count.
+// Decodes one keyframe interval, up to 8 for a truncated file; the source must be
+// seek()ed before reading on.
+int framesHeld(VideoSource& source);
+
 // Human-readable name of a kind ("file", "image sequence").
 const char* videoSourceKindName(VideoSourceKind kind);
 

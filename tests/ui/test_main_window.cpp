@@ -24,9 +24,11 @@
 #include <opencv2/imgproc.hpp>
 
 #include "core/geo/basemap.h"
+#include "core/io/video_source.h"
 #include "core/sim/video_writer.h"
 #include "tests/test_support.h"
 #include "tests/ui/image_checks.h"
+#include "ui/frame_loader.h"
 #include "ui/main_window.h"
 #include "ui/map_view.h"
 #include "ui/time_model.h"
@@ -250,17 +252,32 @@ class TestMainWindow : public QObject {
     QVERIFY(remux.waitForFinished(60000) && remux.exitCode() == 0);
     std::filesystem::resize_file(cut.toStdString(), std::filesystem::file_size(cut.toStdString()) / 2);
 
+    // The same probe as `info`: where the data ends.
+    const int held = io::framesHeld(*io::openVideoSource(cut.toStdString()));
+    QVERIFY2(held > 50 && held < 150, qPrintable(QString::number(held)));
+
     ui::MainWindow window(batchOptions());
     window.show();
     QVERIFY(window.openVideo(cut));
-    QTRY_VERIFY_WITH_TIMEOUT(window.videoPanel()->caption().contains("frame 0 of 200"), 10000);
+    QSignalSpy data_ends(window.frameLoader(), &ui::FrameLoader::dataEnds);
+    // Once the first frame is shown, the timeline offers only the frames the file holds,
+    // and the caption and status bar say that the file is cut short.
+    QTRY_COMPARE_WITH_TIMEOUT(window.timeModel()->frameCount(), held, 10000);
+    QCOMPARE(data_ends.count(), 1);
+    QVERIFY(data_ends.front().at(1).toString().contains("although the container announces 200"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.videoPanel()->caption().contains(
+                                 QString("frame 0 of %1 (the file is cut short: its container announces 200)").arg(held)),
+                             10000);
+    QVERIFY(window.statusBar()->currentMessage().contains(QString("holds %1 of the 200 frames").arg(held)));
+    // The last frame offered decodes, under its own label.
     window.timeModel()->setCurrentFrame(190);
-    QTRY_VERIFY_WITH_TIMEOUT(window.videoPanel()->message().contains("although the container announces 200"), 10000);
-    QVERIFY(window.videoPanel()->frame().isNull());
-    QVERIFY(window.videoPanel()->message().contains("Frame 190"));
-    QTRY_VERIFY_WITH_TIMEOUT(!window.isLoading(), 10000);
+    QCOMPARE(window.timeModel()->currentFrame(), held - 1);
+    QTRY_VERIFY2_WITH_TIMEOUT(window.videoPanel()->caption().contains(QString("frame %1 of %2").arg(held - 1).arg(held)),
+                              qPrintable(window.videoPanel()->caption() + " | " + window.videoPanel()->message()), 10000);
+    QVERIFY(window.videoPanel()->message().isEmpty());
+    QVERIFY(!window.videoPanel()->frame().isNull());
     window.timeModel()->setCurrentFrame(5);  // back in the data: frames again
-    QTRY_VERIFY_WITH_TIMEOUT(window.videoPanel()->caption().contains("frame 5 of 200"), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.videoPanel()->caption().contains(QString("frame 5 of %1").arg(held)), 10000);
     QVERIFY(window.videoPanel()->message().isEmpty());
   }
 
