@@ -738,6 +738,30 @@
         <source>%1 - frame %2 of %3 (the file is cut short: its container announces %5), t = %4 s</source>
         <translation>%1 - Bild %2 von %3 (die Datei ist abgeschnitten: ihr Container kündigt %5 an), t = %4 s</translation>
     </message>
+    <message>
+        <source>Export Flight Log as Track</source>
+        <translation>Fluglog als Flugbahn exportieren</translation>
+    </message>
+    <message>
+        <source>&amp;Flight Log as Track...</source>
+        <translation>F&amp;luglog als Flugbahn...</translation>
+    </message>
+    <message>
+        <source>Write the open flight log&apos;s GNSS positions as a track, with their UTC times where the log has them</source>
+        <translation>Die GNSS-Positionen des offenen Fluglogs als Flugbahn schreiben, mit ihren UTC-Zeiten, wo das Log sie hat</translation>
+    </message>
+    <message>
+        <source>%1 holds no GNSS positions</source>
+        <translation>%1 enthält keine GNSS-Positionen</translation>
+    </message>
+    <message>
+        <source>Cannot export flight log</source>
+        <translation>Fluglog kann nicht exportiert werden</translation>
+    </message>
+    <message>
+        <source>no flight log is open: open one with File &gt; Open Flight Log...</source>
+        <translation>kein Fluglog geöffnet: eines mit Datei &gt; Fluglog öffnen... öffnen</translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>

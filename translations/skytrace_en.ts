@@ -738,6 +738,30 @@
         <source>%1 - frame %2 of %3 (the file is cut short: its container announces %5), t = %4 s</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Export Flight Log as Track</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Flight Log as Track...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Write the open flight log&apos;s GNSS positions as a track, with their UTC times where the log has them</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 holds no GNSS positions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot export flight log</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no flight log is open: open one with File &gt; Open Flight Log...</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>

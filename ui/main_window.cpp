@@ -290,6 +290,9 @@ void MainWindow::createActions() {
       "exportTrack", QKeySequence(Qt::CTRL | Qt::Key_E), &MainWindow::exportTrack,
       [] { return tr("Export Track"); },
       QT_TR_NOOP("GeoJSON (*.geojson);;GPX (*.gpx);;KML (*.kml);;GeoPackage (*.gpkg);;CSV (*.csv)"));
+  export_log_track_action_ = export_action(
+      "exportLogTrack", {}, &MainWindow::exportLogTrack, [] { return tr("Export Flight Log as Track"); },
+      QT_TR_NOOP("GeoJSON (*.geojson);;GPX (*.gpx);;KML (*.kml);;GeoPackage (*.gpkg);;CSV (*.csv)"));
   export_report_action_ = export_action("exportReport", {}, &MainWindow::exportReport,
                                         [] { return tr("Export Report"); }, QT_TR_NOOP("JSON (*.json)"));
   export_latency_action_ = export_action("exportLatency", {}, &MainWindow::exportLatencyCsv,
@@ -382,6 +385,7 @@ void MainWindow::createMenus() {
 
   export_menu_ = menuBar()->addMenu(QString());
   export_menu_->addAction(export_track_action_);
+  export_menu_->addAction(export_log_track_action_);
   export_menu_->addAction(export_report_action_);
   export_menu_->addAction(export_latency_action_);
   export_menu_->addSeparator();
@@ -514,6 +518,9 @@ void MainWindow::retranslateUi() {
   pause_action_->setText(tr("P&ause"));
   cancel_action_->setText(tr("&Cancel"));
   export_track_action_->setText(tr("&Track..."));
+  export_log_track_action_->setText(tr("&Flight Log as Track..."));
+  export_log_track_action_->setStatusTip(
+      tr("Write the open flight log's GNSS positions as a track, with their UTC times where the log has them"));
   export_report_action_->setText(tr("&Report..."));
   export_latency_action_->setText(tr("&Latency CSV..."));
   export_map_action_->setText(tr("&Map View as Image..."));
@@ -635,6 +642,7 @@ bool MainWindow::openTelemetry(const QString& path) {
                                  .arg(track.poses.size())
                                  .arg(track.poses.back().t_s - track.poses.front().t_s, 0, 'f', 1)
                                  .arg(where));
+    updateActions();
     return true;
   } catch (const std::exception& e) {
     reportError(tr("Cannot open flight log"), QString::fromStdString(e.what()));
@@ -1131,6 +1139,7 @@ void MainWindow::chooseProcessingOptions() {
 void MainWindow::updateActions() {
   const FlightResults& r = results_model_->results();
   export_track_action_->setEnabled(!r.primaryTrack().poses.empty());
+  export_log_track_action_->setEnabled(telemetry_ != nullptr);
   export_report_action_->setEnabled(!r.report_json.empty());
   export_latency_action_->setEnabled(!r.latency.empty());
   export_map_action_->setEnabled(map_view_->hasView());
@@ -1143,17 +1152,36 @@ bool MainWindow::isLoading() const {
 
 // ---- exports -------------------------------------------------------------------------
 
+void MainWindow::writeTrackFile(const geo::Track& track, const QString& path) const {
+  const std::optional<geo::TrackFormat> format = geo::trackFormatFromPath(path.toStdString());
+  if (!format)
+    throw std::runtime_error(tr("%1: unknown track format (use .geojson, .gpx, .kml, .gpkg or .csv)").arg(path).toStdString());
+  geo::exportTrack(track, path.toStdString(), *format);
+}
+
 bool MainWindow::exportTrack(const QString& path) {
   const geo::Track& track = results_model_->results().primaryTrack();
   try {
     if (track.poses.empty()) throw std::runtime_error(tr("there is no visual track yet: process the flight or open its results").toStdString());
-    const std::optional<geo::TrackFormat> format = geo::trackFormatFromPath(path.toStdString());
-    if (!format)
-      throw std::runtime_error(tr("%1: unknown track format (use .geojson, .gpx, .kml, .gpkg or .csv)").arg(path).toStdString());
-    geo::exportTrack(track, path.toStdString(), *format);
+    writeTrackFile(track, path);
     return true;
   } catch (const std::exception& e) {
     reportError(tr("Cannot export track"), QString::fromStdString(e.what()));
+    return false;
+  }
+}
+
+bool MainWindow::exportLogTrack(const QString& path) {
+  try {
+    if (!telemetry_) throw std::runtime_error(tr("no flight log is open: open one with File > Open Flight Log...").toStdString());
+    // The log's own positions and times (on the video's clock; absolute times unchanged).
+    const geo::Track track = io::gnssTrackFromTelemetry(*telemetry_);
+    if (track.poses.empty())
+      throw std::runtime_error(tr("%1 holds no GNSS positions").arg(QString::fromStdString(telemetry_->source_path)).toStdString());
+    writeTrackFile(track, path);
+    return true;
+  } catch (const std::exception& e) {
+    reportError(tr("Cannot export flight log"), QString::fromStdString(e.what()));
     return false;
   }
 }

@@ -42,6 +42,9 @@ class QToolButton;
 namespace skytrace::nav {
 class CameraModel;
 }
+namespace skytrace::geo {
+struct Track;
+}
 namespace skytrace::io {
 struct TelemetrySeries;
 struct VideoInfo;
@@ -112,6 +115,8 @@ class MainWindow : public QMainWindow {
 
   // Exports, each to `path` (no dialog); false after reporting the error.
   bool exportTrack(const QString& path);  // format from the extension
+  // The open flight log's GNSS positions as a track (format from the extension).
+  bool exportLogTrack(const QString& path);
   bool exportReport(const QString& path);
   bool exportLatencyCsv(const QString& path);
   bool exportMapImage(const QString& path);
@@ -211,6 +216,9 @@ class MainWindow : public QMainWindow {
   void onFrameReady(int index, double t_s, const QImage& image);
   // "flight.mp4 - frame 5 of 78 (the file is cut short: ...), t = 0.500 s".
   QString frameCaption(int index, double t_s) const;
+  // Writes `track` in the format of the path's extension; throws what exportTrack throws,
+  // or std::runtime_error for an unknown extension.
+  void writeTrackFile(const geo::Track& track, const QString& path) const;
   void onResultsRead(const FlightResults& results);
   void updateFootprintCamera();
   void ensureTimeline();
@@ -261,6 +269,7 @@ class MainWindow : public QMainWindow {
   QAction* pause_action_ = nullptr;
   QAction* cancel_action_ = nullptr;
   QAction* export_track_action_ = nullptr;
+  QAction* export_log_track_action_ = nullptr;
   QAction* export_report_action_ = nullptr;
   QAction* export_latency_action_ = nullptr;
   QAction* export_map_action_ = nullptr;

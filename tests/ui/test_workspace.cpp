@@ -28,6 +28,7 @@
 #include "core/geo/track_io.h"
 #include "core/io/project_file.h"
 #include "core/util/error.h"
+#include "core/util/atomic_file.h"
 #include "tests/test_support.h"
 #include "tests/synthetic_flight.h"
 #include "tests/ui/cli_process_runner.h"
@@ -353,6 +354,28 @@ class TestWorkspace : public QObject {
     window.action("exportPlotImage")->trigger();
     QVERIFY(!QImage(next_path).isNull());
     QCOMPARE(errors.count(), 0);
+
+    // A flight log exports as a track too, with its UTC times and its heights' reference.
+    QVERIFY(!window.action("exportLogTrack")->isEnabled());  // no log open
+    const QString gpx_log = out.filePath("log.gpx");
+    skytrace::writeFileAtomically(
+        gpx_log.toStdString(),
+        "<?xml version=\"1.0\"?>\n<gpx version=\"1.1\" creator=\"x\" xmlns=\"http://www.topografix.com/GPX/1/1\">"
+        "<trk><trkseg>"
+        "<trkpt lat=\"14.5350\" lon=\"121.0510\"><ele>120.0</ele><time>2024-06-01T10:00:00Z</time></trkpt>"
+        "<trkpt lat=\"14.5351\" lon=\"121.0511\"><ele>121.0</ele><time>2024-06-01T10:00:01Z</time></trkpt>"
+        "<trkpt lat=\"14.5352\" lon=\"121.0512\"><ele>122.0</ele><time>2024-06-01T10:00:02Z</time></trkpt>"
+        "</trkseg></trk></gpx>\n");
+    QVERIFY(window.openTelemetry(gpx_log));
+    QVERIFY(window.action("exportLogTrack")->isEnabled());
+    next_path = out.filePath("log_track.kml");
+    window.action("exportLogTrack")->trigger();
+    QCOMPARE(errors.count(), 0);
+    const geo::Track log_track = geo::readTrack(next_path.toStdString());
+    QCOMPARE(int(log_track.poses.size()), 3);
+    QCOMPARE(QString::fromStdString(log_track.alt_reference), QString("msl"));
+    QCOMPARE(log_track.start_unix_s + log_track.poses[2].t_s, 1717236002.0);
+    QCOMPARE(log_track.poses[2].alt_m, 122.0);
 
     next_path = out.filePath("track.xyz");  // unknown format: a clear error, nothing written
     window.action("exportTrack")->trigger();
