@@ -15,11 +15,15 @@ namespace {
 // The write end the handler uses (-1: none installed).
 volatile std::sig_atomic_t g_interrupt_fd = -1;
 
+// The last stop signal received (0: none); written by the handler.
+volatile std::sig_atomic_t g_stop_signal = 0;
+
 constexpr char kInterrupt = 'i';
 constexpr char kQuit = 'q';
 
-extern "C" void onInterrupt(int) {
+extern "C" void onStopSignal(int signal_number) {
   const int saved_errno = errno;
+  g_stop_signal = signal_number;
   const int fd = g_interrupt_fd;
   if (fd >= 0) {
     const char byte = kInterrupt;
@@ -30,10 +34,15 @@ extern "C" void onInterrupt(int) {
 
 }  // namespace
 
+int stopSignalExitCode() {
+  const int signal_number = g_stop_signal;
+  return 128 + (signal_number > 0 ? signal_number : SIGINT);
+}
+
 CancelOnInterrupt::CancelOnInterrupt(engine::RunControl* control) : control_(control) {
   // The write end never blocks: a signal handler must not wait.
   if (::pipe2(pipe_, O_CLOEXEC) != 0 || ::fcntl(pipe_[1], F_SETFL, O_NONBLOCK) != 0)
-    throw IoError(std::string("cannot set up Ctrl+C handling: ") + std::strerror(errno));
+    throw IoError(std::string("cannot set up Ctrl+C / SIGTERM handling: ") + std::strerror(errno));
   thread_ = std::thread([this] {
     char byte = 0;
     while (true) {
@@ -44,11 +53,13 @@ CancelOnInterrupt::CancelOnInterrupt(engine::RunControl* control) : control_(con
     }
   });
   g_interrupt_fd = pipe_[1];
-  previous_handler_ = std::signal(SIGINT, onInterrupt);
+  previous_sigint_ = std::signal(SIGINT, onStopSignal);
+  previous_sigterm_ = std::signal(SIGTERM, onStopSignal);
 }
 
 CancelOnInterrupt::~CancelOnInterrupt() {
-  std::signal(SIGINT, previous_handler_);
+  std::signal(SIGINT, previous_sigint_);
+  std::signal(SIGTERM, previous_sigterm_);
   g_interrupt_fd = -1;
   const char byte = kQuit;
   while (::write(pipe_[1], &byte, 1) < 0 && errno == EINTR) {

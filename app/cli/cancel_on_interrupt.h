@@ -1,7 +1,10 @@
-// While a CancelOnInterrupt lives, SIGINT (Ctrl+C) cancels a run's control. The signal
-// handler only writes a byte to a pipe (async-signal-safe); a thread of this object reads
-// it and calls RunControl::requestCancel, which wakes the run's waiting threads and is
-// not async-signal-safe itself. The previous handler comes back on destruction.
+// While a CancelOnInterrupt lives, SIGINT (Ctrl+C) and SIGTERM (what `kill`, Slurm and
+// Kubernetes send to stop a job) cancel a run's control: the run stops and keeps what it
+// computed. The signal handler only writes a byte to a pipe (async-signal-safe); a thread
+// of this object reads it and calls RunControl::requestCancel, which wakes the run's
+// waiting threads and is not async-signal-safe itself. The previous handlers come back on
+// destruction. The exit code of a cancelled command is 128 + the signal (130 for SIGINT,
+// 143 for SIGTERM; stopSignalExitCode).
 // Thread: construct and destroy on the command's main thread; one at a time.
 #pragma once
 
@@ -23,8 +26,13 @@ class CancelOnInterrupt {
  private:
   engine::RunControl* control_;
   int pipe_[2] = {-1, -1};
-  void (*previous_handler_)(int) = SIG_DFL;
+  void (*previous_sigint_)(int) = SIG_DFL;
+  void (*previous_sigterm_)(int) = SIG_DFL;
   std::thread thread_;
 };
+
+// The exit code of a command cancelled by a stop signal: 128 + the last one received in
+// this process (SIGTERM: 143), 130 (SIGINT) when none was.
+int stopSignalExitCode();
 
 }  // namespace skytrace::cli

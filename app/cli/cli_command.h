@@ -16,7 +16,8 @@ enum ExitCode : int {
   kExitOk = 0,
   kExitFailure = 1,     // the work failed: unreadable input, processing error
   kExitUsage = 2,       // bad command line
-  kExitCancelled = 130  // stopped by Ctrl-C; partial results were kept
+  kExitCancelled = 130  // stopped by Ctrl-C (SIGTERM: 143, stopSignalExitCode); partial
+                        // results were kept
 };
 
 struct CliCommand {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "app/cli/cancel_on_interrupt.h"
 #include "app/cli/cli_command.h"
 #include "core/util/error.h"
 
@@ -52,7 +53,7 @@ int runGuarded(const std::function<int()>& body) {
     return body();
   } catch (const Cancelled&) {
     printError(QStringLiteral("cancelled; results computed so far were kept"));
-    return kExitCancelled;
+    return stopSignalExitCode();
   } catch (const InvalidArgument& e) {
     printError(QString::fromStdString(e.what()));
     return kExitUsage;

@@ -22,7 +22,7 @@ bool parseArguments(QCommandLineParser& parser, const QString& description,
 void printError(const QString& message);
 
 // Runs `body`, mapping skytrace exceptions to exit codes with one clear message:
-// InvalidArgument -> 2, Cancelled -> 130, other errors -> 1.
+// InvalidArgument -> 2, Cancelled -> 130 (143 after SIGTERM), other errors -> 1.
 int runGuarded(const std::function<int()>& body);
 
 // Reads a required option; prints an error naming it if missing.

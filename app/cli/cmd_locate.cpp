@@ -102,7 +102,7 @@ int runLocate(const QStringList& args) {
     TerminalLocateObserver observer(&control);
     app::LocateOutcome outcome;
     {
-      const CancelOnInterrupt interrupt(&control);  // Ctrl+C: exit 130
+      const CancelOnInterrupt interrupt(&control);  // Ctrl+C / SIGTERM: exit 130 / 143
       outcome = app::locatePhotos(request, observer);
     }
 
@@ -123,7 +123,7 @@ int runLocate(const QStringList& args) {
     out << "\n";
     // The photos done so far are kept when cancelled.
     if (parser.isSet("out")) writeFileAtomically(parser.value("out").toStdString(), app::locationsCsv(outcome));
-    if (outcome.cancelled) return int(kExitCancelled);
+    if (outcome.cancelled) return stopSignalExitCode();
     return int(outcome.located > 0 ? kExitOk : kExitFailure);
   });
 }

@@ -222,7 +222,7 @@ int runProcess(const QStringList& args) {
     TerminalObserver observer(&control);
     app::FlightOutcome outcome;
     {
-      const CancelOnInterrupt interrupt(&control);  // Ctrl+C: partial results, exit 130
+      const CancelOnInterrupt interrupt(&control);  // Ctrl+C / SIGTERM: partial results, exit 130 / 143
       outcome = app::processFlight(request, observer);
     }
     QTextStream(stderr) << "\n";
@@ -249,9 +249,9 @@ int runProcess(const QStringList& args) {
       << " s, " << QString::number(result.frames_processed / std::max(1e-9, outcome.wall_s), 'f', 1) << " fps)\n";
     if (!result.completed) {
       o << "stopped early: the results cover the frames processed so far\n";
-      // Ctrl-C is a cancel; anything else (a truncated or damaged video) is a run that
+      // Ctrl-C or SIGTERM is a cancel; anything else (a truncated or damaged video) is a run that
       // could not see the whole flight: a failure, with what was computed kept.
-      return int(outcome.cancelled ? kExitCancelled : kExitFailure);
+      return outcome.cancelled ? stopSignalExitCode() : int(kExitFailure);
     }
     if (!result.not_localised_reason.empty()) {
       printError(QString::fromStdString(result.not_localised_reason));

@@ -312,18 +312,28 @@ class TestProcessE2e : public QObject {
     QCOMPARE(rows[3].section(',', 0, 1), QStringLiteral("2,14.000000"));
   }
 
+  // Ctrl-C (SIGINT) and SIGTERM (what kill, Slurm and Kubernetes send) both stop the run
+  // with what it computed, exit 128 + the signal.
+  void interruptKeepsPartialResults_data() {
+    QTest::addColumn<int>("signal_number");
+    QTest::newRow("SIGINT") << int(SIGINT);
+    QTest::newRow("SIGTERM") << int(SIGTERM);
+  }
+
   void interruptKeepsPartialResults() {
-    const QString out = dir_.filePath("interrupted");
+    QFETCH(int, signal_number);
+    const QString out = dir_.filePath(QStringLiteral("interrupted_%1").arg(signal_number));
     QProcess process;
     process.setProcessChannelMode(QProcess::MergedChannels);
     process.start(cliPath(), {"process", "--video", flight_ + "/flight.mp4", "--basemap",
                               flight_ + "/basemap_degraded.tif", "--model", "orb", "--out", out});
     QVERIFY(process.waitForStarted());
     QTest::qWait(6000);
-    ::kill(pid_t(process.processId()), SIGINT);
+    ::kill(pid_t(process.processId()), signal_number);
     QVERIFY(process.waitForFinished(60000));
     const QString log = QString::fromUtf8(process.readAll());
-    QVERIFY2(process.exitCode() == 130, qPrintable(log));
+    QVERIFY2(process.exitStatus() == QProcess::NormalExit && process.exitCode() == 128 + signal_number,
+             qPrintable(log));
     const auto report = readJson(out + "/report.json");
     QCOMPARE(report["completed"].get<bool>(), false);
     QVERIFY(report["frames"]["processed"].get<int>() < 120);
