@@ -2,6 +2,8 @@
 
 #include <QTextStream>
 
+#include <opencv2/core/utility.hpp>
+
 #include <cmath>
 #include <cstdlib>
 #include <exception>
@@ -11,6 +13,7 @@
 #include "app/cli/cancel_on_interrupt.h"
 #include "app/cli/cli_command.h"
 #include "core/util/error.h"
+#include "core/vision/torch_runtime.h"
 
 namespace skytrace::cli {
 
@@ -61,6 +64,30 @@ int runGuarded(const std::function<int()>& body) {
     printError(QString::fromStdString(e.what()));
     return kExitFailure;
   }
+}
+
+void applyThreadBudget(const ThreadBudget& budget) {
+  setThreadBudget(budget);
+  vision::configureTorchRuntime(budget.threads);
+  cv::setNumThreads(budget.threads);
+}
+
+void addThreadsOption(QCommandLineParser& parser) {
+  parser.addOption({QStringLiteral("threads"),
+                    QStringLiteral("CPU threads of the heavy work (LibTorch, OpenCV, Ceres). Default: "
+                                   "SLURM_CPUS_PER_TASK, else OMP_NUM_THREADS, else the CPUs this "
+                                   "process may run on (its affinity: taskset, cgroup cpusets)."),
+                    QStringLiteral("N")});
+}
+
+void applyThreadsOption(const QCommandLineParser& parser) {
+  if (!parser.isSet(QStringLiteral("threads"))) return;
+  bool ok = false;
+  const int threads = parser.value(QStringLiteral("threads")).toInt(&ok);
+  if (!ok || threads < 1 || threads > 4096)
+    throw InvalidArgument("--threads needs a whole number from 1 to 4096, got '" +
+                          parser.value(QStringLiteral("threads")).toStdString() + "'");
+  applyThreadBudget({threads, "--threads"});
 }
 
 bool requireOption(const QCommandLineParser& parser, const QString& name, QString* value) {

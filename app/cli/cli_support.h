@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "core/util/progress.h"
+#include "core/util/thread_budget.h"
 
 namespace skytrace::cli {
 
@@ -24,6 +25,14 @@ void printError(const QString& message);
 // Runs `body`, mapping skytrace exceptions to exit codes with one clear message:
 // InvalidArgument -> 2, Cancelled -> 130 (143 after SIGTERM), other errors -> 1.
 int runGuarded(const std::function<int()>& body);
+
+// Makes `budget` the process's thread budget and applies it: LibTorch's intra-op pool,
+// OpenCV's parallel loops and the Ceres smoother use that many CPU threads.
+void applyThreadBudget(const ThreadBudget& budget);
+// Adds --threads N to a heavy command's options; after parsing, applyThreadsOption sets
+// the budget from it when given (throws InvalidArgument for a count outside 1..4096).
+void addThreadsOption(QCommandLineParser& parser);
+void applyThreadsOption(const QCommandLineParser& parser);
 
 // Reads a required option; prints an error naming it if missing.
 bool requireOption(const QCommandLineParser& parser, const QString& name, QString* value);

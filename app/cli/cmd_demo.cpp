@@ -51,6 +51,7 @@ int runDemo(const QStringList& args) {
       {"no-process", "Only generate the map and the flight (no navigation)."},
   });
   int exit_code = kExitOk;
+  addThreadsOption(parser);
   if (!parseArguments(parser,
                       QStringLiteral("Self-contained demo: procedural basemap + rendered flight "
                                      "(+ processing and report where navigation exists)."),
@@ -60,6 +61,7 @@ int runDemo(const QStringList& args) {
   QString out;
   if (!requireOption(parser, "out", &out)) return kExitUsage;
   return runGuarded([&] {
+    applyThreadsOption(parser);
     bool ok_seed = false, ok_duration = false, ok_fps = false;
     const qulonglong seed = parser.value("seed").toULongLong(&ok_seed);
     const double duration = parser.value("duration-s").toDouble(&ok_duration);

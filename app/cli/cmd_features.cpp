@@ -45,6 +45,7 @@ int runFeatures(const QStringList& args) {
       {"device", "cpu, cuda or cuda:N (default: cpu).", "DEVICE", "cpu"},
   });
   int exit_code = kExitOk;
+  addThreadsOption(parser);
   if (!parseArguments(parser,
                       QStringLiteral("Extract keypoints and descriptors of one image: JSON with "
                                      "keypoints, scores and descriptors, plus a PNG."),
@@ -55,7 +56,7 @@ int runFeatures(const QStringList& args) {
   if (!requireOption(parser, "image", &image_path) || !requireOption(parser, "out", &out_path))
     return kExitUsage;
   return runGuarded([&] {
-    vision::configureTorchRuntime(0);
+    applyThreadsOption(parser);
     vision::ExtractorOptions options;
     options.model = parser.value("model").toStdString();
     options.weights_path = parser.value("weights").toStdString();

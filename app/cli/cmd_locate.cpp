@@ -74,6 +74,7 @@ int runLocate(const QStringList& args) {
   });
   parser.addPositionalArgument("photos", "Photos to locate.", "[PHOTO...]");
   int exit_code = kExitOk;
+  addThreadsOption(parser);
   if (!parseArguments(parser, QStringLiteral("Locate drone photos on basemaps from the images alone."),
                       args, &exit_code)) {
     return exit_code;
@@ -85,7 +86,7 @@ int runLocate(const QStringList& args) {
     return kExitUsage;
   }
   return runGuarded([&] {
-    vision::configureTorchRuntime(0);
+    applyThreadsOption(parser);
     app::LocateRequest request;
     for (const auto& p : images) request.photo_paths.push_back(p.toStdString());
     for (const auto& b : basemaps) request.basemap_paths.push_back(b.toStdString());

@@ -68,6 +68,7 @@ int runMatch(const QStringList& args) {
       {"device", "cpu, cuda or cuda:N (default: cpu).", "DEVICE", "cpu"},
   });
   int exit_code = kExitOk;
+  addThreadsOption(parser);
   if (!parseArguments(parser,
                       QStringLiteral("Match two images and estimate the homography between "
                                      "them: matches.csv, homography.json, matches.png."),
@@ -83,7 +84,7 @@ int runMatch(const QStringList& args) {
   const QString path_a = parser.positionalArguments().at(0);
   const QString path_b = parser.positionalArguments().at(1);
   return runGuarded([&] {
-    vision::configureTorchRuntime(0);
+    applyThreadsOption(parser);
     vision::ExtractorOptions features;
     features.model = parser.value("model").toStdString();
     features.weights_path = parser.value("weights").toStdString();

@@ -159,6 +159,7 @@ int runProcess(const QStringList& args) {
                            "kernels (slower; for comparisons)."},
   });
   int exit_code = kExitOk;
+  addThreadsOption(parser);
   if (!parseArguments(parser,
                       QStringLiteral("Compute the camera's georeferenced trajectory from a video and "
                                      "basemaps; compare it with the flight log."),
@@ -173,6 +174,7 @@ int runProcess(const QStringList& args) {
     return kExitUsage;
   }
   return runGuarded([&] {
+    applyThreadsOption(parser);
     app::FlightRequest request;
     request.video_path = video.toStdString();
     for (const QString& b : basemaps) request.basemap_paths.push_back(b.toStdString());

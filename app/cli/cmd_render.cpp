@@ -67,6 +67,7 @@ int runRender(const QStringList& args) {
   };
   parser.addOptions(options);
   int exit_code = kExitOk;
+  addThreadsOption(parser);
   if (!parseArguments(parser,
                       QStringLiteral("Render a synthetic UAV flight over a basemap: flight.mp4, "
                                      "flight.srt, truth.csv, camera.json, flight.json."),
@@ -78,6 +79,7 @@ int runRender(const QStringList& args) {
     return kExitUsage;
   }
   return runGuarded([&] {
+    applyThreadsOption(parser);
     sim::FlightSimulationOptions o;
     o.basemap_path = basemap.toStdString();
     o.out_dir = out.toStdString();

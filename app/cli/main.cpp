@@ -10,6 +10,7 @@
 #include <string>
 
 #include "app/cli/cli_command.h"
+#include "app/cli/cli_support.h"
 #include "core/vision/torch_runtime.h"
 
 namespace skytrace::cli {
@@ -53,7 +54,9 @@ int main(int argc, char** argv) {
   QCoreApplication::setApplicationName(QStringLiteral("skytrace-cli"));
   QCoreApplication::setApplicationVersion(QStringLiteral(SKYTRACE_VERSION));
   QCoreApplication::setOrganizationName(QStringLiteral("Skytrace"));
-  skytrace::vision::configureTorchRuntime();
+  // The CPUs this process is granted (Slurm, OMP_NUM_THREADS, affinity); --threads of a
+  // heavy command overrides it.
+  skytrace::cli::applyThreadBudget(skytrace::environmentThreadBudget());
   // cuDNN's convolution autotuning, process-wide in LibTorch (off by default: see
   // vision::setCudnnAutotune for why).
   if (const char* autotune = std::getenv("SKYTRACE_CUDNN_AUTOTUNE"); autotune && std::string(autotune) == "1")

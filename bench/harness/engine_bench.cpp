@@ -35,6 +35,7 @@
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "core/util/remove_tree.h"
+#include "core/util/thread_budget.h"
 #include "core/vision/aliked_config.h"
 #include "core/vision/model_paths.h"
 #include "core/vision/torch_runtime.h"
@@ -162,7 +163,8 @@ std::string engineBenchUsage() {
          "                        for room: every keyframe registered, as `process`)\n"
          "  --ring-slots N        frame ring depth (default 4)\n"
          "  --transfer-mib N      H2D copy size for the pinned/pageable test, 0 = skip (default 64)\n"
-         "  --threads N           LibTorch intra-op threads\n"
+         "  --threads N           CPU threads of LibTorch and the smoother (default: as\n"
+         "                        skytrace-cli grants them: Slurm, OMP_NUM_THREADS, affinity)\n"
          "  --preload             decode all frames into memory first (decode = a copy)\n"
          "  --aliked-fp16         ALIKED extractors run their dense part in float16 (CUDA only)\n"
          "  --no-cuda-graphs      GPU: every model eager, no CUDA graph replays (comparisons)\n"
@@ -660,7 +662,10 @@ json runEngineBench(const EngineBenchOptions& options, const std::function<void(
   };
   for (const std::string& ignored : options.ignored_options)
     say("bench: " + ignored + " ignored (the workload is the product's navigation; its map sets the tiles)");
-  if (options.threads > 0) vision::configureTorchRuntime(options.threads);
+  if (options.threads > 0) {
+    setThreadBudget({options.threads, "--threads"});
+    vision::configureTorchRuntime(options.threads);
+  }
   const int cuda_count = vision::cudaDeviceCount();
   const DevicePlacement placement =
       resolveDevicePlacement(options.device, options.vo_device, options.sat_device, cuda_count);

@@ -21,6 +21,7 @@
 #include "core/util/check.h"
 #include "core/util/error.h"
 #include "core/util/heap_trim.h"
+#include "core/util/thread_budget.h"
 #include "core/vision/aliked_config.h"
 #include "core/vision/dinov2_config.h"
 #include "core/vision/lightglue_matcher.h"
@@ -473,7 +474,10 @@ FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observ
       {"device_placement", placement.reason},
       // The ground plane of the run in the track's altitudes (camera footprints).
       {"ground_alt_m", setup.ground_alt_m},
-      {"satellite_models", satelliteModelsJson(used.registration)}};
+      {"satellite_models", satelliteModelsJson(used.registration)},
+      // The CPU threads the heavy work used, and what granted them (thread_budget.h).
+      {"cpu_threads",
+       {{"count", threadBudget().threads}, {"source", threadBudget().source}, {"libtorch", vision::torchCpuThreads()}}}};
   run.extra = &extra;
   run.wall_s = std::chrono::duration<double>(Clock::now() - started).count();
   run.navigation_s = outcome.navigation_s;

@@ -11,6 +11,7 @@
 #include "core/nav/ground_projection.h"
 #include "core/util/error.h"
 #include "core/util/log.h"
+#include "core/util/thread_budget.h"
 
 namespace skytrace::nav {
 namespace {
@@ -313,7 +314,7 @@ std::vector<FusedPose> smoothPoseGraph(const CameraModel& camera, double ground_
   solver.max_num_iterations = options.max_solver_iterations;
   // Every core: Ceres spreads the evaluation of residuals and Jacobians (~15 autodiff
   // blocks per frame) over them; the smoothing ends a run, with nothing else left to do.
-  solver.num_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  solver.num_threads = threadBudget().threads;
   solver.logging_type = ceres::SILENT;
   ceres::Solver::Summary summary;
   ceres::Solve(solver, &problem, &summary);

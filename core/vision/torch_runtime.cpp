@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "core/util/error.h"
+#include "core/util/thread_budget.h"
 
 namespace skytrace::vision {
 
@@ -39,7 +40,7 @@ DeviceSpec parseDevice(const std::string& text) {
 
 void configureTorchRuntime(int intra_op_threads) {
   int threads = intra_op_threads;
-  if (threads <= 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  if (threads <= 0) threads = threadBudget().threads;
   at::set_num_threads(threads);
   setFastGpuMath(false);
 }
@@ -74,6 +75,8 @@ void requireDeviceAvailable(const DeviceSpec& device) {
                           std::to_string(count - 1) + ")");
   }
 }
+
+int torchCpuThreads() { return at::get_num_threads(); }
 
 std::string torchRuntimeSummary() {
   std::ostringstream out;

@@ -19,7 +19,8 @@ struct DeviceSpec {
 // Parses "cpu", "cuda" (= cuda:0) or "cuda:N". Throws InvalidArgument on other text.
 DeviceSpec parseDevice(const std::string& text);
 
-// Sets LibTorch's intra-op thread count (0 = hardware concurrency, Debian's default is 1)
+// Sets LibTorch's intra-op thread count (0 = the process's thread budget, threadBudget();
+// Debian's default is 1)
 // and selects exact float32 GPU math (see setFastGpuMath). cuDNN's convolution
 // autotuning stays as it is (LibTorch's default: off; see setCudnnAutotune).
 void configureTorchRuntime(int intra_op_threads = 0);
@@ -67,6 +68,9 @@ int cudaDeviceCount();
 // Throws InvalidArgument with an actionable message if `device` cannot be used here
 // (CPU-only build, no GPU, ordinal out of range).
 void requireDeviceAvailable(const DeviceSpec& device);
+
+// LibTorch's intra-op CPU thread count now (at::get_num_threads).
+int torchCpuThreads();
 
 // One line describing LibTorch: version, threads, CUDA availability.
 std::string torchRuntimeSummary();

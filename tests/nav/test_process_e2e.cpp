@@ -299,10 +299,15 @@ class TestProcessE2e : public QObject {
     QString log;
     QVERIFY2(runCli({"process", "--video", photos, "--basemap",
                      test::sharedPath("data/brighton_beach/odm_reference/nodeodm_test_odm_orthophoto.tif"),
-                     "--model", "orb", "--out", out},
+                     "--model", "orb", "--threads", "1", "--out", out},
                     &log) == 0,
              qPrintable(log));
-    const nlohmann::json inputs = readJson(out + "/report.json")["inputs"];
+    const nlohmann::json report = readJson(out + "/report.json");
+    // --threads sets what LibTorch uses, and report.json says so.
+    QCOMPARE(report["cpu_threads"]["count"].get<int>(), 1);
+    QCOMPARE(report["cpu_threads"]["source"].get<std::string>(), std::string("--threads"));
+    QCOMPARE(report["cpu_threads"]["libtorch"].get<int>(), 1);
+    const nlohmann::json inputs = report["inputs"];
     QCOMPARE(inputs["video_frame_timing"].get<std::string>(), std::string("exif capture times"));
     QFile csv(out + "/track.csv");
     QVERIFY(csv.open(QIODevice::ReadOnly));
