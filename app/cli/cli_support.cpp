@@ -1,10 +1,14 @@
 #include "app/cli/cli_support.h"
 
+#include <QCoreApplication>
 #include <QTextStream>
 
 #include <opencv2/core/utility.hpp>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <memory>
@@ -27,7 +31,13 @@ bool parseArguments(QCommandLineParser& parser, const QString& description,
     return false;
   }
   if (parser.isSet(help_option)) {
-    QTextStream(stdout) << parser.helpText();
+    // QCommandLineParser's usage line names the executable only ("Usage: /path/skytrace-cli
+    // [options]"); a subcommand's must name the subcommand: args[0] is "skytrace-cli NAME".
+    QString help = parser.helpText();
+    const QString executable = QCoreApplication::arguments().value(0);
+    const QString usage = QStringLiteral("Usage: ") + executable;
+    if (!args.isEmpty() && help.startsWith(usage)) help.replace(0, usage.size(), QStringLiteral("Usage: ") + args[0]);
+    QTextStream(stdout) << help;
     *exit_code = kExitOk;
     return false;
   }
@@ -102,13 +112,20 @@ bool requireOption(const QCommandLineParser& parser, const QString& name, QStrin
 ProgressCallback stderrProgress() {
   auto last = std::make_shared<int>(-1);
   auto stage_seen = std::make_shared<std::string>();
-  return [last, stage_seen](double fraction, const std::string& stage) {
+  // A terminal gets one line redrawn every 2 %; a log file (or a pipe) a line per 10 %.
+  const bool interactive = isatty(fileno(stderr)) != 0;
+  const int step = interactive ? 2 : 10;
+  return [last, stage_seen, interactive, step](double fraction, const std::string& stage) {
     const int percent = int(std::floor(fraction * 100.0));
-    if (percent / 2 != *last / 2 || stage != *stage_seen) {
+    if (percent / step != *last / step || stage != *stage_seen) {
       *last = percent;
       *stage_seen = stage;
-      QTextStream(stderr) << "\r" << QString::fromStdString(stage) << " " << percent << "%   "
-                          << (fraction >= 1.0 ? "\n" : "");
+      QTextStream err(stderr);
+      if (interactive) {
+        err << "\r" << QString::fromStdString(stage) << " " << percent << "%   " << (fraction >= 1.0 ? "\n" : "");
+      } else {
+        err << QString::fromStdString(stage) << " " << percent << "%\n";
+      }
     }
     return true;
   };

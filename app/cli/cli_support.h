@@ -50,8 +50,9 @@ struct GpuSwitches {
 };
 GpuSwitches gpuSwitchesFromEnvironment();
 
-// A progress callback printing "<stage> NN%" on one stderr line, at most every 2 %.
-// Never cancels. Main thread (the thread running the command).
+// A progress callback printing "<stage> NN%" to stderr: on a terminal one line redrawn at
+// most every 2 %, elsewhere (a log file, a pipe) one line per 10 % and per stage, so that
+// logs hold no carriage returns. Never cancels. Main thread (the thread running the command).
 ProgressCallback stderrProgress();
 
 }  // namespace skytrace::cli

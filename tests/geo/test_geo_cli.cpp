@@ -95,6 +95,29 @@ class TestGeoCli : public QObject {
     QCOMPARE(runCli({"export", "--help"}).exit_code, 0);
   }
 
+  // Every command's --help starts with a usage line that names the command, as typed.
+  void everyCommandNamesItselfInItsUsage() {
+    const CliResult overview = runCli({"--help"});
+    QCOMPARE(overview.exit_code, 0);
+    QStringList commands;
+    bool in_list = false;
+    for (const QString& line : overview.out.split('\n')) {
+      if (line.startsWith("Commands:")) {
+        in_list = true;
+      } else if (in_list && line.startsWith("  ")) {
+        commands << line.trimmed().section(' ', 0, 0);
+      } else if (in_list) {
+        break;
+      }
+    }
+    QVERIFY2(commands.size() >= 10, qPrintable(overview.out));
+    for (const QString& command : commands) {
+      const CliResult help = runCli({command, "--help"});
+      QVERIFY2(help.exit_code == 0, qPrintable(command));
+      QVERIFY2(help.out.startsWith("Usage: skytrace-cli " + command + " "), qPrintable(help.out.left(200)));
+    }
+  }
+
   // A flight log exports as its GNSS track: dated where the log states the time (the
   // Air 2S SRT's first block at 2022-08-07 13:40:40.774, the ULog's GNSS UTC), relative
   // (no date at all) where it does not (the P4 RTK SRT).

@@ -33,11 +33,12 @@ using test::cliPath;
 using test::runCli;
 
 // A short 320x240 clip at 5 fps, 80 m over the Manila orthophoto, into `folder`: the
-// exit code of `render`.
-int renderShortClip(const QString& folder, const QString& duration_s) {
+// exit code of `render`; its output (stdout and stderr) in `output` when given.
+int renderShortClip(const QString& folder, const QString& duration_s, QString* output = nullptr) {
   return runCli({"render", "--basemap", test::sharedPath("data/orthophotos/5b90f92da0d7280005fab355_4310.tif"),
                  "--out", folder, "--size", "320x240", "--fps", "5", "--alt-m", "80", "--hfov-deg", "50",
-                 "--duration-s", duration_s, "--seed", "3"});
+                 "--duration-s", duration_s, "--seed", "3"},
+                output);
 }
 
 nlohmann::json readJson(const QString& path) {
@@ -144,6 +145,16 @@ class TestProcessE2e : public QObject {
     const auto report = readJson(out + "/report.json");
     QCOMPARE(report["feature_model"].get<std::string>(), std::string("superpoint+lightglue"));
     QCOMPARE(report["frames"]["processed"].get<int>(), 5);
+  }
+
+  // Not on a terminal (a log file, a batch system's capture), progress comes as whole
+  // lines: the log holds no carriage returns.
+  void progressInLogsIsLineBased() {
+    QString render_log;
+    QCOMPARE(renderShortClip(dir_.filePath("progress_clip"), "1", &render_log), 0);
+    QVERIFY2(!render_log.contains('\r') && render_log.contains("rendering 0%\n") &&
+                 render_log.contains("rendering 40%\n"),
+             qPrintable(render_log));
   }
 
   // --sat-sm-limit belongs to the engine's registration stage: refused in sequential mode,
