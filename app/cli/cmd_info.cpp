@@ -42,6 +42,9 @@ int runInfo(const QStringList& args) {
   QCommandLineParser parser;
   parser.addPositionalArgument(QStringLiteral("PATH"),
                                QStringLiteral("Video, image folder, raster, track or flight log"));
+  parser.addOption({QStringLiteral("json"),
+                    QStringLiteral("Print the facts as one JSON object (typed values, units in the key names, "
+                                   "null where unknown) instead of lines for people.")});
   int exit_code = kExitOk;
   if (!parseArguments(parser,
                       QStringLiteral("Describe a video (frames, fps, size), a raster (CRS, "
@@ -57,21 +60,25 @@ int runInfo(const QStringList& args) {
   return runGuarded([&] {
     const QFileInfo info(path);
     if (!info.exists()) throw IoError(path.toStdString() + ": file not found");
-    QString text;
+    InfoDescription description;
     switch (guessKind(info)) {
-      case FileKind::Video: text = describeVideo(path); break;
-      case FileKind::Raster: text = describeRaster(path); break;
-      case FileKind::Telemetry: text = describeTelemetry(path); break;
+      case FileKind::Video: description = describeVideo(path); break;
+      case FileKind::Raster: description = describeRaster(path); break;
+      case FileKind::Telemetry: description = describeTelemetry(path); break;
       case FileKind::TrackOrTelemetry:
         try {
-          text = describeTrack(path);
+          description = describeTrack(path);
         } catch (const FormatError&) {
-          text = describeTelemetry(path);  // a GPX/CSV log that is not a Skytrace track
+          description = describeTelemetry(path);  // a GPX/CSV log that is not a Skytrace track
         }
         break;
     }
-    QTextStream(stdout) << text;
-    if (!text.endsWith('\n')) QTextStream(stdout) << "\n";
+    QTextStream out(stdout);
+    if (parser.isSet(QStringLiteral("json"))) {
+      out << QString::fromStdString(description.facts.dump(2)) << "\n";
+    } else {
+      out << description.lines.join('\n') << "\n";
+    }
     return int(kExitOk);
   });
 }

@@ -15,7 +15,7 @@ QString latLon(const geo::GeoPoint& p) {
 
 }  // namespace
 
-QString describeRaster(const QString& path) {
+InfoDescription describeRaster(const QString& path) {
   const geo::Basemap map = geo::Basemap::open(path.toStdString());
   const geo::GeoTransform& gt = map.mapFromPixel();
   const auto& c = gt.gdalCoefficients();
@@ -59,7 +59,32 @@ QString describeRaster(const QString& path) {
                                                    : QStringLiteral("none declared"));
   lines << QStringLiteral("validity: %1")
                .arg(QString::fromUtf8(geo::validitySourceName(map.validitySource())));
-  return lines.join('\n') + '\n';
+
+  nlohmann::json corners = nlohmann::json::array();
+  for (const geo::GeoPoint& corner : fp.corners) corners.push_back({{"lat_deg", corner.lat_deg}, {"lon_deg", corner.lon_deg}});
+  nlohmann::json facts = {
+      {"path", path.toStdString()},
+      {"kind", "raster"},
+      {"driver", map.driverName()},
+      {"width_px", map.width()},
+      {"height_px", map.height()},
+      {"bands", map.bandCount()},
+      {"colour", map.colorDescription()},
+      {"data_type", map.dataTypeName()},
+      {"crs", map.crsName()},
+      {"crs_authority", map.crs().authority.empty() ? nlohmann::json(nullptr) : nlohmann::json(map.crs().authority)},
+      {"pixel_size_m", map.pixelSizeM()},
+      {"pixel_size_x_m", map.pixelSizeXM()},
+      {"pixel_size_y_m", map.pixelSizeYM()},
+      {"extent_x_m", map.width() * map.pixelSizeXM()},
+      {"extent_y_m", map.height() * map.pixelSizeYM()},
+      {"footprint", corners},  // top-left, top-right, bottom-right, bottom-left
+      {"bbox", {{"min_lat_deg", fp.bbox.min_lat_deg}, {"max_lat_deg", fp.bbox.max_lat_deg},
+                {"min_lon_deg", fp.bbox.min_lon_deg}, {"max_lon_deg", fp.bbox.max_lon_deg}}},
+      {"overviews", map.overviewCount()},
+      {"nodata", nodata ? nlohmann::json(*nodata) : nlohmann::json(nullptr)},
+      {"validity", geo::validitySourceName(map.validitySource())}};
+  return {lines, facts};
 }
 
 }  // namespace skytrace::cli

@@ -29,7 +29,7 @@ QString range(double lo, double hi, int decimals) {
 
 }  // namespace
 
-QString describeTelemetry(const QString& path) {
+InfoDescription describeTelemetry(const QString& path) {
   const io::TelemetrySeries s = io::readTelemetry(path.toStdString());
   QStringList lines;
   lines << QStringLiteral("path: %1").arg(path);
@@ -76,7 +76,41 @@ QString describeTelemetry(const QString& path) {
   lines << QStringLiteral("warnings: %1").arg(s.warnings.size());
   for (std::size_t i = 0; i < s.warnings.size() && i < 10; ++i)
     lines << QStringLiteral("  %1").arg(QString::fromStdString(io::formatWarning(s.warnings[i])));
-  return lines.join('\n') + '\n';
+
+  nlohmann::json facts = {
+      {"path", path.toStdString()},
+      {"kind", "flight log"},
+      {"format", s.format},
+      {"variant", s.variant},
+      {"samples", s.samples.size()},
+      {"samples_with_position", s.positionCount()},
+      {"first_log_t_s", s.samples.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.samples.front().log_t_s)},
+      {"last_log_t_s", s.samples.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.samples.back().log_t_s)},
+      {"start_utc", std::isfinite(s.start_unix_s) ? nlohmann::json(isoTime(s.start_unix_s).toStdString())
+                                                  : nlohmann::json(nullptr)},
+      {"start_unix_s", finiteOrNull(s.start_unix_s)},
+      {"time_offset_s", s.time_offset_s},
+      {"alt_rel_m", std::isfinite(min_rel) ? nlohmann::json{{"min", min_rel}, {"max", max_rel}} : nlohmann::json(nullptr)},
+      {"alt_abs_m", std::isfinite(min_abs) ? nlohmann::json{{"min", min_abs}, {"max", max_abs}} : nlohmann::json(nullptr)},
+      {"alt_abs_reference", std::isfinite(min_abs) ? nlohmann::json(s.abs_alt_reference) : nlohmann::json(nullptr)},
+      {"camera_triggers", s.camera_triggers.size()},
+      {"warnings", s.warnings.size()}};
+  facts["bbox"] = nullptr;
+  if (!positions.empty()) {
+    const geo::GeoBBox box = geo::boundingBox(positions, geo::PointSet::kPoints);
+    facts["bbox"] = {{"min_lat_deg", box.min_lat_deg}, {"max_lat_deg", box.max_lat_deg},
+                     {"min_lon_deg", box.min_lon_deg}, {"max_lon_deg", box.max_lon_deg}};
+  }
+  nlohmann::json field_names = nlohmann::json::array();
+  for (io::TelemetryField f : s.fieldsPresent()) field_names.push_back(io::telemetryFieldName(f));
+  facts["fields"] = field_names;
+  nlohmann::json metadata = nlohmann::json::object();
+  for (const auto& [key, value] : s.metadata) metadata[key] = value;
+  facts["metadata"] = metadata;
+  nlohmann::json warning_texts = nlohmann::json::array();
+  for (const auto& warning : s.warnings) warning_texts.push_back(io::formatWarning(warning));
+  facts["warning_messages"] = warning_texts;
+  return {lines, facts};
 }
 
 }  // namespace skytrace::cli

@@ -11,7 +11,7 @@
 
 namespace skytrace::cli {
 
-QString describeTrack(const QString& path) {
+InfoDescription describeTrack(const QString& path) {
   const geo::Track track = geo::readTrack(path.toStdString());
   const geo::TrackSummary s = geo::summarizeTrack(track);
   const auto format = geo::trackFormatFromPath(path.toStdString());
@@ -45,7 +45,29 @@ QString describeTrack(const QString& path) {
                    .arg(s.count_by_source[i]);
   }
   lines << QStringLiteral("sources: %1").arg(sources.isEmpty() ? QStringLiteral("none") : sources.join(", "));
-  return lines.join('\n') + '\n';
+
+  nlohmann::json by_source = nlohmann::json::object();
+  for (int i = 0; i < 6; ++i) {
+    if (s.count_by_source[i] > 0) by_source[geo::poseSourceName(static_cast<geo::PoseSource>(i))] = s.count_by_source[i];
+  }
+  nlohmann::json facts = {
+      {"path", path.toStdString()},
+      {"kind", "track"},
+      {"format", format ? geo::trackFormatName(*format) : "OGR"},
+      {"name", track.name},
+      {"poses", s.pose_count},
+      {"first_t_s", s.first_t_s},
+      {"last_t_s", s.last_t_s},
+      {"start_utc", std::isfinite(track.start_unix_s) ? nlohmann::json(geo::isoTimeFromUnixSeconds(track.start_unix_s))
+                                                      : nlohmann::json(nullptr)},
+      {"start_unix_s", finiteOrNull(track.start_unix_s)},
+      {"alt_reference", track.alt_reference},
+      {"bbox", s.pose_count == 0 ? nlohmann::json(nullptr)
+                                 : nlohmann::json{{"min_lat_deg", s.min_lat_deg}, {"max_lat_deg", s.max_lat_deg},
+                                                  {"min_lon_deg", s.min_lon_deg}, {"max_lon_deg", s.max_lon_deg}}},
+      {"length_m", s.length_m},
+      {"sources", by_source}};
+  return {lines, facts};
 }
 
 }  // namespace skytrace::cli

@@ -14,7 +14,7 @@
 
 namespace skytrace::cli {
 
-QString describeVideo(const QString& path) {
+InfoDescription describeVideo(const QString& path) {
   const auto source = io::openVideoSource(path.toStdString());
   const io::VideoInfo& info = source->info();
   QStringList lines;
@@ -57,9 +57,29 @@ QString describeVideo(const QString& path) {
                           .toString(Qt::ISODate),
                       origin);
   }
-  for (const io::VideoWarning& warning : source->warnings())
+  nlohmann::json warnings = nlohmann::json::array();
+  for (const io::VideoWarning& warning : source->warnings()) {
     lines << QStringLiteral("warning: %1").arg(QString::fromStdString(warning.message));
-  return lines.join('\n') + '\n';
+    warnings.push_back(warning.message);
+  }
+
+  const double duration_s = info.frame_times_s.empty() ? info.duration_s() : info.frame_times_s.back();
+  nlohmann::json facts = {
+      {"path", path.toStdString()},
+      {"kind", info.kind == io::VideoSourceKind::File ? "video file" : "image sequence folder"},
+      {"container", info.container},
+      {"codec", info.codec_fourcc},
+      {"frames", held},                      // what decodes
+      {"frames_announced", info.frame_count},  // what the container says
+      {"fps", info.fps},
+      {"frame_timing", info.frame_timing},
+      {"duration_s", duration_s},
+      {"width_px", info.width_px},
+      {"height_px", info.height_px},
+      {"recorded_unix_s", finiteOrNull(info.creation_unix_s)},
+      {"recorded_source", info.creation_source.empty() ? nlohmann::json(nullptr) : nlohmann::json(info.creation_source)},
+      {"warnings", warnings}};
+  return {lines, facts};
 }
 
 }  // namespace skytrace::cli

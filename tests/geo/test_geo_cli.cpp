@@ -6,6 +6,8 @@
 
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
 #include "core/geo/track_io.h"
 #include "core/util/atomic_file.h"
 #include "tests/test_support.h"
@@ -45,6 +47,18 @@ class TestGeoCli : public QObject {
     QVERIFY(r.out.contains("footprint top-left (lat, lon): -12.67679"));
     QVERIFY(r.out.contains("overviews: 0"));
     QVERIFY(r.out.contains("nodata: 0"));
+    // The same facts for programs.
+    const CliResult json = runCli({"info", "--json", skytrace::test::sharedPath("data/orthophotos/australia.tif")});
+    QCOMPARE(json.exit_code, 0);
+    const nlohmann::json facts = nlohmann::json::parse(json.out.toStdString());
+    QCOMPARE(facts["kind"].get<std::string>(), std::string("raster"));
+    QCOMPARE(facts["crs_authority"].get<std::string>(), std::string("EPSG:32753"));
+    QCOMPARE(facts["width_px"].get<int>(), 751);
+    QCOMPARE(facts["height_px"].get<int>(), 708);
+    QVERIFY(std::abs(facts["pixel_size_m"].get<double>() - 0.0180) < 5e-5);
+    QCOMPARE(facts["nodata"].get<double>(), 0.0);
+    QCOMPARE(facts["footprint"].size(), std::size_t(4));
+    QVERIFY(std::abs(facts["footprint"][0]["lat_deg"].get<double>() + 12.67679) < 1e-5);
   }
 
   void infoCorruptRasterFails() {
@@ -81,6 +95,12 @@ class TestGeoCli : public QObject {
       QVERIFY2(info.exit_code == 0, qPrintable(info.err));
       QVERIFY2(info.out.contains("poses: 3") && info.out.contains("sources: visual 1, gnss 2"),
                qPrintable(info.out));
+      const CliResult json = runCli({"info", "--json", out});
+      QCOMPARE(json.exit_code, 0);
+      const nlohmann::json facts = nlohmann::json::parse(json.out.toStdString());
+      QCOMPARE(facts["kind"].get<std::string>(), std::string("track"));
+      QCOMPARE(facts["poses"].get<int>(), 3);
+      QCOMPARE(facts["sources"]["gnss"].get<int>(), 2);
     }
     const CliResult explicit_format =
         runCli({"export", "--track", in, "--format", "GPX", "--out", dir.path() + "/x.dat"});

@@ -7,6 +7,8 @@
 
 #include "tests/test_support.h"
 
+#include <nlohmann/json.hpp>
+
 class TestTelemetryCli : public QObject {
   Q_OBJECT
 
@@ -72,6 +74,20 @@ class TestTelemetryCli : public QObject {
     QVERIFY2(out.contains("kind: flight log (ardupilot-dataflash, GPS)"), qPrintable(out));
     QVERIFY(out.contains("start: 2024-06-01T09:58:00.000Z"));  // the boot, 120 s before the flight
     QVERIFY(out.contains("firmware: ArduCopter V4.5.7 (2a3dc4b7)"));
+
+    // The same facts for programs: info --json.
+    QProcess json_info;
+    json_info.start(cli(), {"info", "--json", data + "/flight.tlog"});
+    QVERIFY(json_info.waitForFinished(30000));
+    QCOMPARE(json_info.exitCode(), 0);
+    const nlohmann::json facts = nlohmann::json::parse(json_info.readAllStandardOutput().toStdString());
+    QCOMPARE(facts["kind"].get<std::string>(), std::string("flight log"));
+    QCOMPARE(facts["format"].get<std::string>(), std::string("mavlink-tlog"));
+    QCOMPARE(facts["samples_with_position"].get<int>(), 296);
+    QCOMPARE(facts["camera_triggers"].get<int>(), 27);
+    QCOMPARE(facts["start_utc"].get<std::string>(), std::string("2024-06-01T10:00:00.150Z"));
+    QCOMPARE(facts["alt_rel_m"]["min"].get<double>(), 50.0);
+    QVERIFY(facts["bbox"]["min_lat_deg"].get<double>() <= facts["bbox"]["max_lat_deg"].get<double>());
 
     const QString gpx = dir.filePath("track.gpx");
     QProcess p;

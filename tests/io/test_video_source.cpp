@@ -18,6 +18,8 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "core/io/image_sequence_source.h"
 #include "core/io/video_source.h"
 #include "core/sim/video_writer.h"
@@ -296,6 +298,13 @@ class TestVideoSource : public QObject {
       QString out;
       QCOMPARE(test::runCli({"info", faststart}, &out), 0);
       QVERIFY2(out.contains(QString("frames: %1 decode, of the 200 the container announces").arg(held)), qPrintable(out));
+      QProcess json_info;
+      json_info.start(test::cliPath(), {"info", "--json", faststart});
+      QVERIFY(json_info.waitForFinished(60000) && json_info.exitCode() == 0);
+      const nlohmann::json facts = nlohmann::json::parse(json_info.readAllStandardOutput().toStdString());
+      QCOMPARE(facts["frames"].get<int>(), held);
+      QCOMPARE(facts["frames_announced"].get<int>(), 200);
+      QCOMPARE(facts["frame_timing"].get<std::string>(), std::string("container timestamps"));
     }
 
     // The intact file ends where announced.
