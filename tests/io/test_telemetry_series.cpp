@@ -175,6 +175,19 @@ class TestTelemetrySeries : public QObject {
     QCOMPARE(d.samples[1].lon_deg, 4.0);
     QCOMPARE(d.warnings.size(), std::size_t(1));
 
+    // A "time" column counting seconds from the start is no date: never 1970.
+    TelemetrySeries e = parseCsvTelemetry("time,lat,lon,alt\n0,47.1,8.5,400\n1.5,47.1001,8.5001,401\n", "log.txt");
+    QCOMPARE(e.variant, std::string("csv-relative-time"));
+    QVERIFY(std::isnan(e.start_unix_s));
+    QVERIFY(std::isnan(e.samples[1].unix_s));
+    QCOMPARE(e.samples[1].log_t_s, 1.5);
+    QVERIFY(e.warnings.empty());
+    // Unix seconds in the same column are dates.
+    TelemetrySeries f = parseCsvTelemetry("time,lat,lon\n1717236000,47.1,8.5\n1717236002,47.1,8.5\n", "unix.csv");
+    QCOMPARE(f.variant, std::string("csv-absolute-time"));
+    QCOMPARE(f.start_unix_s, 1717236000.0);
+    QCOMPARE(f.samples[1].log_t_s, 2.0);
+
     QVERIFY_THROWS_EXCEPTION(FormatError, parseCsvTelemetry("a,b,c\n1,2,3\n", "nolatlon.csv"));
     QVERIFY_THROWS_EXCEPTION(FormatError, parseCsvTelemetry("", "empty.csv"));
     TelemetryReadOptions small;

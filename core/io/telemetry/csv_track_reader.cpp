@@ -12,6 +12,10 @@ namespace skytrace::io {
 
 namespace {
 
+// Numbers in a time column below this (1971-01-01T00:00:00Z) are seconds from the start of
+// the log, not Unix times: a date in 1970 is never invented from them.
+constexpr double kEarliestDateUnixS = 31536000.0;
+
 enum class Column { Lat, Lon, AltAbs, AltRel, TimeRelative, TimeMillis, TimeAbsolute, Yaw, Pitch, Roll, Speed, Frame, Count };
 
 struct NameRule {
@@ -212,7 +216,14 @@ TelemetrySeries parseCsvTelemetry(std::string_view text, const std::string& sour
       const int i = col(Column::TimeAbsolute);
       const std::string_view field = static_cast<std::size_t>(i) < fields.size() ? fields[i] : std::string_view();
       double unix_s = detail::parseIsoDateTime(field);
-      if (!std::isfinite(unix_s) && numberField(field, decimal_comma, v)) unix_s = v > 1e11 ? v * 1e-3 : v;
+      if (!std::isfinite(unix_s) && numberField(field, decimal_comma, v)) {
+        const double seconds = v > 1e11 ? v * 1e-3 : v;  // Unix milliseconds or seconds
+        if (seconds >= kEarliestDateUnixS) {
+          unix_s = seconds;
+        } else {
+          t = seconds;  // a "time" column counting seconds from the start: no date
+        }
+      }
       if (std::isfinite(unix_s)) {
         if (!std::isfinite(first_unix_s)) first_unix_s = unix_s;
         s.unix_s = unix_s;
@@ -239,6 +250,7 @@ TelemetrySeries parseCsvTelemetry(std::string_view text, const std::string& sour
     ++row;
   }
   series.start_unix_s = first_unix_s;
+  if (series.variant == "csv-absolute-time" && !std::isfinite(first_unix_s)) series.variant = "csv-relative-time";
   warnings.finish();
   reportProgress(options.progress, 1.0, "csv");
   return series;
