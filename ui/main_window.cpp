@@ -600,8 +600,12 @@ bool MainWindow::openVideo(const QString& path) {
     video_panel_->clear();
     video_dock_->show();
     addRecentFile(path, kVideoKind);
+    // UTC of frame 0: the results' (from a log that states it), else the video's own
+    // recording time (MP4 movie header, a photo folder's EXIF), as processFlight dates tracks.
     const geo::Track& primary = results_model_->results().primaryTrack();
-    time_model_->setTimeline(info.frame_count, info.fps, primary.start_unix_s, info.frame_times_s);
+    const double start_unix_s =
+        std::isfinite(primary.start_unix_s) ? primary.start_unix_s : info.creation_unix_s;
+    time_model_->setTimeline(info.frame_count, info.fps, start_unix_s, info.frame_times_s);
     placeLog();  // the video's recording time may place the log
     scheduleSync(true, false);  // requests frame 0
     statusBar()->showMessage(tr("Video %1: %2 frames, %3 fps, %4 x %5 px")
@@ -827,9 +831,10 @@ void MainWindow::ensureTimeline() {
   const FlightResults& results = results_model_->results();
   const geo::Track& track = results.primaryTrack();
   if (frame_loader_->isOpen()) {
-    // The video defines the timeline; the results add the log's start time.
-    if (std::isfinite(track.start_unix_s) && !std::isfinite(time_model_->startUnixS())) {
-      time_model_->setStartUnixS(track.start_unix_s);
+    // The video defines the timeline; the results' start time (the log's, else the video's
+    // recording time) dates it.
+    if (std::isfinite(track.start_unix_s) && track.start_unix_s != time_model_->startUnixS()) {
+      time_model_->setStartUnixS(track.start_unix_s);  // what the processing dated the flight by
     }
     return;
   }

@@ -281,6 +281,20 @@ class TestMainWindow : public QObject {
     QVERIFY(window.videoPanel()->message().isEmpty());
   }
 
+  // A folder of photos: each at its capture time, dated by the first photo's EXIF GNSS time
+  // (lewis_2015: 21:46:23 UTC; the second photo 20 s later).
+  void photoFolderTimelineShowsUtc() {
+    SKYTRACE_REQUIRE_SHARED();
+    ui::MainWindow window(batchOptions());
+    window.show();
+    QVERIFY(window.openVideo(test::sharedPath("data/real_sequences/lewis_2015/images")));
+    window.timeModel()->setCurrentFrame(1);
+    QCOMPARE(window.timeModel()->currentTimeS(), 20.0);
+    QCOMPARE(window.timeModel()->logTimeText(window.timeModel()->currentTimeS()),
+             QString("2015-06-02 21:46:43.000 UTC"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.videoPanel()->caption().contains("frame 1 of 55, t = 20.000 s"), 10000);
+  }
+
   void recentFilesAndLayoutPersist() {
     SKYTRACE_REQUIRE_SHARED();
     const QString ortho = test::sharedPath("data/orthophotos/OSBS_029.tif");
