@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/geo/geodesy.h"
+
 namespace skytrace::cli {
 
 // The same facts twice: lines for people ("key: value"), and for programs (`info --json`)
@@ -22,6 +24,12 @@ InfoDescription describeRaster(const QString& path);     // info_raster.cpp (GDA
 InfoDescription describeVideo(const QString& path);      // info_video.cpp (video or image folder)
 InfoDescription describeTrack(const QString& path);      // info_track.cpp (Skytrace track files)
 InfoDescription describeTelemetry(const QString& path);  // info_telemetry.cpp (flight logs)
+
+// A box for the JSON facts (min_lon_deg > max_lon_deg across the antimeridian).
+inline nlohmann::json bboxJson(const geo::GeoBBox& box) {
+  return {{"min_lat_deg", box.min_lat_deg}, {"max_lat_deg", box.max_lat_deg},
+          {"min_lon_deg", box.min_lon_deg}, {"max_lon_deg", box.max_lon_deg}};
+}
 
 // A number for the JSON facts: null when not finite.
 inline nlohmann::json finiteOrNull(double value) {

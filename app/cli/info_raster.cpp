@@ -79,8 +79,7 @@ InfoDescription describeRaster(const QString& path) {
       {"extent_x_m", map.width() * map.pixelSizeXM()},
       {"extent_y_m", map.height() * map.pixelSizeYM()},
       {"footprint", corners},  // top-left, top-right, bottom-right, bottom-left
-      {"bbox", {{"min_lat_deg", fp.bbox.min_lat_deg}, {"max_lat_deg", fp.bbox.max_lat_deg},
-                {"min_lon_deg", fp.bbox.min_lon_deg}, {"max_lon_deg", fp.bbox.max_lon_deg}}},
+      {"bbox", bboxJson(fp.bbox)},
       {"overviews", map.overviewCount()},
       {"nodata", nodata ? nlohmann::json(*nodata) : nlohmann::json(nullptr)},
       {"validity", geo::validitySourceName(map.validitySource())}};

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "app/cli/info_describers.h"
@@ -53,11 +54,12 @@ InfoDescription describeTelemetry(const QString& path) {
     if (std::isfinite(x.alt_rel_m)) min_rel = std::min(min_rel, x.alt_rel_m), max_rel = std::max(max_rel, x.alt_rel_m);
     if (std::isfinite(x.alt_abs_m)) min_abs = std::min(min_abs, x.alt_abs_m), max_abs = std::max(max_abs, x.alt_abs_m);
   }
+  std::optional<geo::GeoBBox> box;
   if (!positions.empty()) {
     // West .. east: across the antimeridian the first longitude is the larger.
-    const geo::GeoBBox box = geo::boundingBox(positions, geo::PointSet::kPoints);
+    box = geo::boundingBox(positions, geo::PointSet::kPoints);
     lines << QStringLiteral("bbox (lat, lon): %1, %2")
-                 .arg(range(box.min_lat_deg, box.max_lat_deg, 7), range(box.min_lon_deg, box.max_lon_deg, 7));
+                 .arg(range(box->min_lat_deg, box->max_lat_deg, 7), range(box->min_lon_deg, box->max_lon_deg, 7));
   }
   if (std::isfinite(min_rel)) lines << QStringLiteral("altitude relative: %1 m").arg(range(min_rel, max_rel, 2));
   if (std::isfinite(min_abs))
@@ -95,12 +97,7 @@ InfoDescription describeTelemetry(const QString& path) {
       {"alt_abs_reference", std::isfinite(min_abs) ? nlohmann::json(s.abs_alt_reference) : nlohmann::json(nullptr)},
       {"camera_triggers", s.camera_triggers.size()},
       {"warnings", s.warnings.size()}};
-  facts["bbox"] = nullptr;
-  if (!positions.empty()) {
-    const geo::GeoBBox box = geo::boundingBox(positions, geo::PointSet::kPoints);
-    facts["bbox"] = {{"min_lat_deg", box.min_lat_deg}, {"max_lat_deg", box.max_lat_deg},
-                     {"min_lon_deg", box.min_lon_deg}, {"max_lon_deg", box.max_lon_deg}};
-  }
+  facts["bbox"] = box ? bboxJson(*box) : nlohmann::json(nullptr);
   nlohmann::json field_names = nlohmann::json::array();
   for (io::TelemetryField f : s.fieldsPresent()) field_names.push_back(io::telemetryFieldName(f));
   facts["fields"] = field_names;

@@ -63,8 +63,7 @@ InfoDescription describeTrack(const QString& path) {
       {"start_unix_s", finiteOrNull(track.start_unix_s)},
       {"alt_reference", track.alt_reference},
       {"bbox", s.pose_count == 0 ? nlohmann::json(nullptr)
-                                 : nlohmann::json{{"min_lat_deg", s.min_lat_deg}, {"max_lat_deg", s.max_lat_deg},
-                                                  {"min_lon_deg", s.min_lon_deg}, {"max_lon_deg", s.max_lon_deg}}},
+                                 : bboxJson({s.min_lat_deg, s.min_lon_deg, s.max_lat_deg, s.max_lon_deg})},
       {"length_m", s.length_m},
       {"sources", by_source}};
   return {lines, facts};

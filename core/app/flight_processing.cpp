@@ -468,6 +468,7 @@ FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observ
   for (const std::string& w : result.warnings)
     if (w.find("weights") != std::string::npos) run.fallback_reason = w;
   run.stages = engine::stageSummaries(outcome.samples);
+  const ThreadBudget threads = threadBudget();
   nlohmann::json extra = {
       {"mode", engine::navigationLayoutName(choice.layout)},
       {"keyframe_policy", outcome.keyframe_policy},
@@ -477,7 +478,7 @@ FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observ
       {"satellite_models", satelliteModelsJson(used.registration)},
       // The CPU threads the heavy work used, and what granted them (thread_budget.h).
       {"cpu_threads",
-       {{"count", threadBudget().threads}, {"source", threadBudget().source}, {"libtorch", vision::torchCpuThreads()}}}};
+       {{"count", threads.threads}, {"source", threads.source}, {"libtorch", vision::torchCpuThreads()}}}};
   run.extra = &extra;
   run.wall_s = std::chrono::duration<double>(Clock::now() - started).count();
   run.navigation_s = outcome.navigation_s;

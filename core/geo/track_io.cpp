@@ -391,6 +391,11 @@ std::vector<double> lineHeights(const Track& track, const std::vector<double>& h
   return filled;
 }
 
+// Pose i's height in `heights` (one per pose, or empty: none known).
+double heightAt(const std::vector<double>& heights, std::size_t i) {
+  return heights.empty() ? TrackPose::kUnknown : heights[i];
+}
+
 OGRPoint pointOf(const TrackPose& p, double height = TrackPose::kUnknown) {
   if (std::isfinite(height)) return OGRPoint(p.lon_deg, p.lat_deg, height);
   return OGRPoint(p.lon_deg, p.lat_deg);
@@ -442,7 +447,7 @@ void writeGeoJson(const Track& track, const fs::path& file, const std::string& t
     OGRFeature f(layer->GetLayerDefn());
     f.SetField("kind", "pose");
     setPoseAttributes(f, track, track.poses[i]);
-    OGRPoint point = heights.empty() ? pointOf(track.poses[i]) : pointOf(track.poses[i], heights[i]);
+    OGRPoint point = pointOf(track.poses[i], heightAt(heights, i));
     f.SetGeometry(&point);
     writer.addFeature(layer, f);
     if (i % 256 == 0) checkProgress(progress, i, track.poses.size());
@@ -529,9 +534,6 @@ void writeKml(const Track& track, const fs::path& file, const std::string& targe
   const KmlHeights kml = kmlHeights(track);
   const std::vector<double> line_heights = lineHeights(track, kml.heights);
   const char* line_mode = line_heights.empty() ? "clampToGround" : kml.mode;
-  const auto height_of = [](const std::vector<double>& heights, std::size_t i) {
-    return heights.empty() ? TrackPose::kUnknown : heights[i];
-  };
   const std::string name = xmlEscaped(track.name.empty() ? "track" : track.name);
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
          "<kml xmlns=\"http://www.opengis.net/kml/2.2\" xmlns:gx=\"http://www.google.com/kml/ext/2.2\">\n"
@@ -553,7 +555,7 @@ void writeKml(const Track& track, const fs::path& file, const std::string& targe
     out << "<Placemark><name>" << name << "</name>\n<LineString><altitudeMode>"
         << line_mode << "</altitudeMode><coordinates>\n";
     for (std::size_t i = 0; i < track.poses.size(); ++i)
-      out << kmlCoordinates(track.poses[i], height_of(line_heights, i)) << "\n";
+      out << kmlCoordinates(track.poses[i], heightAt(line_heights, i)) << "\n";
     out << "</coordinates></LineString></Placemark>\n";
     bool all_timed = true;
     for (const TrackPose& p : track.poses) all_timed = all_timed && std::isfinite(absoluteTime(track, p));
@@ -577,7 +579,7 @@ void writeKml(const Track& track, const fs::path& file, const std::string& targe
   const std::string alt_reference = xmlEscaped(track.alt_reference);
   for (std::size_t i = 0; i < track.poses.size(); ++i) {
     const TrackPose& p = track.poses[i];
-    const double height = height_of(kml.heights, i);
+    const double height = heightAt(kml.heights, i);
     out << "<Placemark><name>"
         << (p.frame >= 0 ? "frame " + std::to_string(p.frame) : "pose " + std::to_string(i))
         << "</name>";
