@@ -66,8 +66,8 @@ int runExport(const QStringList& args) {
   int exit_code = kExitOk;
   if (!parseArguments(parser,
                       QStringLiteral("Export a track to GeoJSON (RFC 7946), GPX 1.1, KML, GeoPackage "
-                                     "or CSV (frame,t_s,lat_deg,lon_deg,alt_m,yaw_deg,pitch_deg,"
-                                     "roll_deg,source,sigma_m)."),
+                                     "or CSV (columns frame, t_s, lat_deg, lon_deg, alt_m, yaw_deg, "
+                                     "pitch_deg, roll_deg, source, sigma_m)."),
                       args, &exit_code)) {
     return exit_code;
   }

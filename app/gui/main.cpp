@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
   QApplication::setApplicationName(QStringLiteral("Skytrace"));
   QApplication::setApplicationVersion(QStringLiteral(SKYTRACE_VERSION));
   QApplication::setOrganizationName(QStringLiteral("Skytrace"));
-  QApplication::setDesktopFileName(QStringLiteral("skytrace"));
+  QApplication::setDesktopFileName(QStringLiteral("org.skytrace.Skytrace"));
 
   const QString language = requestedLanguage(QCoreApplication::arguments());
   if (language != QLatin1String("en") && language != QLatin1String("de")) {
