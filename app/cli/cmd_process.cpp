@@ -153,6 +153,11 @@ int runProcess(const QStringList& args) {
        "Overlapped mode on a GPU: registration runs on at most N of its GPU's SMs (a CUDA green "
        "context), so that VO on the same GPU keeps its latency; registration gets slower. "
        "Default 0: no limit.", "N"},
+      {"robust-estimator",
+       "Robust homography of VO and registration: auto (default: magsac-first on the CPU, "
+       "lo-ransac on a GPU), magsac-first (MAGSAC++ through OpenCV's USAC, and also LO-RANSAC "
+       "where it finds under half of the matches to be inliers), magsac or lo-ransac "
+       "(Skytrace's batched LO-RANSAC).", "NAME", "auto"},
       {"no-cuda-graphs", "GPU: run every model eagerly instead of replaying CUDA graphs (slower; for "
                          "comparisons)."},
       {"no-fused-kernels", "GPU: run ALIKED through LibTorch's operators instead of Skytrace's fused "
@@ -217,6 +222,7 @@ int runProcess(const QStringList& args) {
     const GpuSwitches gpu = gpuSwitchesFromEnvironment();
     request.cuda_graphs = gpu.cuda_graphs && !parser.isSet("no-cuda-graphs");
     request.fused_kernels = gpu.fused_kernels && !parser.isSet("no-fused-kernels");
+    request.robust_estimator = parser.value("robust-estimator").toStdString();
     request.results_dir = parser.value("out").toStdString();
     request.skytrace_version = SKYTRACE_VERSION;
 

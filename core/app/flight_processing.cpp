@@ -323,6 +323,8 @@ ProcessingChoice processingChoiceFor(const FlightRequest& request, int cuda_devi
   options.vo_match.device = choice.placement.vo;
   options.registration.features.device = choice.placement.satellite;  // the whole stage's device
   nav::setGpuExecution(request.cuda_graphs, request.fused_kernels, options);
+  options.vo.robust_estimator = vision::parseRobustEstimator(request.robust_estimator);
+  options.registration.robust_estimator = options.vo.robust_estimator;
   options.use_gnss_prior = request.use_gnss_prior;
   options.registration_enabled = request.registration_enabled;
   options.check();
@@ -476,6 +478,12 @@ FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observ
       // The ground plane of the run in the track's altitudes (camera footprints).
       {"ground_alt_m", setup.ground_alt_m},
       {"satellite_models", satelliteModelsJson(used.registration)},
+      // The robust homography estimator each stage ran (robust_homography.h).
+      {"robust_estimator",
+       {{"vo", vision::toString(vision::resolveRobustEstimator(used.vo.robust_estimator, used.vo.device))},
+        {"registration",
+         vision::toString(vision::resolveRobustEstimator(used.registration.robust_estimator,
+                                                         used.registration.features.device))}}},
       // The CPU threads the heavy work used, and what granted them (thread_budget.h).
       {"cpu_threads",
        {{"count", threads.threads}, {"source", threads.source}, {"libtorch", vision::torchCpuThreads()}}}};

@@ -85,6 +85,9 @@ struct FlightRequest {
   // (--no-fused-kernels) in every model; nav::setGpuExecution.
   bool cuda_graphs = true;
   bool fused_kernels = true;
+  // Robust homography of VO and registration (--robust-estimator): auto, magsac-first,
+  // magsac or lo-ransac (vision::RobustEstimator).
+  std::string robust_estimator = "auto";
 
   bool use_gnss_prior = false;
   bool registration_enabled = true;

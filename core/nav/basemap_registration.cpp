@@ -23,7 +23,7 @@
 #include "core/vision/litesam_matcher.h"
 #include "core/vision/matcher.h"
 #include "core/vision/model_paths.h"
-#include "core/vision/robust_estimation.h"
+#include "core/vision/robust_homography.h"
 #include "core/vision/superpoint_extractor.h"
 #include "core/vision/vlad.h"
 
@@ -378,7 +378,7 @@ struct BasemapRegistrar::State {
     ransac.inlier_threshold_px = options.ransac_threshold_px;
     ransac.seed = options.seed + calls;
     ransac.device = options.features.device;
-    out.ransac = vision::estimateGeometricModel(a, b, ransac);
+    out.ransac = vision::estimateHomography(a, b, ransac, options.robust_estimator);
     if (out.ransac.found) out.reference_from_query = toMatx(out.ransac.model);
     return out;
   }

@@ -51,6 +51,7 @@
 #include "core/vision/dense_matcher.h"
 #include "core/vision/features.h"
 #include "core/vision/global_descriptor.h"
+#include "core/vision/robust_homography.h"
 
 namespace skytrace::nav {
 
@@ -95,6 +96,9 @@ struct RegistrationOptions {
   // several times coarser than the frame, that nearly all agree).
   double consistent_inlier_ratio = 0.8;
   double ransac_threshold_px = 3.0;
+  // The robust homography estimator (robust_homography.h; auto: MAGSAC++ backed by
+  // LO-RANSAC on the CPU, LO-RANSAC on a GPU).
+  vision::RobustEstimator robust_estimator = vision::RobustEstimator::Auto;
   // Accepted heights above ground, relative to the prior's (or the hint's) height.
   double min_height_ratio = 0.6;
   double max_height_ratio = 1.6;

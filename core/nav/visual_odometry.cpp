@@ -160,7 +160,8 @@ OdometryMeasurement VisualOdometry::trackFeatures(std::int64_t frame, double t_s
     ransac.inlier_threshold_px = s.options.ransac_threshold_px;
     ransac.seed = s.options.seed + s.calls++;
     ransac.device = s.options.device;
-    const vision::RansacResult fit = vision::estimateGeometricModel(in_frame, in_keyframe, ransac);
+    const vision::RansacResult fit =
+        vision::estimateHomography(in_frame, in_keyframe, ransac, s.options.robust_estimator);
     out.inliers = fit.num_inliers;
     out.rms_error_px = fit.rms_inlier_error_px;
     const double ratio = double(fit.num_inliers) / std::max(1, matches.size());

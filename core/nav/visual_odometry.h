@@ -17,7 +17,7 @@
 #include "core/util/stage.h"
 #include "core/vision/features.h"
 #include "core/vision/matcher.h"
-#include "core/vision/robust_estimation.h"
+#include "core/vision/robust_homography.h"
 
 namespace skytrace::nav {
 
@@ -33,6 +33,9 @@ struct VisualOdometryOptions {
   int keyframe_max_gap_frames = 30;
   std::uint64_t seed = 0;
   vision::DeviceSpec device;  // where RANSAC runs (features decide extract/match)
+  // The robust homography estimator (robust_homography.h; auto: MAGSAC++ backed by
+  // LO-RANSAC on the CPU, LO-RANSAC on a GPU).
+  vision::RobustEstimator robust_estimator = vision::RobustEstimator::Auto;
   int overlay_inliers = 200;  // inlier pairs per frame handed out for overlays (0: none)
 
   void check() const;  // throws InvalidArgument

@@ -32,7 +32,7 @@ cv::Mat toBgr(const cv::Mat& image) {
 
 ImagePairHomography estimateImagePairHomography(FeatureExtractor& extractor, Matcher& matcher,
                                                 const cv::Mat& image_a, const cv::Mat& image_b,
-                                                RansacOptions options) {
+                                                RansacOptions options, RobustEstimator estimator) {
   options.model = GeometricModelType::Homography;
   ImagePairHomography result;
   auto start = std::chrono::steady_clock::now();
@@ -53,7 +53,7 @@ ImagePairHomography estimateImagePairHomography(FeatureExtractor& extractor, Mat
     result.points_b.push_back({b.x, b.y});
   }
   start = std::chrono::steady_clock::now();
-  result.ransac = estimateGeometricModel(result.points_a, result.points_b, options);
+  result.ransac = estimateHomography(result.points_a, result.points_b, options, estimator);
   result.ransac_ms = millisecondsSince(start);
   return result;
 }

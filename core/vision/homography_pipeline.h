@@ -10,7 +10,7 @@
 
 #include "core/vision/features.h"
 #include "core/vision/matcher.h"
-#include "core/vision/robust_estimation.h"
+#include "core/vision/robust_homography.h"
 
 namespace skytrace::vision {
 
@@ -24,10 +24,12 @@ struct ImagePairHomography {
   double ransac_ms = 0.0;
 };
 
-// Runs the three steps. options.model is forced to Homography. Throws skytrace::Error.
+// Runs the three steps (the robust fit through robust_homography.h's `estimator`).
+// options.model is forced to Homography. Throws skytrace::Error.
 ImagePairHomography estimateImagePairHomography(FeatureExtractor& extractor, Matcher& matcher,
                                                 const cv::Mat& image_a, const cv::Mat& image_b,
-                                                RansacOptions options);
+                                                RansacOptions options,
+                                                RobustEstimator estimator = RobustEstimator::Auto);
 
 // Reads a 3x3 matrix from an OpenCV FileStorage file (XML/YAML; the first matrix
 // node, e.g. H1to3p.xml of the OpenCV samples) or a plain text file of 9 numbers.
