@@ -110,6 +110,26 @@ std::string toString(FlightStatus status) {
   return "pending";
 }
 
+void writeFlightStatus(const fs::path& path, const FlightSummary& summary) {
+  const nlohmann::json status = {{"id", summary.id},           {"status", toString(summary.status)},
+                                 {"exit_code", summary.exit_code}, {"message", summary.message},
+                                 {"results", summary.results_dir}, {"wall_s", summary.wall_s}};
+  writeFileAtomically(path, status.dump(2) + "\n");
+}
+
+bool readFlightStatus(const fs::path& path, FlightSummary* summary) {
+  const nlohmann::json status = readJson(path);
+  if (!status.is_object() || !status.contains("status")) return false;
+  const std::string text = status.value("status", std::string());
+  for (FlightStatus s : {FlightStatus::Done, FlightStatus::Skipped, FlightStatus::Failed, FlightStatus::Cancelled})
+    if (text == toString(s)) summary->status = s;
+  summary->exit_code = status.value("exit_code", 0);
+  summary->message = status.value("message", std::string());
+  summary->results_dir = status.value("results", std::string());
+  summary->wall_s = status.value("wall_s", 0.0);
+  return summary->status != FlightStatus::Pending;
+}
+
 void readFlightFigures(const fs::path& results, FlightSummary* summary) {
   const nlohmann::json report = readJson(results / "report.json");
   summary->frames = numberAt<int>(report, {"frames", "processed"});

@@ -29,6 +29,12 @@ struct FlightSummary {
   std::optional<double> ate_rmse_m, within_5m;
 };
 
+// A flight's outcome as its batch (or Slurm task) ended it: DIR/logs/<id>.status.json
+// with id, status, exit_code, message, results and wall_s. writeFlightStatus throws
+// IoError; readFlightStatus returns false when there is no readable status file.
+void writeFlightStatus(const std::filesystem::path& path, const FlightSummary& summary);
+bool readFlightStatus(const std::filesystem::path& path, FlightSummary* summary);
+
 // Fills the figures of `summary` from `results`/report.json and eval.json where present.
 void readFlightFigures(const std::filesystem::path& results, FlightSummary* summary);
 

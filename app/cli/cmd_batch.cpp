@@ -23,6 +23,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
+#include <QStandardPaths>
 #include <QTextStream>
 
 #include <nlohmann/json.hpp>
@@ -35,6 +36,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <thread>
 
 #include "app/cli/batch_summary.h"
@@ -224,6 +226,109 @@ std::vector<std::string> defaultDevices() {
   return devices;
 }
 
+// Runs a tool (sbatch, scancel) to completion; its stdout into *output. Returns its exit
+// code, -2 when it did not start or crashed. Cancelling `control` does not stop it
+// (`stop_on_cancel` sends SIGTERM, e.g. to `sbatch --wait`).
+int runTool(const QString& program, const QStringList& args, QString* output, const engine::RunControl& control,
+            bool stop_on_cancel) {
+  QProcess tool;
+  tool.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+  tool.start(program, args);
+  if (!tool.waitForStarted(-1)) return -2;
+  bool stopping = false;
+  while (!tool.waitForFinished(200)) {
+    if (stop_on_cancel && control.isCancelled() && !stopping) {
+      tool.terminate();
+      stopping = true;
+    }
+  }
+  if (output) *output = QString::fromUtf8(tool.readAllStandardOutput()).trimmed();
+  return tool.exitStatus() == QProcess::NormalExit ? tool.exitCode() : -2;
+}
+
+QString shellQuoted(const std::string& text) {
+  QString quoted = QString::fromStdString(text);
+  quoted.replace("'", "'\\''");
+  return "'" + quoted + "'";
+}
+
+std::string absolutePath(const fs::path& path) { return fs::absolute(path).lexically_normal().string(); }
+
+fs::path statusPath(const fs::path& out, const std::string& id) { return out / "logs" / (id + ".status.json"); }
+
+// The summaries of a batch whose flights ran elsewhere (Slurm tasks): each from its
+// status file; a flight without one did not run to its end.
+std::vector<FlightSummary> collectSummaries(const std::vector<app::BatchFlight>& flights, const fs::path& out) {
+  std::vector<FlightSummary> summaries;
+  for (const app::BatchFlight& flight : flights) {
+    FlightSummary summary;
+    summary.id = flight.id;
+    if (!readFlightStatus(statusPath(out, flight.id), &summary)) {
+      summary.status = FlightStatus::Failed;
+      summary.message = "no status: its task did not finish (see logs/slurm-*.out)";
+    }
+    if (fs::exists(out / flight.id)) {
+      summary.results_dir = (out / flight.id).string();
+      readFlightFigures(out / flight.id, &summary);
+    }
+    summaries.push_back(std::move(summary));
+  }
+  return summaries;
+}
+
+// Writes the job scripts into DIR/slurm, submits the array job (one task per flight) and a
+// job that collects the summary once every task ended, and waits for that one.
+// Returns the array job's id; throws Error when sbatch fails.
+std::string submitToSlurm(const std::string& manifest, std::size_t flights, const fs::path& out,
+                          const QCommandLineParser& parser, const engine::RunControl& control) {
+  const QString sbatch = QStandardPaths::findExecutable("sbatch");
+  if (sbatch.isEmpty())
+    throw Error("--slurm needs Slurm's sbatch on the PATH (Debian package slurm-client)");
+  fs::create_directories(out / "slurm");
+  const std::string program = absolutePath(QCoreApplication::applicationFilePath().toStdString());
+  const std::string out_dir = absolutePath(out);
+  const std::string manifest_path = absolutePath(manifest);
+  const int cpus = parser.isSet("threads") ? parser.value("threads").toInt() : 1;
+  QString array = "#!/bin/sh\n# Written by skytrace-cli batch --slurm: one task per flight of the manifest.\n";
+  array += "#SBATCH --job-name=skytrace-batch\n";
+  array += QString("#SBATCH --array=0-%1\n").arg(flights - 1);
+  array += QString("#SBATCH --cpus-per-task=%1\n").arg(std::max(1, cpus));
+  array += "#SBATCH --output=" + QString::fromStdString(out_dir) + "/logs/slurm-%A_%a.out\n";
+  if (parser.isSet("slurm-gpus")) array += "#SBATCH --gres=gpu:1\n";
+  array += "exec " + shellQuoted(program) + " batch " + shellQuoted(manifest_path) + " --out " +
+           shellQuoted(out_dir) + " --task \"$SLURM_ARRAY_TASK_ID\"" + (parser.isSet("force") ? " --force" : "") +
+           "\n";
+  const QString collect = "#!/bin/sh\n# Written by skytrace-cli batch --slurm: the summary, once every task ended.\n"
+                          "#SBATCH --job-name=skytrace-batch-summary\n#SBATCH --output=" +
+                          QString::fromStdString(out_dir) + "/logs/slurm-%j-summary.out\nexec " +
+                          shellQuoted(program) + " batch " + shellQuoted(manifest_path) + " --out " +
+                          shellQuoted(out_dir) + " --collect\n";
+  writeFileAtomically(out / "slurm" / "array.sh", array.toStdString());
+  writeFileAtomically(out / "slurm" / "collect.sh", collect.toStdString());
+
+  const QStringList extra = QProcess::splitCommand(parser.value("slurm-args"));
+  QString job_id;
+  const int submitted = runTool(sbatch, QStringList{"--parsable"} + extra +
+                                            QStringList{QString::fromStdString(out_dir + "/slurm/array.sh")},
+                                &job_id, control, false);
+  job_id = job_id.section(';', 0, 0);  // "<id>[;<cluster>]"
+  if (submitted != 0 || job_id.isEmpty())
+    throw Error("sbatch refused the array job (exit code " + std::to_string(submitted) + ")");
+  QTextStream(stderr) << "batch: submitted Slurm array job " << job_id << " (" << flights
+                      << " tasks); waiting for it to end\n";
+  QString collect_id;
+  // Its exit code is the collecting batch's (1 when a flight failed): the summary says more.
+  runTool(sbatch,
+          QStringList{"--parsable", "--wait", "--dependency=afterany:" + job_id} + extra +
+              QStringList{QString::fromStdString(out_dir + "/slurm/collect.sh")},
+          &collect_id, control, true);
+  if (control.isCancelled()) {
+    const QString scancel = QStandardPaths::findExecutable("scancel");
+    if (!scancel.isEmpty()) runTool(scancel, {job_id, collect_id.section(';', 0, 0)}, nullptr, control, false);
+  }
+  return job_id.toStdString();
+}
+
 int runBatch(const QStringList& args) {
   QCommandLineParser parser;
   parser.addPositionalArgument("manifest", "CSV or JSONL manifest, one flight per row or line.");
@@ -235,14 +340,22 @@ int runBatch(const QStringList& args) {
        "every GPU; without GPUs process's default).",
        "LIST"},
       {"force", "Process every flight, also those whose results are up to date."},
+      {"slurm",
+       "Run the flights as a Slurm array job (one task per flight, --threads CPUs each, default 1), "
+       "wait for it and write the summary; needs sbatch (SLURM_CONF names the cluster)."},
+      {"slurm-gpus", "With --slurm: one GPU per task (--gres=gpu:1)."},
+      {"slurm-args", "With --slurm: more sbatch options, e.g. \"--partition=gpu --time=2:00:00\".", "ARGS"},
+      {"task", "Process only the flight at this 0-based position of the manifest (what each Slurm task runs).",
+       "K"},
+      {"collect", "Only write the summary, from the flights' status files (what the Slurm summary job runs)."},
   });
   addThreadsOption(parser);
   int exit_code = kExitOk;
   if (!parseArguments(parser,
                       QStringLiteral("Process many flights from a manifest (CSV or JSONL: id, video, "
                                      "basemaps, telemetry, camera, time_offset_s, model, vo_model, "
-                                     "sat_model, truth), N at a time; skip flights whose results are "
-                                     "up to date; write summary.csv and summary.html."),
+                                     "sat_model, truth), N at a time or as a Slurm array job; skip flights "
+                                     "whose results are up to date; write summary.csv and summary.html."),
                       args, &exit_code)) {
     return exit_code;
   }
@@ -262,53 +375,76 @@ int runBatch(const QStringList& args) {
     settings.jobs = int(numberOption(parser, "jobs", 1));
     if (settings.jobs < 1 || settings.jobs > 256) throw InvalidArgument("--jobs must be in 1..256");
     settings.force = parser.isSet("force");
-    settings.threads_per_job = std::max(1, threadBudget().threads / settings.jobs);
-    if (parser.isSet("devices")) {
-      for (const QString& d : parser.value("devices").split(',', Qt::SkipEmptyParts))
-        settings.devices.push_back(d.trimmed().toStdString());
-    } else {
-      settings.devices = defaultDevices();
-    }
-    const std::string models = vision::modelDirectory();
-    settings.software = {{"skytrace_version", SKYTRACE_VERSION},
-                         {"program_sha256", sha256Of(QCoreApplication::applicationFilePath())},
-                         {"model_dir", models},
-                         {"model_dir_sha256", models.empty() ? "" : sha256Of(QString::fromStdString(models))}};
     fs::create_directories(settings.out / "logs");
+    const int modes = int(parser.isSet("slurm")) + int(parser.isSet("task")) + int(parser.isSet("collect"));
+    if (modes > 1) throw InvalidArgument("--slurm, --task and --collect exclude each other");
 
-    QTextStream err(stderr);
-    err << "batch: " << flights.size() << " flights from " << QString::fromStdString(manifest) << ", "
-        << settings.jobs << " at a time, " << settings.threads_per_job << " CPU threads each\n";
-    err.flush();
-    std::vector<FlightSummary> summaries(flights.size());
-    std::atomic<std::size_t> next{0};
-    std::mutex print_mutex;
-    int finished = 0;
-    auto worker = [&](int job) {
-      for (std::size_t i = next++; i < flights.size(); i = next++) {
-        if (control.isCancelled()) {
-          summaries[i].id = flights[i].id;
-          summaries[i].status = FlightStatus::Cancelled;
-          continue;
-        }
-        try {
-          summaries[i] = runFlight(flights[i], job, settings, control);
-        } catch (const std::exception& e) {
-          summaries[i].id = flights[i].id;
-          summaries[i].status = FlightStatus::Failed;
-          summaries[i].message = e.what();
-        }
-        const std::lock_guard<std::mutex> lock(print_mutex);
-        QTextStream line(stderr);
-        line << "[" << ++finished << "/" << flights.size() << "] " << QString::fromStdString(flights[i].id) << ": "
-             << QString::fromStdString(describeFlight(summaries[i])) << "\n";
+    std::vector<FlightSummary> summaries;
+    if (parser.isSet("slurm")) {
+      if (flights.empty()) throw InvalidArgument("the manifest names no flight");
+      submitToSlurm(manifest, flights.size(), settings.out, parser, control);
+      summaries = collectSummaries(flights, settings.out);
+    } else if (parser.isSet("collect")) {
+      summaries = collectSummaries(flights, settings.out);
+    } else {
+      std::vector<std::size_t> chosen(flights.size());
+      std::iota(chosen.begin(), chosen.end(), std::size_t(0));
+      if (parser.isSet("task")) {
+        const double k = numberOption(parser, "task", -1);
+        if (!(k >= 0 && k < double(flights.size()) && k == std::floor(k)))
+          throw InvalidArgument("--task must be 0.." + std::to_string(flights.size() - 1) + " (a manifest position)");
+        chosen = {std::size_t(k)};
+        settings.jobs = 1;
       }
-    };
-    std::vector<std::thread> workers;
-    for (int job = 0; job < std::min<int>(settings.jobs, int(flights.size())); ++job) workers.emplace_back(worker, job);
-    for (std::thread& t : workers) t.join();
+      settings.threads_per_job = std::max(1, threadBudget().threads / settings.jobs);
+      if (parser.isSet("devices")) {
+        for (const QString& d : parser.value("devices").split(',', Qt::SkipEmptyParts))
+          settings.devices.push_back(d.trimmed().toStdString());
+      } else if (!parser.isSet("task")) {
+        settings.devices = defaultDevices();  // a Slurm task uses the GPU Slurm gave it
+      }
+      const std::string models = vision::modelDirectory();
+      settings.software = {{"skytrace_version", SKYTRACE_VERSION},
+                           {"program_sha256", sha256Of(QCoreApplication::applicationFilePath())},
+                           {"model_dir", models},
+                           {"model_dir_sha256", models.empty() ? "" : sha256Of(QString::fromStdString(models))}};
+      QTextStream err(stderr);
+      err << "batch: " << chosen.size() << " of " << flights.size() << " flights from "
+          << QString::fromStdString(manifest) << ", " << settings.jobs << " at a time, "
+          << settings.threads_per_job << " CPU threads each\n";
+      err.flush();
+      summaries.resize(chosen.size());
+      std::atomic<std::size_t> next{0};
+      std::mutex print_mutex;
+      int finished = 0;
+      auto worker = [&](int job) {
+        for (std::size_t n = next++; n < chosen.size(); n = next++) {
+          const app::BatchFlight& flight = flights[chosen[n]];
+          FlightSummary& summary = summaries[n];
+          if (control.isCancelled()) {
+            summary.id = flight.id;
+            summary.status = FlightStatus::Cancelled;
+          } else {
+            try {
+              summary = runFlight(flight, job, settings, control);
+            } catch (const std::exception& e) {
+              summary.id = flight.id;
+              summary.status = FlightStatus::Failed;
+              summary.message = e.what();
+            }
+          }
+          writeFlightStatus(statusPath(settings.out, flight.id), summary);
+          const std::lock_guard<std::mutex> lock(print_mutex);
+          QTextStream line(stderr);
+          line << "[" << ++finished << "/" << chosen.size() << "] " << QString::fromStdString(flight.id) << ": "
+               << QString::fromStdString(describeFlight(summary)) << "\n";
+        }
+      };
+      std::vector<std::thread> workers;
+      for (int job = 0; job < std::min<int>(settings.jobs, int(chosen.size())); ++job) workers.emplace_back(worker, job);
+      for (std::thread& t : workers) t.join();
+    }
 
-    writeBatchSummary(settings.out, manifest, summaries);
     int done = 0, skipped = 0, failed = 0, cancelled = 0;
     for (const FlightSummary& s : summaries) {
       done += s.status == FlightStatus::Done;
@@ -318,17 +454,20 @@ int runBatch(const QStringList& args) {
     }
     QTextStream out(stdout);
     out << "batch: " << done << " done, " << skipped << " skipped (up to date), " << failed << " failed"
-        << (cancelled ? QString(", %1 cancelled").arg(cancelled) : QString()) << "\n"
-        << "summary: " << QString::fromStdString((settings.out / "summary.csv").string()) << ", "
-        << QString::fromStdString((settings.out / "summary.html").string()) << "\n";
+        << (cancelled ? QString(", %1 cancelled").arg(cancelled) : QString()) << "\n";
+    if (!parser.isSet("task")) {  // a task's summary is the collecting job's work
+      writeBatchSummary(settings.out, manifest, summaries);
+      out << "summary: " << QString::fromStdString((settings.out / "summary.csv").string()) << ", "
+          << QString::fromStdString((settings.out / "summary.html").string()) << "\n";
+    }
     if (control.isCancelled()) return stopSignalExitCode();
-    return failed > 0 ? int(kExitFailure) : int(kExitOk);
+    return failed > 0 || cancelled > 0 ? int(kExitFailure) : int(kExitOk);
   });
 }
 
 const CliCommandRegistration kRegistration{
     {QStringLiteral("batch"),
-     QStringLiteral("Process many flights from a manifest, N at a time; summary CSV + HTML"), runBatch}};
+     QStringLiteral("Process many flights from a manifest, N at a time or on Slurm (summary CSV + HTML)"), runBatch}};
 
 }  // namespace
 }  // namespace skytrace::cli
