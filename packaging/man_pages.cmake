@@ -57,6 +57,8 @@ execute_process(COMMAND "${CLI}" --help OUTPUT_VARIABLE overview RESULT_VARIABLE
 if(NOT status EQUAL 0)
   message(FATAL_ERROR "'${CLI} --help' failed (${status})")
 endif()
+# A ';' would split a CMake list item: descriptions keep their meaning with ','.
+string(REPLACE ";" "," overview "${overview}")
 string(REGEX MATCH "Commands:\n(.*)" command_block "${overview}")
 string(REGEX MATCHALL "\n  [a-z]+ +[^\n]+" command_lines "\n${CMAKE_MATCH_1}\n")
 set(see_also)
