@@ -143,6 +143,25 @@ class TestCliBatch : public QObject {
     QCOMPARE(readJson(out_ + "/beta/report.json").value("feature_model").toString(), QString("sift+mnn"));
   }
 
+  // With several devices each job takes its own, round robin: two jobs over cuda:0,cuda:1
+  // give one flight each. (Without CUDA each flight then fails naming its device.)
+  void jobsTakeTheirDevicesRoundRobin() {
+    const QString out = dir_.filePath("devices");
+    QString log;
+    test::runCli({"batch", manifest_, "--out", out, "--jobs", "2", "--devices", "cuda:0,cuda:1"}, &log, 600000,
+                 dir_.filePath("no_models"));
+    QStringList devices;
+    for (const char* id : {"alpha", "beta"}) {
+      const QJsonObject report = readJson(out + "/" + id + "/report.json");
+      const QString said = report.isEmpty() ? readSummary(out + "/summary.csv")[id]["message"]
+                                            : report.value("device").toString();
+      for (const char* device : {"cuda:0", "cuda:1"})
+        if (said.contains(device)) devices << device;
+    }
+    devices.sort();
+    QCOMPARE(devices, QStringList({"cuda:0", "cuda:1"}));
+  }
+
   // SIGTERM (Slurm, Kubernetes) stops the running flights: exit 143, the summary lists
   // them as cancelled, their partial folders are gone and earlier results are kept.
   void sigtermStopsTheBatchAndKeepsEarlierResults() {
