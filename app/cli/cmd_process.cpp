@@ -154,10 +154,10 @@ int runProcess(const QStringList& args) {
        "context), so that VO on the same GPU keeps its latency; registration gets slower. "
        "Default 0: no limit.", "N"},
       {"robust-estimator",
-       "Robust homography of VO and registration: auto (default: magsac-first on the CPU, "
-       "lo-ransac on a GPU), magsac-first (MAGSAC++ through OpenCV's USAC, and also LO-RANSAC "
-       "where it finds under half of the matches to be inliers), magsac or lo-ransac "
-       "(Skytrace's batched LO-RANSAC).", "NAME", "auto"},
+       "Robust homography of VO and registration: auto (default: VO magsac-first on the CPU, "
+       "registration and GPUs lo-ransac), magsac-first (MAGSAC++ through OpenCV's USAC, and also "
+       "LO-RANSAC where it finds under half of the matches to be inliers), magsac or lo-ransac "
+       "(Skytrace's batched LO-RANSAC) for both stages.", "NAME", "auto"},
       {"no-cuda-graphs", "GPU: run every model eagerly instead of replaying CUDA graphs (slower; for "
                          "comparisons)."},
       {"no-fused-kernels", "GPU: run ALIKED through LibTorch's operators instead of Skytrace's fused "

@@ -323,8 +323,12 @@ ProcessingChoice processingChoiceFor(const FlightRequest& request, int cuda_devi
   options.vo_match.device = choice.placement.vo;
   options.registration.features.device = choice.placement.satellite;  // the whole stage's device
   nav::setGpuExecution(request.cuda_graphs, request.fused_kernels, options);
-  options.vo.robust_estimator = vision::parseRobustEstimator(request.robust_estimator);
-  options.registration.robust_estimator = options.vo.robust_estimator;
+  // auto keeps each stage's default (VO: magsac-first on the CPU; registration: LO-RANSAC).
+  const vision::RobustEstimator estimator = vision::parseRobustEstimator(request.robust_estimator);
+  if (estimator != vision::RobustEstimator::Auto) {
+    options.vo.robust_estimator = estimator;
+    options.registration.robust_estimator = estimator;
+  }
   options.use_gnss_prior = request.use_gnss_prior;
   options.registration_enabled = request.registration_enabled;
   options.check();

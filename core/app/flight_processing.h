@@ -85,8 +85,8 @@ struct FlightRequest {
   // (--no-fused-kernels) in every model; nav::setGpuExecution.
   bool cuda_graphs = true;
   bool fused_kernels = true;
-  // Robust homography of VO and registration (--robust-estimator): auto, magsac-first,
-  // magsac or lo-ransac (vision::RobustEstimator).
+  // Robust homography of VO and registration (--robust-estimator): auto (each stage's
+  // default), magsac-first, magsac or lo-ransac (vision::RobustEstimator).
   std::string robust_estimator = "auto";
 
   bool use_gnss_prior = false;

@@ -1,7 +1,7 @@
-// Robust homography with the estimator that is fastest where it runs, without losing
-// accuracy: on the CPU OpenCV's USAC framework with the MAGSAC++ score, backed by
-// Skytrace's batched LO-RANSAC (robust_estimation.h) on pairs with few inliers; on a GPU
-// LO-RANSAC alone. Every estimator answers in the same terms: the inlier mask, the inlier
+// Robust homography: OpenCV's USAC framework with the MAGSAC++ score, Skytrace's batched
+// LO-RANSAC (robust_estimation.h), or MAGSAC++ backed by LO-RANSAC on pairs with few
+// inliers (`auto` on the CPU; VO's default there, registration keeps LO-RANSAC:
+// nav/basemap_registration.h says why); on a GPU LO-RANSAC. Every estimator answers in the same terms: the inlier mask, the inlier
 // count and the RMS error are those of robust_estimation.h (symmetric transfer error
 // against options.inlier_threshold_px), so acceptance rules downstream (minimum inliers,
 // inlier ratio) mean the same whichever estimator ran.
