@@ -64,6 +64,13 @@ int runRender(const QStringList& args) {
       {"spoof-offset-m", "How far the spoofer drags the position (default 100).", "M"},
       {"degrade", "Also write basemap_degraded.tif (coarser, blurred, season-shifted, "
                   "offset, partly occluded)."},
+      {"degrade-gsd-factor", "The degraded map's pixel against the source's, 1..16 (default 2).",
+       "X"},
+      {"degrade-season", "Season shift of the degraded map, 0..1 (default 0.5).", "X"},
+      {"degrade-colour", "Another sensor's colours for the degraded map (gains, gammas, "
+                         "contrast, haze), 0..1 (default 0).", "X"},
+      {"degrade-offset-m", "Georeference error of the degraded map, 0..100 m (default 1.5).",
+       "M"},
   };
   parser.addOptions(options);
   int exit_code = kExitOk;
@@ -114,6 +121,15 @@ int runRender(const QStringList& args) {
       o.gnss.spoof_offset_m = numberOption(parser, "spoof-offset-m", 100.0);
     }
     o.degrade = parser.isSet("degrade");
+    for (const char* name : {"degrade-gsd-factor", "degrade-season", "degrade-colour", "degrade-offset-m"}) {
+      checkArgument(o.degrade || !parser.isSet(name),
+                    std::string("--") + name + " needs --degrade");
+    }
+    o.degradation.gsd_factor = numberOption(parser, "degrade-gsd-factor", o.degradation.gsd_factor);
+    o.degradation.season_shift = numberOption(parser, "degrade-season", o.degradation.season_shift);
+    o.degradation.colour_shift = numberOption(parser, "degrade-colour", o.degradation.colour_shift);
+    o.degradation.georeference_offset_m =
+        numberOption(parser, "degrade-offset-m", o.degradation.georeference_offset_m);
 
     const sim::FlightSimulationResult r = sim::simulateFlight(o, stderrProgress());
     QTextStream cout(stdout);

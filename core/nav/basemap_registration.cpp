@@ -226,7 +226,9 @@ cv::Rect2d envelope(const std::vector<cv::Point2d>& points) {
 
 // The ground resolution to match at: the frame's, but not finer than the map's; when the
 // map is much coarser than the frame (> 4x), at half the map's pixel, so that the frame
-// keeps enough pixels for features (the map is then upsampled, bilinear).
+// keeps enough pixels for features (the map is then upsampled, bilinear). Matching finer
+// still (the frame's shorter side kept at 240 px) located 6 instead of 8 of the Brighton
+// Beach photos; over maps 3-10x coarser, area correlation places the frames instead.
 double matchingGsdM(double frame_gsd_m, double map_pixel_m) {
   if (map_pixel_m > 4.0 * frame_gsd_m) return 0.5 * map_pixel_m;
   return std::max(frame_gsd_m, map_pixel_m);
@@ -238,6 +240,8 @@ void RegistrationOptions::check() const {
   features.check();
   checkArgument(search_sigma_factor > 0, "registration search_sigma_factor must be > 0");
   checkArgument(min_search_margin_m >= 0, "registration min_search_margin_m must be >= 0");
+  checkArgument(area_correlation_map_ratio >= 0, "registration area_correlation_map_ratio must be >= 0");
+  area_correlation.check();
   checkArgument(min_inliers >= 8, "registration min_inliers must be >= 8");
   checkArgument(min_inlier_ratio >= 0 && min_inlier_ratio < 1,
                 "registration min_inlier_ratio must be in [0, 1)");
@@ -399,12 +403,28 @@ struct BasemapRegistrar::State {
       fix->reason = "too_few_inliers";
       return;
     }
+    if (!placeFix(window_from_image, window, request, fix)) return;
+    const double rms_m = fit.ransac.rms_inlier_error_px * window.gsd_m;
+    fix->sigma_m = std::hypot(1.0, 3.0 * rms_m / std::sqrt(double(fix->inliers)) + rms_m);
+    fix->yaw_sigma_deg = 1.0;
+    fix->score = std::clamp(fix->inlier_ratio * std::min(1.0, fix->inliers / 100.0), 0.0, 1.0);
+    if (fix->inlier_ratio < options.min_inlier_ratio) {
+      fix->reason = "low_inlier_ratio";
+      return;
+    }
+    acceptIfPlausible(request, expected_height_m, fix);
+  }
+
+  // The camera pose of `window_from_image` (frame pixels -> `window` pixels), with the
+  // request's pitch/roll hints; false (reason bad_geometry) when it has none.
+  bool placeFix(const cv::Matx33d& window_from_image, const MapWindow& window, const RegistrationRequest& request,
+                RegistrationFix* fix) const {
     const cv::Matx33d ground_from_image = window.enu_from_pixel * window_from_image;
     fix->image_from_ground = ground_from_image.inv();
     CameraPose pose;
     if (!poseFromImageFromGround(camera, fix->image_from_ground, ground_up_m, request.t_s, &pose)) {
       fix->reason = "bad_geometry";
-      return;
+      return false;
     }
     if (std::isfinite(request.pitch_hint_deg)) {
       pose = constrainAttitude(camera, pose, request.pitch_hint_deg,
@@ -414,14 +434,12 @@ struct BasemapRegistrar::State {
     }
     fix->pose = pose;
     fix->has_pose = true;
-    const double rms_m = fit.ransac.rms_inlier_error_px * window.gsd_m;
-    fix->sigma_m = std::hypot(1.0, 3.0 * rms_m / std::sqrt(double(fix->inliers)) + rms_m);
-    fix->yaw_sigma_deg = 1.0;
-    fix->score = std::clamp(fix->inlier_ratio * std::min(1.0, fix->inliers / 100.0), 0.0, 1.0);
-    if (fix->inlier_ratio < options.min_inlier_ratio) {
-      fix->reason = "low_inlier_ratio";
-      return;
-    }
+    return true;
+  }
+
+  // Accepts a placed fix whose height, tilt and distance from the prior are plausible.
+  void acceptIfPlausible(const RegistrationRequest& request, double expected_height_m, RegistrationFix* fix) const {
+    const CameraPose& pose = fix->pose;
     const double height = pose.position_enu[2] - ground_up_m;
     if (expected_height_m > 0 && (height < options.min_height_ratio * expected_height_m ||
                                   height > options.max_height_ratio * expected_height_m)) {
@@ -447,6 +465,67 @@ struct BasemapRegistrar::State {
     }
     fix->accepted = true;
     fix->reason.clear();
+  }
+
+  // Prior mode over a map much coarser than the frame (area_correlation.h): the frame,
+  // reduced to the map's pixel and rectified onto the map window read at that pixel
+  // through the prior, is placed by correlation. Host work (a device keyframe is
+  // downloaded once).
+  RegistrationFix registerByAreaCorrelation(const RegistrationRequest& request, RegistrationFix fix,
+                                            int basemap_index, cv::Rect2d rect, double height) {
+    const CameraPose& prior = *request.prior;
+    const double map_gsd = basemaps[std::size_t(basemap_index)].map->pixelSizeM();
+    // The frame is slid over the window at every rotation on a square canvas of its
+    // diagonal: widen the window by that much so that every shift within the search
+    // margin is tried, and peaks elsewhere can show that the best one is not unique.
+    const double frame_gsd = groundSampleDistanceM(camera, prior, ground_up_m);
+    const double widen_m = 0.5 * std::hypot(camera.width_px, camera.height_px) * frame_gsd;
+    rect = cv::Rect2d(rect.x - widen_m, rect.y - widen_m, rect.width + 2 * widen_m, rect.height + 2 * widen_m);
+    const MapWindow window = readWindow(basemap_index, rect, map_gsd);
+    if (window.bgr.empty() || cv::countNonZero(window.valid) == 0) {
+      fix.reason = "no_candidate";
+      return fix;
+    }
+    // The frame at about the map's pixel (area average: no aliasing), then onto the grid.
+    const cv::Mat undistorted = undistortedFrame(request.image.hostPixels(&keyframe_transfers));
+    const double reduce = std::min(1.0, frame_gsd / window.gsd_m);
+    const cv::Size small_size(std::max(1, int(std::lround(undistorted.cols * reduce))),
+                              std::max(1, int(std::lround(undistorted.rows * reduce))));
+    cv::Mat small;
+    cv::resize(undistorted, small, small_size, 0, 0, cv::INTER_AREA);
+    const double sx = double(small.cols) / undistorted.cols, sy = double(small.rows) / undistorted.rows;
+    // small pixel centre = (image pixel centre + 0.5) * s - 0.5
+    const cv::Matx33d small_from_image(sx, 0, 0.5 * sx - 0.5, 0, sy, 0.5 * sy - 0.5, 0, 0, 1);
+    const cv::Matx33d window_from_image_prior = window.pixel_from_enu * groundFromImage(camera, prior, ground_up_m);
+    const cv::Matx33d window_from_small = window_from_image_prior * small_from_image.inv();
+    cv::Mat rectified, rectified_valid;
+    cv::warpPerspective(small, rectified, cv::Mat(window_from_small), window.bgr.size(), cv::INTER_LINEAR,
+                        cv::BORDER_CONSTANT);
+    cv::warpPerspective(cv::Mat(small.size(), CV_8UC1, cv::Scalar(255)), rectified_valid, cv::Mat(window_from_small),
+                        window.bgr.size(), cv::INTER_NEAREST, cv::BORDER_CONSTANT);
+    cv::erode(rectified_valid, rectified_valid, cv::Mat(), cv::Point(-1, -1), 1);
+
+    AreaCorrelationOptions area = options.area_correlation;
+    if (!request.prior_heading_known) {  // the whole circle, in coarser steps
+      area.max_rotation_deg = 180.0;
+      area.rotation_step_deg = std::max(area.rotation_step_deg, 3.0);
+    }
+    const AreaCorrelation c = correlateWithMap(rectified, rectified_valid, window.bgr, window.valid, area);
+    fix.area_correlation = true;
+    fix.matches = 0;
+    fix.inliers = 0;
+    fix.inlier_ratio = 0.0;
+    fix.score = std::max(0.0, c.peak);
+    if (!c.found) {
+      fix.reason = c.reason == "ambiguous" || c.reason == "low_correlation" ? "weak_correlation" : "too_few_inliers";
+      return fix;
+    }
+    if (!placeFix(c.window_from_rectified * window_from_image_prior, window, request, &fix)) return fix;
+    // A correlation peak is good to about half a map pixel at 0.8 and worse below.
+    fix.sigma_m = std::hypot(1.0, window.gsd_m * (0.5 + 2.0 * (1.0 - c.peak)));
+    fix.yaw_sigma_deg = 2.0;
+    acceptIfPlausible(request, height, &fix);
+    return fix;
   }
 
   // Ground resolutions within ~10 % share a prepared search or a feature cache.
@@ -651,7 +730,13 @@ struct BasemapRegistrar::State {
     gsd = std::max(gsd, std::max(rect.width, rect.height) / max_side_px);
     fix.basemap_index = best_map;
     if (fine_matcher->needsLocalFeatures()) {
+      const RegistrationFix unplaced = fix;
       fix = registerWithPriorFromCache(request, fix, best_map, rect, gsd, height);
+      const bool coarse_map = options.area_correlation_map_ratio > 0 &&
+                              b.map->pixelSizeM() >= options.area_correlation_map_ratio * frame_gsd;
+      if (!fix.accepted && coarse_map && (fix.reason == "too_few_inliers" || fix.reason == "low_inlier_ratio")) {
+        fix = registerByAreaCorrelation(request, unplaced, best_map, rect, height);
+      }
       fix.fine_match_ms = elapsedMs(start);
       return fix;
     }

@@ -45,6 +45,7 @@
 #include <opencv2/core.hpp>
 
 #include "core/geo/geodesy.h"
+#include "core/nav/area_correlation.h"
 #include "core/nav/camera_model.h"
 #include "core/nav/camera_pose.h"
 #include "core/util/stage.h"
@@ -121,6 +122,12 @@ struct RegistrationOptions {
   // map cropped to the flight, lets registration work).
   int max_global_search_tiles = 4096;
   int vlad_clusters = 32;
+  // Prior mode over a map much coarser than the frame: when point matches give no fix
+  // and the map's pixel is at least area_correlation_map_ratio x the frame's ground
+  // resolution, the frame is placed by area correlation (area_correlation.h) on the map
+  // read at its own pixel. 0: never.
+  double area_correlation_map_ratio = 3.0;
+  AreaCorrelationOptions area_correlation;
   std::uint64_t seed = 0;
 
   void check() const;  // throws InvalidArgument
@@ -138,6 +145,9 @@ struct RegistrationRequest {
   // RegistrationOptions::search_heights_m.
   double height_hint_m = 0.0;
   bool prior_from_telemetry = false;  // the prior is the flight log's, not the VO's
+  // The prior's heading is known (a VO estimate, a logged camera or vehicle heading);
+  // false: a guess, which only rotation-invariant matching can do without.
+  bool prior_heading_known = true;
   // Camera pitch/roll from the flight log (gimbal angles, degrees; NaN unknown). Near
   // nadir a homography determines tilt poorly for narrow lenses (1 deg of tilt is 1 m of
   // position at 60 m): when given, the fix keeps its heading, height and the ground point
@@ -153,6 +163,8 @@ struct RegistrationFix {
   std::string reason;         // why rejected (docs/process_output.md), empty when accepted
   bool global_mode = false;   // true: retrieval over the whole basemap
   bool prior_from_telemetry = false;  // the search window came from the flight log
+  // Placed by area correlation (no point matches: inliers 0, score = the correlation).
+  bool area_correlation = false;
   int basemap_index = -1;     // which basemap gave the best candidate
   CameraPose pose;            // valid when a homography was found (even if rejected)
   bool has_pose = false;

@@ -24,7 +24,7 @@ nlohmann::json nullable(double value) {
 std::string fixesCsv(const NavigationResult& result, const geo::LocalEnuFrame* enu) {
   std::ostringstream out;
   out << "frame,t_s,lat_deg,lon_deg,alt_m,yaw_deg,sigma_m,inliers,inlier_ratio,score,accepted,"
-         "reason,basemap,mode\n";
+         "reason,basemap,mode,method\n";
   for (const auto& f : result.fixes) {
     std::string lat, lon, alt, yaw;
     if (f.has_pose && enu) {
@@ -40,7 +40,7 @@ std::string fixesCsv(const NavigationResult& result, const geo::LocalEnuFrame* e
         << yaw << ',' << (f.has_pose ? fixedDecimals(f.sigma_m, 3) : "") << ',' << f.inliers << ','
         << fixedDecimals(f.inlier_ratio, 4) << ',' << fixedDecimals(f.score, 4) << ',' << (f.accepted ? 1 : 0)
         << ',' << f.reason << ',' << f.basemap_index << ',' << (f.global_mode ? "global" : "prior")
-        << '\n';
+        << ',' << (f.area_correlation ? "area" : "matches") << '\n';
   }
   return out.str();
 }
@@ -92,9 +92,11 @@ nlohmann::json navigationReportJson(const NavigationResult& result, const RunDes
   int accepted = 0;
   std::map<std::string, int> by_reason;
   int global_attempts = 0;
+  int area_accepted = 0;
   for (const auto& f : result.fixes) {
     if (f.accepted) {
       ++accepted;
+      area_accepted += f.area_correlation ? 1 : 0;
     } else {
       ++by_reason[f.reason];
     }
@@ -104,6 +106,7 @@ nlohmann::json navigationReportJson(const NavigationResult& result, const RunDes
                      {"accepted", accepted},
                      {"rejected", int(result.fixes.size()) - accepted},
                      {"global_attempts", global_attempts},
+                     {"accepted_by_area_correlation", area_accepted},
                      {"rejected_by_reason", by_reason}};
   report["odometry"] = {{"lost_frames", result.lost_frames},
                         {"rejected_steps", result.rejected_odometry_steps},

@@ -165,6 +165,14 @@ struct NavigationSession::State {
     return pose;
   }
 
+  // Whether the log states a camera or vehicle heading at `t_s` (loggedPose guesses
+  // north otherwise).
+  bool loggedHeadingKnown(double t_s) const {
+    if (!inputs.telemetry) return false;
+    const auto sample = inputs.telemetry->interpolate(t_s);
+    return sample && (std::isfinite(sample->gimbal_yaw_deg) || std::isfinite(sample->yaw_deg));
+  }
+
   double heightAt(double t_s) const { return loggedHeightM(inputs, t_s); }
 };
 
@@ -269,6 +277,7 @@ FrameResult NavigationSession::afterOdometry(OdometryMeasurement odometry, const
         r.prior = logged;
         r.prior_sigma_m = kTelemetryPriorSigmaM;
         r.prior_from_telemetry = true;
+        r.prior_heading_known = s.loggedHeadingKnown(t_s);
       } else if (!global_due) {
         r.prior = out.online.pose;
         r.prior_sigma_m = out.online.sigma_m;

@@ -336,9 +336,11 @@ FlightSimulationResult simulateFlight(const FlightSimulationOptions& options,
         degradeBasemap(basemap, rect, result.degraded_basemap_path.string(), degradation);
     degraded_json = {{"path", result.degraded_basemap_path.filename().string()},
                      {"gsd_m", info.gsd_m},
+                     {"gsd_factor", degradation.gsd_factor},
                      {"blur_sigma_px", degradation.blur_sigma_px},
                      {"season_shift", degradation.season_shift},
                      {"brightness_gain", degradation.brightness_gain},
+                     {"colour_shift", degradation.colour_shift},
                      {"georeference_offset_east_m", info.offset_east_m},
                      {"georeference_offset_north_m", info.offset_north_m},
                      {"occluded_fraction", info.occluded_fraction}};

@@ -31,6 +31,7 @@ void MapDegradation::check() const {
   checkArgument(gsd_factor >= 1 && gsd_factor <= 16, "degrade GSD factor must be within 1..16");
   checkArgument(blur_sigma_px >= 0 && blur_sigma_px <= 10, "degrade blur must be within 0..10 px");
   checkArgument(season_shift >= 0 && season_shift <= 1, "season shift must be within 0..1");
+  checkArgument(colour_shift >= 0 && colour_shift <= 1, "colour shift must be within 0..1");
   checkArgument(brightness_gain > 0.3 && brightness_gain < 3, "brightness gain must be within 0.3..3");
   checkArgument(georeference_offset_m >= 0 && georeference_offset_m <= 100,
                 "georeference offset must be within 0..100 m");
@@ -69,6 +70,27 @@ DegradedBasemapInfo degradeBasemap(const geo::Basemap& source, const geo::MapRec
       }
     }
     cv::cvtColor(hsv, rgb, cv::COLOR_HSV2RGB);
+  }
+
+  // Another sensor: per-channel gain and gamma, lower contrast, haze. The seeded draws
+  // come from their own generator so that maps without a colour shift stay as they were.
+  if (options.colour_shift > 0) {
+    std::mt19937_64 colour_rng(options.seed ^ 0x5a7e11173ULL);
+    std::uniform_real_distribution<double> unit(-1.0, 1.0);
+    const double s = options.colour_shift;
+    cv::Mat lut(1, 256, CV_8UC3);
+    const cv::Vec3d haze(18.0 * s, 22.0 * s, 30.0 * s);  // R, G, B
+    const double contrast = 1.0 - 0.3 * s;
+    for (int ch = 0; ch < 3; ++ch) {
+      const double gain = 1.0 + 0.15 * s * unit(colour_rng);
+      const double gamma = 1.0 + 0.25 * s * unit(colour_rng);
+      for (int v = 0; v < 256; ++v) {
+        double x = std::pow(v / 255.0, gamma) * 255.0 * gain;
+        x = 128.0 + (x - 128.0) * contrast + haze[ch];
+        lut.at<cv::Vec3b>(0, v)[ch] = cv::saturate_cast<uchar>(x);
+      }
+    }
+    cv::LUT(rgb, lut, rgb);
   }
 
   // Partial occlusion: soft synthetic clouds covering about occluded_fraction.

@@ -16,6 +16,10 @@ struct MapDegradation {
   double blur_sigma_px = 0.8;         // Gaussian blur at the output resolution
   double season_shift = 0.5;          // 0 = none, 1 = strong (greens towards dry yellow-brown)
   double brightness_gain = 1.08;
+  // Another sensor, light and processing (a satellite image against a drone orthophoto):
+  // 0 = none, 1 = strong. Seeded per-channel gains and gammas, contrast pulled towards
+  // the mean and a bluish haze.
+  double colour_shift = 0.0;
   double georeference_offset_m = 1.5; // shift of the geotransform, seeded direction
   double occluded_fraction = 0.06;    // share of the area under synthetic clouds/haze
   std::uint64_t seed = 1;
