@@ -102,7 +102,8 @@ int runProcess(const QStringList& args) {
   parser.addOptions({
       {"video", "Flight video (MP4/MOV/MKV/AVI) or image folder.", "FILE"},
       {"basemap", "Georeferenced basemap raster; repeat for several.", "FILE"},
-      {"telemetry", "Flight log (DJI SRT, PX4 ULog, ArduPilot .bin, MAVLink .tlog, GPX, CSV) to compare against.", "FILE"},
+      {"telemetry", "Flight log (DJI SRT, PX4 ULog, ArduPilot .bin, MAVLink .tlog, GPX, CSV) to compare "
+                    "against, or the --video image folder itself (its photos' EXIF GPS).", "FILE"},
       {"time-offset",
        "Seconds added to the flight log's clock to put it on the video's (video time = log time + S; "
        "e.g. -20 when the log started 20 s before the video). Default: 0 (DJI SRT logs run on the "
@@ -142,7 +143,8 @@ int runProcess(const QStringList& args) {
       {"out", "Results folder (default out/process).", "DIR", "out/process"},
       {"ground-alt-m", "Ellipsoidal height of the ground (default: from the log, else unknown).", "M"},
       {"use-gnss-prior", "Use the logged GNSS as a prior (default: judge it independently)."},
-      {"no-registration", "Visual odometry only (from the first GNSS fix; for drift tests)."},
+      {"no-registration", "Visual odometry only, from the log's first GNSS fix (for drift tests; "
+                          "no --basemap needed)."},
       {"keyframe-policy",
        "Overlapped and frame-parallel modes: every (default: VO waits for the registration stage when it is busy, "
        "every keyframe is registered) or latest (VO never waits, requests made while it is busy "
@@ -174,8 +176,8 @@ int runProcess(const QStringList& args) {
   QString video;
   if (!requireOption(parser, "video", &video)) return kExitUsage;
   const QStringList basemaps = parser.values("basemap");
-  if (basemaps.isEmpty()) {
-    printError(QStringLiteral("missing --basemap FILE (at least one)"));
+  if (basemaps.isEmpty() && !parser.isSet("no-registration")) {
+    printError(QStringLiteral("missing --basemap FILE (at least one; odometry alone: --no-registration)"));
     return kExitUsage;
   }
   return runGuarded([&] {

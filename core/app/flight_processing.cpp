@@ -11,7 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/app/photo_log.h"
 #include "core/engine/navigation_payloads.h"
+#include "core/geo/photo_metadata.h"
+#include "core/io/image_sequence_source.h"
 #include "core/io/telemetry/telemetry_reader.h"
 #include "core/io/video_source.h"
 #include "core/nav/basemap_registration.h"
@@ -83,8 +86,8 @@ std::string placeLogOnVideoClock(std::optional<double> given_offset_s, const io:
     telemetry->time_offset_s = *given_offset_s;
     return "given";
   }
-  if (telemetry->format == "dji-srt") {
-    telemetry->time_offset_s = 0.0;
+  if (telemetry->format == "dji-srt" || telemetry->format == "photo-exif") {
+    telemetry->time_offset_s = 0.0;  // subtitles, or the photo folder's own frame times
     return "video clock";
   }
   const bool timed = std::isfinite(video.creation_unix_s) && std::isfinite(telemetry->start_unix_s) &&
@@ -115,7 +118,10 @@ std::string placeLogOnVideoClock(std::optional<double> given_offset_s, const io:
 
 void FlightRequest::check() const {
   checkArgument(!video_path.empty(), "no video to process (--video)");
-  checkArgument(!basemap_paths.empty(), "no basemap: registration needs at least one (--basemap)");
+  checkArgument(!basemap_paths.empty() || !registration_enabled,
+                "no basemap: registration needs at least one (--basemap)");
+  checkArgument(!basemap_paths.empty() || !telemetry_path.empty(),
+                "odometry without a basemap starts from the flight log's first position: give --telemetry");
   for (const std::string& basemap : basemap_paths) checkArgument(!basemap.empty(), "an empty --basemap path");
   checkArgument(camera.source != CameraChoice::Source::kFile || !camera.file.empty(),
                 "a camera from a file, but no file (--camera)");
@@ -147,6 +153,21 @@ nav::CameraModel resolveCamera(const FlightRequest& request, const io::VideoInfo
   if (fs::is_regular_file(beside, ec)) {
     *source = beside.string();
     return nav::readCameraFile(beside.string());
+  }
+  // A photo folder: the first photo's 35 mm equivalent focal length (EXIF).
+  if (video.kind == io::VideoSourceKind::ImageSequence) {
+    const std::vector<std::string> photos = io::listSequenceImages(request.video_path);
+    if (!photos.empty()) {
+      try {
+        const double hfov_deg = geo::readPhotoMetadata(photos.front()).horizontalFovDeg();
+        if (std::isfinite(hfov_deg) && hfov_deg > 1.0 && hfov_deg < 179.0) {
+          *source = "exif focal length";
+          return nav::CameraModel::fromHorizontalFov(video.width_px, video.height_px, hfov_deg);
+        }
+      } catch (const Error&) {
+        // Unreadable metadata: the default below.
+      }
+    }
   }
   *source = "default";
   return nav::CameraModel::fromHorizontalFov(video.width_px, video.height_px, 70.0);
@@ -410,7 +431,7 @@ FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observ
   std::vector<std::string> warnings;
   std::string time_offset_source;
   if (!request.telemetry_path.empty()) {
-    telemetry = io::readTelemetry(request.telemetry_path);
+    telemetry = readFlightLog(request.telemetry_path);
     // A log without positions has nothing to compare the track with.
     if (telemetry->positionCount() == 0) {
       throw FormatError(request.telemetry_path + ": the log holds no GNSS positions (" +

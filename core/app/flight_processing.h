@@ -34,7 +34,8 @@ namespace skytrace::app {
 // Where the camera model comes from.
 struct CameraChoice {
   enum class Source {
-    kAutomatic,      // camera.json beside the video, else a 70 deg horizontal field of view
+    kAutomatic,      // camera.json beside the video, else (a photo folder) the first photo's
+                     // EXIF 35 mm equivalent focal length, else a 70 deg horizontal field of view
     kFile,           // `file`
     kHorizontalFov,  // `hfov_deg` over the video's frame size
   };

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "core/geo/geoid_heights.h"
 #include "core/io/telemetry/telemetry_track.h"
 #include "core/io/video_source.h"
 #include "core/nav/ground_projection.h"
@@ -68,11 +69,19 @@ double frameIntervalS(const geo::Track& track) {
   return steps[steps.size() / 2];
 }
 
-// The log's height above the take-off point at `t_s` (NaN without one).
+// The log's height above the ground at `t_s`: above the take-off point, else its absolute
+// altitude above the ground's (NaN without either).
 double loggedHeightM(const NavigationInputs& inputs, double t_s) {
-  if (!inputs.telemetry) return std::numeric_limits<double>::quiet_NaN();
+  constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
+  if (!inputs.telemetry) return kUnknown;
   const auto sample = inputs.telemetry->interpolate(t_s);
-  return sample ? sample->alt_rel_m : std::numeric_limits<double>::quiet_NaN();
+  if (!sample) return kUnknown;
+  if (std::isfinite(sample->alt_rel_m)) return sample->alt_rel_m;
+  // Only an absolute altitude (a camera's EXIF GPS, a GPX track): above the ground
+  // when the ground's altitude is known (--ground-alt-m).
+  if (std::isfinite(sample->alt_abs_m) && std::isfinite(inputs.log_ground_alt_m))
+    return sample->alt_abs_m - inputs.log_ground_alt_m;
+  return kUnknown;
 }
 
 }  // namespace
@@ -92,8 +101,10 @@ void NavigationOptions::check() const {
 NavigationInputs makeNavigationInputs(CameraModel camera, std::vector<std::string> basemap_paths,
                                       std::optional<io::TelemetrySeries> telemetry,
                                       double ground_alt_m_override) {
-  checkArgument(!basemap_paths.empty(), "at least one basemap is needed");
+  checkArgument(!basemap_paths.empty() || (telemetry && telemetry->positionCount() > 0),
+                "at least one basemap, or a flight log with positions, is needed");
   double ground_alt = ground_alt_m_override;
+  double log_ground_alt = std::numeric_limits<double>::quiet_NaN();
   std::optional<geo::GeoPoint> origin;
   if (telemetry) {
     for (const auto& s : telemetry->samples) {
@@ -101,8 +112,19 @@ NavigationInputs makeNavigationInputs(CameraModel camera, std::vector<std::strin
       origin = geo::GeoPoint{s.lat_deg, s.lon_deg, 0.0};
       if (!std::isfinite(ground_alt) && std::isfinite(s.alt_abs_m) && std::isfinite(s.alt_rel_m)) {
         ground_alt = s.alt_abs_m - s.alt_rel_m;
+        log_ground_alt = ground_alt;
       }
       break;
+    }
+    if (origin && std::isfinite(ground_alt_m_override)) {
+      log_ground_alt = ground_alt_m_override;
+      if (telemetry->abs_alt_reference == "msl") {
+        try {
+          log_ground_alt -= geo::GeoidModel().undulationM(origin->lat_deg, origin->lon_deg);
+        } catch (const Error&) {
+          log_ground_alt = std::numeric_limits<double>::quiet_NaN();  // no geoid grid: heights unknown
+        }
+      }
     }
   }
   if (!origin) origin = defaultEnuOrigin(basemap_paths.front(), 0.0);
@@ -114,6 +136,7 @@ NavigationInputs makeNavigationInputs(CameraModel camera, std::vector<std::strin
   inputs.enu = geo::LocalEnuFrame(*origin);
   inputs.ground_up_m = 0.0;
   inputs.ground_alt_m = ground_alt;
+  inputs.log_ground_alt_m = log_ground_alt;
   return inputs;
 }
 

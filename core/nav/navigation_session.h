@@ -59,10 +59,17 @@ struct NavigationInputs {
   geo::LocalEnuFrame enu{geo::GeoPoint{}};  // the session's local frame
   double ground_up_m = 0.0;   // ground height in `enu` (the plane VO and registration use)
   double ground_alt_m = std::numeric_limits<double>::quiet_NaN();  // ellipsoidal, NaN unknown
+  // The ground's altitude in the reference of the log's absolute altitudes (its
+  // abs_alt_reference: mean sea level or the ellipsoid), NaN unknown: what gives heights
+  // above the ground for a log with absolute altitudes only (a camera's EXIF GPS).
+  double log_ground_alt_m = std::numeric_limits<double>::quiet_NaN();
 };
 
 // Chooses the ENU frame and ground height: the telemetry's first GNSS fix (ground =
-// abs_alt - rel_alt there, when both are logged) or the first basemap's centre.
+// abs_alt - rel_alt there, when both are logged) or the first basemap's centre. Without
+// basemaps (odometry only) the log must hold a position; throws InvalidArgument otherwise.
+// A ground altitude given (ellipsoidal) for a log whose altitudes are above mean sea level
+// is related to them through the EGM96 geoid at the origin (core/geo/geoid_heights.h).
 NavigationInputs makeNavigationInputs(CameraModel camera, std::vector<std::string> basemap_paths,
                                       std::optional<io::TelemetrySeries> telemetry,
                                       double ground_alt_m_override =

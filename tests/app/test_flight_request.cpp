@@ -121,6 +121,12 @@ class TestFlightRequest : public QObject {
     r = good;
     r.basemap_paths.clear();
     QVERIFY(messageOf(r).contains("--basemap"));
+    // Odometry alone needs no basemap, but a log to start from.
+    r.registration_enabled = false;
+    r.telemetry_path = "/flights/photos";
+    r.check();
+    r.telemetry_path.clear();
+    QVERIFY(messageOf(r).contains("--telemetry"));
     r = good;
     r.camera.source = app::CameraChoice::Source::kFile;
     QVERIFY(messageOf(r).contains("--camera"));

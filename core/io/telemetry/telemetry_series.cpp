@@ -118,7 +118,8 @@ std::size_t TelemetrySeries::positionCount() const {
 }
 
 double estimateTimeOffset(const TelemetrySeries& series, std::optional<double> video_start_unix_s) {
-  if (series.format == "dji-srt") return 0.0;  // subtitles run on the video's own clock
+  // Subtitles run on the video's own clock; a photo folder's log on the folder's frame times.
+  if (series.format == "dji-srt" || series.format == "photo-exif") return 0.0;
   if (!video_start_unix_s || !std::isfinite(*video_start_unix_s))
     throw InvalidArgument(series.source_path +
                           ": a " + series.format +

@@ -83,7 +83,8 @@ enum class TelemetryField {
 const char* telemetryFieldName(TelemetryField field);  // "position", "alt_rel", ...
 
 struct TelemetrySeries {
-  std::string format;   // "dji-srt", "px4-ulog", "ardupilot-dataflash", "mavlink-tlog", "gpx", "csv"
+  std::string format;   // "dji-srt", "px4-ulog", "ardupilot-dataflash", "mavlink-tlog", "gpx", "csv",
+                        // "photo-exif" (core/app/photo_log.h)
   std::string variant;  // format flavour, e.g. "srt-bracketed", "srt-home-gps"
   std::string source_path;
   std::string abs_alt_reference = "msl";  // what alt_abs_m is above: "msl" or "ellipsoid"
