@@ -36,6 +36,8 @@ class TerminalLocateObserver : public app::LocateObserver {
         << ", " << photo.fix.inliers << " inliers";
     if (std::isfinite(photo.distance_to_gps_m))
       out << ", " << QString::number(photo.distance_to_gps_m, 'f', 2) << " m from its GPS";
+    if (!photo.fix.accepted && std::isfinite(photo.gps_footprint_on_map))
+      out << ", " << QString::number(100.0 * photo.gps_footprint_on_map, 'f', 0) << " % of its GPS footprint on the map";
     out << "\n";
     out.flush();
     photo_started_ = std::chrono::steady_clock::now();

@@ -51,6 +51,9 @@ struct PhotoLocation {
   std::optional<geo::GeoPoint> gps;  // the photo's EXIF GPS
   // Horizontal distance from an accepted fix to the EXIF GPS (NaN otherwise).
   double distance_to_gps_m = std::numeric_limits<double>::quiet_NaN();
+  // Share (0-1) of the photo's footprint, placed by its own GPS, height and gimbal
+  // angles, on valid basemap pixels: why a photo could not be located (NaN without GPS).
+  double gps_footprint_on_map = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct LocateOutcome {
@@ -79,7 +82,7 @@ LocateOutcome locatePhotos(const LocateRequest& request, LocateObserver& observe
 
 // The CSV `locate --out` writes, one row per photo:
 // image,lat_deg,lon_deg,yaw_deg,height_m,inliers,inlier_ratio,accepted,reason,gps_lat_deg,
-// gps_lon_deg,distance_to_gps_m (empty fields: unknown).
+// gps_lon_deg,distance_to_gps_m,gps_footprint_on_map (empty fields: unknown).
 std::string locationsCsv(const LocateOutcome& outcome);
 
 }  // namespace skytrace::app

@@ -115,7 +115,9 @@ class TestPhotoLocation : public QObject {
     const std::string csv = app::locationsCsv(outcome);
     QVERIFY2(csv.rfind("image,lat_deg,lon_deg,yaw_deg,height_m,inliers,inlier_ratio,accepted,reason,", 0) == 0,
              csv.c_str());
-    QVERIFY2(csv.find(path + ",") != std::string::npos && csv.find(",1,,,,\n") != std::string::npos, csv.c_str());
+    QVERIFY2(csv.find("distance_to_gps_m,gps_footprint_on_map\n") != std::string::npos, csv.c_str());
+    QVERIFY2(csv.find(path + ",") != std::string::npos && csv.find(",1,,,,,\n") != std::string::npos, csv.c_str());
+    QVERIFY(std::isnan(located.gps_footprint_on_map));  // nor a footprint without GPS
   }
 
   void aPhotoOfNothingIsNotLocated() {

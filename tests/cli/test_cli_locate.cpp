@@ -1,0 +1,68 @@
+// `skytrace-cli locate` on real Brighton Beach photos (../shared, SIFT, no model files):
+// a photo is located within 3 m of its EXIF GPS; photos that are not say why with a
+// measure, the share of their GPS-placed footprint on the orthophoto (DJI_0018 sees
+// mostly ground outside the map: 40 %; DJI_0026 lies wholly on it and lacks inliers).
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "tests/test_support.h"
+
+namespace {
+
+// The CSV's rows by the image's file name: column name -> value.
+QMap<QString, QMap<QString, QString>> rowsByImage(const QString& path) {
+  QMap<QString, QMap<QString, QString>> rows;
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) return rows;
+  const QStringList lines = QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts);
+  if (lines.isEmpty()) return rows;
+  const QStringList header = lines.front().split(',');
+  for (int i = 1; i < lines.size(); ++i) {
+    const QStringList fields = lines[i].split(',');
+    QMap<QString, QString> row;
+    for (int c = 0; c < header.size() && c < fields.size(); ++c) row[header[c]] = fields[c];
+    rows[QFileInfo(row["image"]).fileName()] = row;
+  }
+  return rows;
+}
+
+}  // namespace
+
+class TestCliLocate : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir dir_;
+
+ private Q_SLOTS:
+  void initTestCase() {
+    SKYTRACE_REQUIRE_SHARED();
+    if (!QFileInfo::exists(skytrace::test::cliPath())) QSKIP("skytrace-cli not built");
+  }
+
+  void unlocatedPhotosSayHowMuchOfThemIsOnTheMap() {
+    const QString out = dir_.filePath("locate.csv");
+    QStringList args = {"locate", "--basemap",
+                        skytrace::test::sharedPath("data/brighton_beach/odm_reference/nodeodm_test_odm_orthophoto.tif"),
+                        "--out", out};
+    for (const char* name : {"DJI_0018.JPG", "DJI_0026.JPG", "DJI_0033.JPG"})
+      args << skytrace::test::sharedPath(QStringLiteral("data/brighton_beach/images/") + name);
+    QString log;
+    QCOMPARE(skytrace::test::runCli(args, &log), 0);
+    QVERIFY2(log.contains("DJI_0018.JPG: not located") && log.contains("% of its GPS footprint on the map"),
+             qPrintable(log));
+    const auto rows = rowsByImage(out);
+    QCOMPARE(rows.size(), 3);
+    QVERIFY(rows["DJI_0018.JPG"].contains("gps_footprint_on_map"));
+    const double edge = rows["DJI_0018.JPG"]["gps_footprint_on_map"].toDouble();
+    const double inside = rows["DJI_0026.JPG"]["gps_footprint_on_map"].toDouble();
+    QVERIFY2(edge > 0.3 && edge < 0.5, qPrintable(QString::number(edge)));
+    QVERIFY2(inside > 0.9, qPrintable(QString::number(inside)));
+    QCOMPARE(rows["DJI_0033.JPG"]["accepted"], QString("1"));
+    QVERIFY(rows["DJI_0033.JPG"]["distance_to_gps_m"].toDouble() < 3.0);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCliLocate)
+#include "test_cli_locate.moc"
