@@ -44,6 +44,16 @@ scale_gap_flights=(
   "australia-orbit|australia.tif|orbit|60|5.7|0.7|6"
 )
 
+# select_flights: FLIGHTS=default (or unset) keeps $flights; FLIGHTS=scale-gap puts the
+# scale-gap set in its place; anything else exits 2.
+select_flights() {
+  case "${FLIGHTS:-default}" in
+    default) ;;
+    scale-gap) flights=("${scale_gap_flights[@]}") ;;
+    *) echo "FLIGHTS must be default or scale-gap" >&2; exit 2 ;;
+  esac
+}
+
 # render_flight CLI ORTHO_DIR LINE OUT_DIR [render args...]: renders the flight of one
 # table line into OUT_DIR (640x480 at 10 fps, 30 s, the degraded basemap beside it, seed
 # 7 unless the extra args say otherwise; a line with a map factor gets that map).

@@ -14,11 +14,7 @@ source "$root/bench/flights.sh"
 out="${1:?usage: nav_accuracy.sh OUT_DIR [process args]}"
 shift
 mkdir -p "$out"
-case "${FLIGHTS:-default}" in
-  default) ;;
-  scale-gap) flights=("${scale_gap_flights[@]}") ;;
-  *) echo "FLIGHTS must be default or scale-gap" >&2; exit 2 ;;
-esac
+select_flights
 printf "%-16s %6s %8s %8s %8s %8s %8s %8s %s\n" flight map_px frames loc% ate_m within5 head_deg fixes spoof_flagged
 for f in "${flights[@]}"; do
   name="${f%%|*}"
