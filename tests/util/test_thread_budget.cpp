@@ -1,10 +1,11 @@
 // The thread budget: what the environment grants (Slurm, OMP_NUM_THREADS, the CPU
-// affinity mask) in that order, and the process-wide setting.
+// affinity mask) in that order, and the process-wide setting. The environment is changed
+// through qputenv/qunsetenv: they hold the lock under which QtTest's watchdog thread reads
+// it (plain setenv beside that read crashed getenv under ASan).
 #include <QtTest>
 
 #include <sched.h>
 
-#include <cstdlib>
 
 #include "core/util/error.h"
 #include "core/util/thread_budget.h"
@@ -16,20 +17,20 @@ class TestThreadBudget : public QObject {
 
  private Q_SLOTS:
   void init() {
-    unsetenv("SLURM_CPUS_PER_TASK");
-    unsetenv("OMP_NUM_THREADS");
+    qunsetenv("SLURM_CPUS_PER_TASK");
+    qunsetenv("OMP_NUM_THREADS");
   }
   void cleanup() { init(); }
 
   void slurmThenOpenMpThenAffinity() {
-    setenv("SLURM_CPUS_PER_TASK", "3", 1);
-    setenv("OMP_NUM_THREADS", "2", 1);
+    qputenv("SLURM_CPUS_PER_TASK", "3");
+    qputenv("OMP_NUM_THREADS", "2");
     QCOMPARE(environmentThreadBudget().threads, 3);
     QCOMPARE(QString::fromStdString(environmentThreadBudget().source), QString("SLURM_CPUS_PER_TASK"));
-    unsetenv("SLURM_CPUS_PER_TASK");
+    qunsetenv("SLURM_CPUS_PER_TASK");
     QCOMPARE(environmentThreadBudget().threads, 2);
     QCOMPARE(QString::fromStdString(environmentThreadBudget().source), QString("OMP_NUM_THREADS"));
-    unsetenv("OMP_NUM_THREADS");
+    qunsetenv("OMP_NUM_THREADS");
     cpu_set_t granted;
     QVERIFY(sched_getaffinity(0, sizeof(granted), &granted) == 0);
     QCOMPARE(environmentThreadBudget().threads, CPU_COUNT(&granted));
@@ -53,7 +54,7 @@ class TestThreadBudget : public QObject {
 
   void malformedVariablesAreIgnored() {
     for (const char* text : {"", "0", "-2", "abc", "2x", "99999"}) {
-      setenv("OMP_NUM_THREADS", text, 1);
+      qputenv("OMP_NUM_THREADS", text);
       QVERIFY2(environmentThreadBudget().source != "OMP_NUM_THREADS", text);
     }
   }
