@@ -27,31 +27,6 @@ for f in "${flights[@]}"; do
   "$cli" process --video "$d/flight.mp4" --basemap "$d/basemap_degraded.tif" --telemetry "$d/flight.srt" \
     --no-registration --use-gnss-prior --out "$d/vo" "$@" > "$d.vo.log" 2>&1 ||
     { echo "$name: process failed (see $d.vo.log)"; continue; }
-  python3 - "$d" "$name" <<'PY'
-import csv, math, sys
-d, name = sys.argv[1], sys.argv[2]
-truth = {int(r["frame"]): r for r in csv.DictReader(open(f"{d}/truth.csv"))}
-vo = {int(r["frame"]): r for r in csv.DictReader(open(f"{d}/vo/odometry.csv")) if r["lat_deg"]}
-frames = sorted(k for k in vo if k in truth)
-lat0 = math.radians(float(truth[frames[0]]["lat_deg"]))
-def en(r):  # local east/north metres (small areas)
-    return (float(r["lon_deg"]) * 111320.0 * math.cos(lat0), float(r["lat_deg"]) * 110540.0)
-t = [en(truth[k]) for k in frames]
-e = [tuple(a - b for a, b in zip(en(vo[k]), p)) for k, p in zip(frames, t)]
-flown = [0.0]
-for a, b in zip(t, t[1:]):
-    flown.append(flown[-1] + math.dist(a, b))
-worst, j = None, 0  # None: no stretch of 50 m flown
-for i in range(len(frames)):
-    j = max(j, i)
-    while j < len(frames) and flown[j] - flown[i] < 50.0:
-        j += 1
-    if j == len(frames):
-        break
-    drift = math.dist(e[j], e[i]) / (flown[j] - flown[i])
-    worst = drift if worst is None else max(worst, drift)
-whole = math.dist(e[-1], e[0]) / flown[-1] if flown[-1] > 0 else float("nan")
-worst_text = "-" if worst is None else f"{100 * worst:.2f}"
-print(f"{name:16s} {flown[-1]:9.0f} {worst_text:>13s} {100 * whole:11.2f}")
-PY
+  read -r flown worst whole < <(python3 "$root/bench/odometry_drift.py" "$d" "$d/vo/odometry.csv")
+  printf "%-16s %9s %13s %11s\n" "$name" "$flown" "$worst" "$whole"
 done
