@@ -255,15 +255,17 @@ FrameResult NavigationSession::afterOdometry(OdometryMeasurement odometry, const
   const auto start = Clock::now();
   double pitch_hint = std::numeric_limits<double>::quiet_NaN();
   double roll_hint = std::numeric_limits<double>::quiet_NaN();
+  double yaw_hint = std::numeric_limits<double>::quiet_NaN();
   if (s.inputs.telemetry) {
     if (const auto sample = s.inputs.telemetry->interpolate(t_s)) {
       pitch_hint = sample->gimbal_pitch_deg;
       roll_hint = sample->gimbal_roll_deg;
+      yaw_hint = std::isfinite(sample->gimbal_yaw_deg) ? sample->gimbal_yaw_deg : sample->yaw_deg;
     }
   }
   {
     const StageScope stage(stages, Stage::Fusion);
-    out.online = s.fusion->addOdometry(out.odometry, height, pitch_hint, roll_hint);
+    out.online = s.fusion->addOdometry(out.odometry, height, pitch_hint, roll_hint, yaw_hint);
   }
   out.fusion_ms = elapsedMs(start);
   if (out.online.has_pose) s.last_height_m = out.online.pose.position_enu[2] - s.inputs.ground_up_m;

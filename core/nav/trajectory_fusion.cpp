@@ -47,6 +47,7 @@ struct TrajectoryFusion::State {
     double height_above_ground_m = std::numeric_limits<double>::quiet_NaN();
     double pitch_hint_deg = std::numeric_limits<double>::quiet_NaN();
     double roll_hint_deg = std::numeric_limits<double>::quiet_NaN();
+    double yaw_hint_deg = std::numeric_limits<double>::quiet_NaN();
   };
   std::vector<Record> records;                 // in frame order
   std::vector<FusedPose> online;               // the online estimate of each record
@@ -70,6 +71,16 @@ struct TrajectoryFusion::State {
   std::size_t indexOf(std::int64_t frame) const {
     auto it = index.find(frame);
     return it == index.end() ? records.size() : it->second;
+  }
+
+  // A pose decomposed from a homography, given the record's logged height, then its
+  // logged gimbal pitch/roll (constrainAttitude), where it has them.
+  void placeAtLoggedAttitude(const Record& rec, CameraPose* pose) const {
+    if (std::isfinite(rec.height_above_ground_m)) pose->position_enu[2] = ground_up_m + rec.height_above_ground_m;
+    if (std::isfinite(rec.pitch_hint_deg)) {
+      *pose = constrainAttitude(camera, *pose, rec.pitch_hint_deg,
+                                std::isfinite(rec.roll_hint_deg) ? rec.roll_hint_deg : 0.0, ground_up_m);
+    }
   }
 
   // Pose of record i predicted from earlier records (no anchor at i applied).
@@ -101,14 +112,7 @@ struct TrajectoryFusion::State {
       if (b.has_pose) {
         CameraPose pose;
         if (predictPoseFromKeyframe(camera, b.pose, base_from_frame, ground_up_m, m.t_s, &pose)) {
-          if (std::isfinite(rec.height_above_ground_m)) {
-            pose.position_enu[2] = ground_up_m + rec.height_above_ground_m;
-          }
-          if (std::isfinite(rec.pitch_hint_deg)) {
-            pose = constrainAttitude(camera, pose, rec.pitch_hint_deg,
-                                     std::isfinite(rec.roll_hint_deg) ? rec.roll_hint_deg : 0.0,
-                                     ground_up_m);
-          }
+          placeAtLoggedAttitude(rec, &pose);
           out.pose = pose;
           out.has_pose = true;
           out.sigma_m = b.sigma_m + options.vo_drift_per_m * horizontalDistance(b.pose, pose) +
@@ -156,6 +160,11 @@ struct TrajectoryFusion::State {
       speed_mps = cv::norm(velocity);
     }
     if (std::isfinite(rec.height_above_ground_m)) out.pose.position_enu[2] = ground_up_m + rec.height_above_ground_m;
+    const std::size_t from_index = indexOf(from.frame);
+    if (from_index < records.size()) {
+      const double turned_deg = wrapAngleDeg(rec.yaw_hint_deg - records[from_index].yaw_hint_deg);
+      if (std::isfinite(turned_deg)) out.pose.yaw_deg = wrapAngleDeg(out.pose.yaw_deg + turned_deg);
+    }
     out.sigma_m = from.sigma_m + 1.0 + 0.5 * speed_mps * std::abs(dt);
     return out;
   }
@@ -214,11 +223,7 @@ struct TrajectoryFusion::State {
         records[j].odometry.reference_from_frame * imageFromGround(camera, at_j.pose, ground_up_m);
     CameraPose pose;
     if (!poseFromImageFromGround(camera, image_from_ground, ground_up_m, out.t_s, &pose)) return out;
-    if (std::isfinite(rec.height_above_ground_m)) pose.position_enu[2] = ground_up_m + rec.height_above_ground_m;
-    if (std::isfinite(rec.pitch_hint_deg)) {
-      pose = constrainAttitude(camera, pose, rec.pitch_hint_deg,
-                               std::isfinite(rec.roll_hint_deg) ? rec.roll_hint_deg : 0.0, ground_up_m);
-    }
+    placeAtLoggedAttitude(rec, &pose);
     out.pose = pose;
     out.has_pose = true;
     out.sigma_m = at_j.sigma_m + options.vo_drift_per_m * horizontalDistance(at_j.pose, pose) +
@@ -320,7 +325,7 @@ TrajectoryFusion::~TrajectoryFusion() = default;
 
 FusedPose TrajectoryFusion::addOdometry(const OdometryMeasurement& measurement,
                                         double height_above_ground_m, double pitch_deg,
-                                        double roll_deg) {
+                                        double roll_deg, double yaw_deg) {
   State& s = *state_;
   checkArgument(s.records.empty() || measurement.frame > s.records.back().odometry.frame,
                 "fusion: frames must be added in increasing order");
@@ -333,6 +338,7 @@ FusedPose TrajectoryFusion::addOdometry(const OdometryMeasurement& measurement,
   rec.height_above_ground_m = height_above_ground_m;
   rec.pitch_hint_deg = pitch_deg;
   rec.roll_hint_deg = roll_deg;
+  rec.yaw_hint_deg = yaw_deg;
   s.index[measurement.frame] = s.records.size();
   s.records.push_back(rec);
   auto pending = s.pending.find(measurement.frame);

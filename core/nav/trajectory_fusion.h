@@ -61,12 +61,18 @@ class TrajectoryFusion {
   // absolute pose).
   // pitch_deg/roll_deg: logged camera attitude (NaN unknown); when given, chained poses
   // take it (constrainAttitude) instead of the tilt the homographies imply.
+  // yaw_deg: the logged camera (else vehicle) heading (NaN unknown). Only its change
+  // between frames is used, so a constant compass bias does no harm: a frame VO lost
+  // coasts with the heading turned by as much as the log turned since the pose it
+  // coasts from (without it, a loss in a turn in place kept the old heading and the
+  // next chain flew off at that angle).
   // A tracked measurement whose chained pose lies further from the previous frame's than
   // options.max_speed_mps allows is rejected: the frame counts as lost (the estimate
   // coasts, the smoother gets no VO edge from it; rejectedOdometrySteps counts it).
   FusedPose addOdometry(const OdometryMeasurement& measurement, double height_above_ground_m,
                         double pitch_deg = std::numeric_limits<double>::quiet_NaN(),
-                        double roll_deg = std::numeric_limits<double>::quiet_NaN());
+                        double roll_deg = std::numeric_limits<double>::quiet_NaN(),
+                        double yaw_deg = std::numeric_limits<double>::quiet_NaN());
   // Any order, any time after its frame was added (fixes for frames not added yet are
   // kept and applied when the frame arrives). Only accepted fixes change the estimate;
   // returns false when the fix is not used: not accepted, or further than

@@ -2,8 +2,9 @@
 // metric scale and heading, uncertainty grows between fixes and shrinks at them, late
 // fixes correct every later frame by the Kalman weight, wrong fixes are gated out,
 // relocalisation keeps the fixes it does not contradict, a VO step no UAV flies is
-// treated as a loss, the smoother pulls a noisy-fix trajectory onto the truth, and the
-// results place the frames before the first fix by chaining VO backwards from it.
+// treated as a loss, a loss in a turn turns by the logged heading, the smoother pulls a
+// noisy-fix trajectory onto the truth, and the results place the frames before the
+// first fix by chaining VO backwards from it.
 #include <QtTest>
 
 #include <algorithm>
@@ -267,6 +268,27 @@ class TestTrajectoryFusion : public QObject {
     const double error = horizontalError(*fusion.onlinePose(60), 60);
     qInfo("after 2 s of coasting: %.2f m from the truth", error);
     QVERIFY(error < 12.0);
+  }
+
+  // VO loses frames 45..50 in the middle of the turn (2 deg per frame). The log's heading
+  // (7 deg off: a compass bias) turns the coasting estimate by what the log turned, so
+  // the chain after the loss keeps the true heading; without a logged heading the chain
+  // goes on at the heading the loss began with.
+  void aLossInATurnTurnsByTheLoggedHeading() {
+    const auto headingErrorAfterLoss = [](bool log_heading) {
+      TrajectoryFusion fusion(kCamera, 0.0, {});
+      for (int f = 0; f <= 60; ++f) {
+        const double logged_yaw_deg = log_heading ? truthPose(f).yaw_deg + 7.0 : NAN;
+        fusion.addOdometry(measurementWithLoss(f, 45, 50), NAN, NAN, NAN, logged_yaw_deg);
+        if (f == 0) fusion.addFix(fixAt(f, {0, 0, 0}, 0.5));
+      }
+      return std::abs(wrapAngleDeg(fusion.onlinePose(58)->pose.yaw_deg - truthPose(58).yaw_deg));
+    };
+    const double with_log = headingErrorAfterLoss(true), without_log = headingErrorAfterLoss(false);
+    qInfo("heading error after the loss: %.2f deg with the logged heading, %.2f deg without", with_log,
+          without_log);
+    QVERIFY(with_log < 0.1);
+    QVERIFY(without_log > 10.0);
   }
 
   // A wrong lock (fixes 40 m east, consistent with each other) followed through unbroken
