@@ -14,7 +14,6 @@
 #include "core/app/photo_log.h"
 #include "core/engine/navigation_payloads.h"
 #include "core/geo/photo_metadata.h"
-#include "core/io/image_sequence_source.h"
 #include "core/io/telemetry/telemetry_reader.h"
 #include "core/io/video_source.h"
 #include "core/nav/basemap_registration.h"

@@ -3,7 +3,6 @@
 #include <filesystem>
 
 #include "core/geo/photo_metadata.h"
-#include "core/io/image_sequence_source.h"
 #include "core/io/telemetry/telemetry_reader.h"
 #include "core/io/video_source.h"
 #include "core/util/error.h"

@@ -35,9 +35,6 @@ class ImageSequenceSource final : public VideoSource {
   int next_index_ = 0;
 };
 
-// Lists the images of `folder` in natural order (digit runs compare by value).
-std::vector<std::string> listSequenceImages(const std::string& folder);
-
 // Natural-order comparison: "img2" < "img10"; ties broken by plain string order.
 bool naturalLess(const std::string& a, const std::string& b);
 

@@ -135,6 +135,10 @@ std::unique_ptr<VideoSource> openVideoSource(const std::string& path,
 // seek()ed before reading on.
 int framesHeld(VideoSource& source);
 
+// The images of a photo folder in the order openVideoSource plays them: natural order
+// (digit runs compare by value), jpg/jpeg/png/tif/tiff, case-insensitive.
+std::vector<std::string> listSequenceImages(const std::string& folder);
+
 // Human-readable name of a kind ("file", "image sequence").
 const char* videoSourceKindName(VideoSourceKind kind);
 
