@@ -111,6 +111,7 @@ nlohmann::json navigationReportJson(const NavigationResult& result, const RunDes
   report["odometry"] = {{"lost_frames", result.lost_frames},
                         {"rejected_steps", result.rejected_odometry_steps},
                         {"keyframes", result.keyframes},
+                        {"tilt_model_steps", result.tilt_model_steps},
                         {"drift_estimate_percent", nullable(result.drift_estimate_percent)}};
   report["frame_transfers"] = {{"vo_uploads", result.vo_frame_transfers.uploads},
                                {"vo_downloads", result.vo_frame_transfers.downloads},

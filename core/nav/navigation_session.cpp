@@ -150,6 +150,7 @@ struct NavigationSession::State {
   std::vector<RegistrationFix> fixes;
   int keyframes = 0;
   int lost_frames = 0;
+  int tilt_model_steps = 0;
   double last_request_t_s = -1e9;
   double last_height_m = std::numeric_limits<double>::quiet_NaN();
   std::int64_t frames_processed = 0;
@@ -197,6 +198,17 @@ struct NavigationSession::State {
   }
 
   double heightAt(double t_s) const { return loggedHeightM(inputs, t_s); }
+
+  // The log's gimbal tilt at `t_s`, for VO, when it states a pitch.
+  std::optional<LoggedTilt> loggedTilt(double t_s) const {
+    if (!inputs.telemetry) return std::nullopt;
+    const auto sample = inputs.telemetry->interpolate(t_s);
+    if (!sample || !std::isfinite(sample->gimbal_pitch_deg)) return std::nullopt;
+    LoggedTilt tilt;
+    tilt.pitch_deg = sample->gimbal_pitch_deg;
+    tilt.roll_deg = std::isfinite(sample->gimbal_roll_deg) ? sample->gimbal_roll_deg : 0.0;
+    return tilt;
+  }
 };
 
 NavigationSession::NavigationSession(NavigationInputs inputs, NavigationOptions options)
@@ -225,13 +237,14 @@ vision::ImageTransfers NavigationSession::voImageTransfers() const { return stat
 FrameResult NavigationSession::processFrame(std::int64_t frame, double t_s,
                                             const vision::Image& image, StageMarker* stages) {
   checkArgument(!state_->finished, "navigation session already finished");
-  return afterOdometry(state_->vo->track(frame, t_s, image, stages), image, stages);
+  return afterOdometry(state_->vo->track(frame, t_s, image, stages, state_->loggedTilt(t_s)), image, stages);
 }
 
 FrameResult NavigationSession::processExtractedFrame(std::int64_t frame, double t_s, const vision::Image& image,
                                                      OdometryFrameFeatures features, StageMarker* stages) {
   checkArgument(!state_->finished, "navigation session already finished");
-  return afterOdometry(state_->vo->trackFeatures(frame, t_s, std::move(features), stages), image, stages);
+  return afterOdometry(
+      state_->vo->trackFeatures(frame, t_s, std::move(features), stages, state_->loggedTilt(t_s)), image, stages);
 }
 
 FrameResult NavigationSession::afterOdometry(OdometryMeasurement odometry, const vision::Image& image,
@@ -244,6 +257,7 @@ FrameResult NavigationSession::afterOdometry(OdometryMeasurement odometry, const
   const std::int64_t frame = out.frame;
   const double t_s = out.t_s;
   if (out.odometry.is_keyframe) ++s.keyframes;
+  if (out.odometry.tilt_model) ++s.tilt_model_steps;
   if (!out.odometry.tracked && out.odometry.reference_frame < 0 && s.frames_processed > 0) ++s.lost_frames;
   const double height = s.heightAt(t_s);
   if (s.options.use_gnss_prior) {
@@ -368,6 +382,7 @@ NavigationResult NavigationSession::finish(bool completed, std::int64_t frames_t
   result.frames_processed = s.frames_processed;
   result.keyframes = s.keyframes;
   result.lost_frames = s.lost_frames;
+  result.tilt_model_steps = s.tilt_model_steps;
   result.rejected_odometry_steps = s.fusion->rejectedOdometrySteps();
   if (result.rejected_odometry_steps > 0)
     result.warnings.push_back(std::to_string(result.rejected_odometry_steps) +

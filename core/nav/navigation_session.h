@@ -103,6 +103,9 @@ struct NavigationResult {
   double log_time_offset_s = 0.0;
   int lost_frames = 0;
   int keyframes = 0;
+  // Tracked VO steps measured by the logged-tilt similarity, not the homography
+  // (OdometryMeasurement::tilt_model).
+  int tilt_model_steps = 0;
   // Tracked VO steps fusion rejected as impossible motion (FusionOptions::max_speed_mps).
   std::int64_t rejected_odometry_steps = 0;
   // Frames before the first absolute pose that the results place by chaining VO

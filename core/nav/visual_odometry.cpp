@@ -4,6 +4,8 @@
 #include <cmath>
 #include <optional>
 
+#include <opencv2/calib3d.hpp>
+
 #include "core/nav/ground_projection.h"
 #include "core/util/check.h"
 #include "core/util/error.h"
@@ -38,6 +40,50 @@ double overlapWithReference(const cv::Matx33d& reference_from_frame, int width, 
   return double(inside) / total;
 }
 
+// Undistorted pixel -> ground point per metre of height (east, north) for a camera at
+// `tilt` with heading 0: the image rectified to the ground, up to the heading, height and
+// position that VO measures between two such images.
+cv::Matx33d rectifiedFromPixel(const CameraModel& camera, const LoggedTilt& tilt) {
+  CameraPose unit;
+  unit.position_enu = {0.0, 0.0, 1.0};
+  unit.pitch_deg = tilt.pitch_deg;
+  unit.roll_deg = tilt.roll_deg;
+  return groundFromImage(camera, unit, 0.0);
+}
+
+// The similarity q_reference = s R q_frame + t between the rectified keypoints of the
+// homography's inliers, as a homography between undistorted pixels; nullopt when it
+// keeps fewer than `min_inliers` of them. Threshold as the homography's, in pixels at
+// the image centre.
+std::optional<cv::Matx33d> fitLoggedTiltSimilarity(const CameraModel& camera, const LoggedTilt& frame_tilt,
+                                                   const LoggedTilt& reference_tilt,
+                                                   const std::vector<cv::Point2d>& frame_px,
+                                                   const std::vector<cv::Point2d>& reference_px,
+                                                   double threshold_px, int min_inliers) {
+  const cv::Matx33d frame_rect = rectifiedFromPixel(camera, frame_tilt);
+  const cv::Matx33d reference_rect = rectifiedFromPixel(camera, reference_tilt);
+  std::vector<cv::Point2f> q_frame, q_reference;
+  q_frame.reserve(frame_px.size());
+  q_reference.reserve(frame_px.size());
+  for (std::size_t k = 0; k < frame_px.size(); ++k) {
+    const cv::Vec3d a = frame_rect * cv::Vec3d(frame_px[k].x, frame_px[k].y, 1.0);
+    const cv::Vec3d b = reference_rect * cv::Vec3d(reference_px[k].x, reference_px[k].y, 1.0);
+    if (!(a[2] > 0) || !(b[2] > 0)) continue;  // above the horizon
+    q_frame.emplace_back(float(a[0] / a[2]), float(a[1] / a[2]));
+    q_reference.emplace_back(float(b[0] / b[2]), float(b[1] / b[2]));
+  }
+  if (int(q_frame.size()) < min_inliers) return std::nullopt;
+  std::vector<uchar> inliers;
+  const double threshold = threshold_px / camera.fx_px;
+  const cv::Mat affine = cv::estimateAffinePartial2D(q_frame, q_reference, inliers, cv::RANSAC, threshold, 2000,
+                                                     0.999, 10);
+  if (affine.empty() || cv::countNonZero(inliers) < min_inliers) return std::nullopt;
+  cv::Matx33d similarity = cv::Matx33d::eye();
+  for (int r = 0; r < 2; ++r)
+    for (int c = 0; c < 3; ++c) similarity(r, c) = affine.at<double>(r, c);
+  return reference_rect.inv() * similarity * frame_rect;
+}
+
 }  // namespace
 
 void VisualOdometryOptions::check() const {
@@ -48,6 +94,8 @@ void VisualOdometryOptions::check() const {
                 "VO keyframe_min_overlap must be in (0, 1)");
   checkArgument(keyframe_max_gap_frames >= 1, "VO keyframe_max_gap_frames must be >= 1");
   checkArgument(overlay_inliers >= 0, "VO overlay_inliers must be >= 0");
+  checkArgument(tilt_model_min_inlier_share > 0 && tilt_model_min_inlier_share <= 1,
+                "VO tilt_model_min_inlier_share must be in (0, 1]");
 }
 
 struct VisualOdometry::State {
@@ -60,15 +108,17 @@ struct VisualOdometry::State {
   std::int64_t keyframe_index = -1;
   vision::FeatureSet keyframe_features;
   std::vector<cv::Point2d> keyframe_points;  // undistorted
+  std::optional<LoggedTilt> keyframe_tilt;
   vision::FeatureSet last_features;
   std::uint64_t calls = 0;
 
   void makeKeyframe(std::int64_t frame, const vision::FeatureSet& features,
-                    std::vector<cv::Point2d> points) {
+                    std::vector<cv::Point2d> points, std::optional<LoggedTilt> tilt) {
     has_keyframe = true;
     keyframe_index = frame;
     keyframe_features = features;
     keyframe_points = std::move(points);
+    keyframe_tilt = tilt;
   }
 };
 
@@ -110,14 +160,15 @@ OdometryFrameFeatures extractOdometryFeatures(vision::FeatureExtractor& extracto
   return out;
 }
 
-OdometryMeasurement VisualOdometry::track(std::int64_t frame, double t_s,
-                                          const vision::Image& image, StageMarker* stages) {
+OdometryMeasurement VisualOdometry::track(std::int64_t frame, double t_s, const vision::Image& image,
+                                          StageMarker* stages, std::optional<LoggedTilt> tilt) {
   return trackFeatures(frame, t_s, extractOdometryFeatures(*state_->extractor, state_->camera, image, stages),
-                       stages);
+                       stages, tilt);
 }
 
 OdometryMeasurement VisualOdometry::trackFeatures(std::int64_t frame, double t_s,
-                                                  OdometryFrameFeatures frame_features, StageMarker* stages) {
+                                                  OdometryFrameFeatures frame_features, StageMarker* stages,
+                                                  std::optional<LoggedTilt> tilt) {
   State& s = *state_;
   OdometryMeasurement out;
   out.frame = frame;
@@ -129,7 +180,7 @@ OdometryMeasurement VisualOdometry::trackFeatures(std::int64_t frame, double t_s
   s.last_features = features;
 
   if (!s.has_keyframe || s.keyframe_features.empty()) {
-    s.makeKeyframe(frame, features, std::move(points));
+    s.makeKeyframe(frame, features, std::move(points), tilt);
     out.is_keyframe = true;
     return out;
   }
@@ -169,6 +220,24 @@ OdometryMeasurement VisualOdometry::trackFeatures(std::int64_t frame, double t_s
         ratio >= s.options.min_inlier_ratio) {
       out.reference_from_frame = toMatx(fit.model);
       tracked = std::isfinite(cv::norm(out.reference_from_frame));
+      if (tracked && tilt && s.keyframe_tilt) {
+        std::vector<cv::Point2d> frame_inliers, keyframe_inliers;
+        for (int k = 0; k < matches.size() && k < int(fit.inlier_mask.size()); ++k) {
+          if (!fit.inlier_mask[std::size_t(k)]) continue;
+          frame_inliers.push_back(points[matches.index_a[k]]);
+          keyframe_inliers.push_back(s.keyframe_points[matches.index_b[k]]);
+        }
+        const int needed = std::max(s.options.min_inliers,
+                                    int(std::ceil(s.options.tilt_model_min_inlier_share * fit.num_inliers)));
+        if (const auto similarity = fitLoggedTiltSimilarity(s.camera, *tilt, *s.keyframe_tilt, frame_inliers,
+                                                            keyframe_inliers, s.options.ransac_threshold_px,
+                                                            needed)) {
+          if (std::isfinite(cv::norm(*similarity))) {
+            out.reference_from_frame = *similarity;
+            out.tilt_model = true;
+          }
+        }
+      }
     }
     if (tracked && s.options.overlay_inliers > 0) {
       const std::vector<cv::Point2f> frame_px = features.keypoints();
@@ -189,7 +258,7 @@ OdometryMeasurement VisualOdometry::trackFeatures(std::int64_t frame, double t_s
   if (!tracked) {
     // Lost: this frame starts a new chain (the fusion bridges the gap).
     out.reference_frame = -1;
-    s.makeKeyframe(frame, features, std::move(points));
+    s.makeKeyframe(frame, features, std::move(points), tilt);
     out.is_keyframe = true;
     return out;
   }
@@ -197,7 +266,7 @@ OdometryMeasurement VisualOdometry::trackFeatures(std::int64_t frame, double t_s
       overlapWithReference(out.reference_from_frame, s.camera.width_px, s.camera.height_px);
   if (overlap < s.options.keyframe_min_overlap || out.inliers < s.options.keyframe_min_inliers ||
       frame - s.keyframe_index >= s.options.keyframe_max_gap_frames) {
-    s.makeKeyframe(frame, features, std::move(points));
+    s.makeKeyframe(frame, features, std::move(points), tilt);
     out.is_keyframe = true;
   }
   return out;

@@ -1,6 +1,8 @@
 // Visual odometry over mostly planar ground: each frame is matched to the current
 // keyframe and related to it by a robust homography (exact for a plane seen by any
-// camera orientation, nadir or oblique). Metric motion, heading and scale come from
+// camera orientation, nadir or oblique), or, where the log states the camera's tilt for
+// both, by a similarity of the two images rectified to the ground through that tilt
+// (LoggedTilt). Metric motion, heading and scale come from
 // composing these image-to-image homographies with the keyframe's ground homography
 // (see predictPoseFromKeyframe); the keyframe policy and loss detection live here.
 // Thread: one instance per thread (it owns GPU state through its extractor/matcher).
@@ -8,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <opencv2/core.hpp>
@@ -37,8 +40,22 @@ struct VisualOdometryOptions {
   // LO-RANSAC on the CPU, LO-RANSAC on a GPU).
   vision::RobustEstimator robust_estimator = vision::RobustEstimator::Auto;
   int overlay_inliers = 200;  // inlier pairs per frame handed out for overlays (0: none)
+  // With logged tilts, the similarity replaces the homography when it keeps at least
+  // this share of the homography's inliers (the log agrees with the images).
+  double tilt_model_min_inlier_share = 0.8;
 
   void check() const;  // throws InvalidArgument
+};
+
+// The camera tilt a flight log states for one frame: gimbal pitch and roll, degrees
+// (conventions.md). Given for a frame and its keyframe, VO fits only what the tilt
+// leaves open between them (the heading change, the height ratio and the ground shift:
+// a similarity of the two images rectified to the ground) instead of the homography's
+// 8 degrees of freedom, which features bunched in one corner of the image (a bridge
+// over water, a turn in place) determine poorly.
+struct LoggedTilt {
+  double pitch_deg = -90.0;
+  double roll_deg = 0.0;
 };
 
 // Motion of one frame relative to its reference keyframe.
@@ -53,6 +70,7 @@ struct OdometryMeasurement {
   int inliers = 0;
   double rms_error_px = 0.0;
   bool is_keyframe = false;  // this frame is the reference for the following frames
+  bool tilt_model = false;   // reference_from_frame came from the logged-tilt similarity
   // Wall time of each step, milliseconds (host clock; includes device syncs).
   double extract_ms = 0.0;
   double match_ms = 0.0;
@@ -92,14 +110,15 @@ class VisualOdometry {
   // becomes a keyframe with tracked = false. Throws skytrace::Error.
   // `stages` (may be null) gets the extract, match and pose marks (the *_ms fields are
   // host wall times either way).
+  // `tilt`: the log's camera tilt at this frame, when it states one (see LoggedTilt).
   OdometryMeasurement track(std::int64_t frame, double t_s, const vision::Image& image,
-                            StageMarker* stages = nullptr);
+                            StageMarker* stages = nullptr, std::optional<LoggedTilt> tilt = std::nullopt);
 
   // As track(), for a frame whose features were extracted elsewhere: by an extractor of
   // the same model and keypoint budget as this VO's, on the matcher's device (move them
   // there first: vision::featuresOnDevice). Frames must still come in order.
   OdometryMeasurement trackFeatures(std::int64_t frame, double t_s, OdometryFrameFeatures frame_features,
-                                    StageMarker* stages = nullptr);
+                                    StageMarker* stages = nullptr, std::optional<LoggedTilt> tilt = std::nullopt);
 
   // Features of the last tracked frame (for overlays); empty before the first frame.
   const vision::FeatureSet& lastFeatures() const;
