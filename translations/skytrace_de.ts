@@ -865,8 +865,8 @@
         <translation>Flugprotokoll:</translation>
     </message>
     <message>
-        <source>Optional: DJI SRT, PX4 ULog, ArduPilot .bin, MAVLink .tlog, GPX or CSV</source>
-        <translation>Optional: DJI SRT, PX4 ULog, ArduPilot .bin, MAVLink .tlog, GPX oder CSV</translation>
+        <source>Optional: DJI SRT, PX4 ULog, ArduPilot .bin, MAVLink .tlog, GPX, CSV or a photo folder</source>
+        <translation>Optional: DJI SRT, PX4 ULog, ArduPilot .bin, MAVLink .tlog, GPX, CSV oder ein Fotoordner</translation>
     </message>
     <message>
         <source>Browse...</source>

@@ -905,7 +905,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Optional: DJI SRT, PX4 ULog, ArduPilot .bin, MAVLink .tlog, GPX or CSV</source>
+        <source>Optional: DJI SRT, PX4 ULog, ArduPilot .bin, MAVLink .tlog, GPX, CSV or a photo folder</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

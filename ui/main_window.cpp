@@ -34,6 +34,7 @@
 
 #include "core/app/flight_processing.h"
 #include "core/app/flight_results.h"
+#include "core/app/photo_log.h"
 #include "core/engine/latency_recorder.h"
 #include "core/geo/basemap.h"
 #include "core/geo/geodesy.h"
@@ -625,7 +626,8 @@ bool MainWindow::openVideo(const QString& path) {
 
 bool MainWindow::openTelemetry(const QString& path) {
   try {
-    auto series = std::make_shared<io::TelemetrySeries>(io::readTelemetry(path.toStdString()));
+    // A log file, or a folder of photos as its own log (their EXIF GPS), as `process` reads it.
+    auto series = std::make_shared<io::TelemetrySeries>(app::readFlightLog(path.toStdString()));
     if (series->positionCount() == 0) {
       throw std::runtime_error(path.toStdString() + ": the log holds no GNSS positions");
     }

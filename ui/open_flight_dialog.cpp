@@ -262,7 +262,8 @@ void OpenFlightDialog::retranslateUi() {
   add_basemap_button_->setText(tr("Add..."));
   remove_basemap_button_->setText(tr("Remove"));
   telemetry_label_->setText(tr("Flight log:"));
-  telemetry_edit_->setPlaceholderText(tr("Optional: DJI SRT, PX4 ULog, ArduPilot .bin, MAVLink .tlog, GPX or CSV"));
+  telemetry_edit_->setPlaceholderText(
+      tr("Optional: DJI SRT, PX4 ULog, ArduPilot .bin, MAVLink .tlog, GPX, CSV or a photo folder"));
   telemetry_button_->setText(tr("Browse..."));
   camera_label_->setText(tr("Camera:"));
   camera_box_->setItemText(0, tr("Processing default"));

@@ -282,7 +282,7 @@ class TestMainWindow : public QObject {
   }
 
   // A folder of photos: each at its capture time, dated by the first photo's EXIF GNSS time
-  // (lewis_2015: 21:46:23 UTC; the second photo 20 s later).
+  // (lewis_2015: 21:46:23 UTC; the second photo 20 s later); it opens as its own log too.
   void photoFolderTimelineShowsUtc() {
     SKYTRACE_REQUIRE_SHARED();
     ui::MainWindow window(batchOptions());
@@ -293,6 +293,11 @@ class TestMainWindow : public QObject {
     QCOMPARE(window.timeModel()->logTimeText(window.timeModel()->currentTimeS()),
              QString("2015-06-02 21:46:43.000 UTC"));
     QTRY_VERIFY_WITH_TIMEOUT(window.videoPanel()->caption().contains("frame 1 of 55, t = 20.000 s"), 10000);
+    // The same folder is its own flight log, as for `process`: one position per photo.
+    QSignalSpy errors(&window, &ui::MainWindow::errorReported);
+    QVERIFY(window.openTelemetry(test::sharedPath("data/real_sequences/lewis_2015/images")));
+    QCOMPARE(errors.count(), 0);
+    QCOMPARE(int(window.mapView()->trackOverlays().front().points.size()), 55);
   }
 
   void recentFilesAndLayoutPersist() {
