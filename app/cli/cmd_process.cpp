@@ -143,6 +143,11 @@ int runProcess(const QStringList& args) {
       {"out", "Results folder (default out/process).", "DIR", "out/process"},
       {"ground-alt-m", "Ellipsoidal height of the ground (default: from the log, else unknown).", "M"},
       {"use-gnss-prior", "Use the logged GNSS as a prior (default: judge it independently)."},
+      {"height-filter-s",
+       "Time constant of the filter that gives odometry its height above the ground: the height the "
+       "images measure, pulled towards the log's over S seconds (default 20; 0: the log's height as it "
+       "is, e.g. for an RTK or well-filtered barometric log).",
+       "S"},
       {"no-registration", "Visual odometry only, from the log's first GNSS fix (for drift tests; "
                           "no --basemap needed)."},
       {"keyframe-policy",
@@ -220,6 +225,7 @@ int runProcess(const QStringList& args) {
     request.register_every_keyframe = policy == "every";
     request.satellite_sm_limit = int(numberOption(parser, "sat-sm-limit", 0));
     request.use_gnss_prior = parser.isSet("use-gnss-prior");
+    request.height_filter_s = numberOption(parser, "height-filter-s", std::nan(""));
     request.registration_enabled = !parser.isSet("no-registration");
     const GpuSwitches gpu = gpuSwitchesFromEnvironment();
     request.cuda_graphs = gpu.cuda_graphs && !parser.isSet("no-cuda-graphs");

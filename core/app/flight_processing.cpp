@@ -132,6 +132,8 @@ void FlightRequest::check() const {
     checkArgument(!telemetry_path.empty(), "--time-offset needs --telemetry");
   }
   checkArgument(satellite_sm_limit >= 0, "--sat-sm-limit must be >= 0 (0: no limit)");
+  checkArgument(std::isnan(height_filter_s) || (height_filter_s >= 0 && height_filter_s <= 3600),
+                "--height-filter-s must be within 0..3600 s (0: the log's height as it is)");
   checkArgument(!results_dir.empty(), "no results folder (--out)");
 }
 
@@ -350,6 +352,7 @@ ProcessingChoice processingChoiceFor(const FlightRequest& request, int cuda_devi
     options.registration.robust_estimator = estimator;
   }
   options.use_gnss_prior = request.use_gnss_prior;
+  if (!std::isnan(request.height_filter_s)) options.fusion.height_filter_time_constant_s = request.height_filter_s;
   options.registration_enabled = request.registration_enabled;
   options.check();
   return choice;
@@ -508,6 +511,8 @@ FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observ
         {"registration",
          vision::toString(vision::resolveRobustEstimator(used.registration.robust_estimator,
                                                          used.registration.features.device))}}},
+      // The time constant of the odometry's height filter (--height-filter-s; 0: the log's).
+      {"height_filter_s", used.fusion.height_filter_time_constant_s},
       // The CPU threads the heavy work used, and what granted them (thread_budget.h).
       {"cpu_threads",
        {{"count", threads.threads}, {"source", threads.source}, {"libtorch", vision::torchCpuThreads()}}}};

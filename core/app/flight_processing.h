@@ -92,6 +92,10 @@ struct FlightRequest {
 
   bool use_gnss_prior = false;
   bool registration_enabled = true;
+  // Time constant of the filter that takes VO's height from the homographies' scale and
+  // the log's height (--height-filter-s; nav::FusionOptions::height_filter_time_constant_s);
+  // NaN: its default, 0: the log's height as it is.
+  double height_filter_s = std::numeric_limits<double>::quiet_NaN();
 
   std::string results_dir = "out/process";
   std::string skytrace_version;  // for report.json

@@ -31,6 +31,7 @@ void FusionOptions::check() const {
   checkArgument(vo_drift_per_m >= 0, "fusion vo_drift_per_m must be >= 0");
   checkArgument(vo_sigma_per_frame_m >= 0, "fusion vo_sigma_per_frame_m must be >= 0");
   checkArgument(height_prior_sigma_m > 0, "fusion height_prior_sigma_m must be > 0");
+  checkArgument(height_filter_time_constant_s >= 0, "fusion height_filter_time_constant_s must be >= 0");
   checkArgument(velocity_sigma_mps2 > 0, "fusion velocity_sigma_mps2 must be > 0");
   checkArgument(fix_loss_scale > 0, "fusion fix_loss_scale must be > 0");
   checkArgument(max_solver_iterations >= 1, "fusion max_solver_iterations must be >= 1");
@@ -73,14 +74,29 @@ struct TrajectoryFusion::State {
     return it == index.end() ? records.size() : it->second;
   }
 
-  // A pose decomposed from a homography, given the record's logged height, then its
-  // logged gimbal pitch/roll (constrainAttitude), where it has them.
-  void placeAtLoggedAttitude(const Record& rec, CameraPose* pose) const {
-    if (std::isfinite(rec.height_above_ground_m)) pose->position_enu[2] = ground_up_m + rec.height_above_ground_m;
+  // A pose decomposed from a homography `dt_s` after the pose it was chained from, given
+  // the record's filtered height (filteredHeightM), then its logged gimbal pitch/roll
+  // (constrainAttitude), where it has them.
+  void placeAtLoggedAttitude(const Record& rec, double dt_s, CameraPose* pose) const {
+    if (std::isfinite(rec.height_above_ground_m)) {
+      pose->position_enu[2] =
+          ground_up_m + filteredHeightM(rec.height_above_ground_m, pose->position_enu[2] - ground_up_m, dt_s);
+    }
     if (std::isfinite(rec.pitch_hint_deg)) {
       *pose = constrainAttitude(camera, *pose, rec.pitch_hint_deg,
                                 std::isfinite(rec.roll_hint_deg) ? rec.roll_hint_deg : 0.0, ground_up_m);
     }
+  }
+
+  // The height above the ground of a pose chained `dt_s` (either direction) from another:
+  // `measured_m`, the height the homography gives it, pulled towards the log's by
+  // 1 - exp(-dt / time constant). A measured height outside half to twice the log's is
+  // a degenerate homography's: the log's then.
+  double filteredHeightM(double logged_m, double measured_m, double dt_s) const {
+    const double tau_s = options.height_filter_time_constant_s;
+    if (tau_s <= 0 || !(measured_m > 0.5 * logged_m && measured_m < 2.0 * logged_m)) return logged_m;
+    const double gain = 1.0 - std::exp(-std::abs(dt_s) / tau_s);
+    return measured_m + gain * (logged_m - measured_m);
   }
 
   // Pose of record i predicted from earlier records (no anchor at i applied).
@@ -112,7 +128,7 @@ struct TrajectoryFusion::State {
       if (b.has_pose) {
         CameraPose pose;
         if (predictPoseFromKeyframe(camera, b.pose, base_from_frame, ground_up_m, m.t_s, &pose)) {
-          placeAtLoggedAttitude(rec, &pose);
+          placeAtLoggedAttitude(rec, m.t_s - b.t_s, &pose);
           out.pose = pose;
           out.has_pose = true;
           out.sigma_m = b.sigma_m + options.vo_drift_per_m * horizontalDistance(b.pose, pose) +
@@ -159,7 +175,12 @@ struct TrajectoryFusion::State {
       out.pose.position_enu += velocity * dt;
       speed_mps = cv::norm(velocity);
     }
-    if (std::isfinite(rec.height_above_ground_m)) out.pose.position_enu[2] = ground_up_m + rec.height_above_ground_m;
+    // The height held from `from`, filtered towards the log's as a chained pose's is (a
+    // loss does not reset it to the log's noisy height of the moment).
+    if (std::isfinite(rec.height_above_ground_m)) {
+      out.pose.position_enu[2] =
+          ground_up_m + filteredHeightM(rec.height_above_ground_m, from.pose.position_enu[2] - ground_up_m, dt);
+    }
     const std::size_t from_index = indexOf(from.frame);
     if (from_index < records.size()) {
       const double turned_deg = wrapAngleDeg(rec.yaw_hint_deg - records[from_index].yaw_hint_deg);
@@ -167,6 +188,16 @@ struct TrajectoryFusion::State {
     }
     out.sigma_m = from.sigma_m + 1.0 + 0.5 * speed_mps * std::abs(dt);
     return out;
+  }
+
+  // Where the log states the height, an anchored pose keeps the predicted (filtered)
+  // height, or takes the log's where nothing was predicted: a fix's height comes from a
+  // homography over the map (78 m for a frame 90 m up over a 4x coarser map was seen),
+  // and the height filter would carry its error into the scale of the frames after it.
+  void keepLoggedHeight(const Record& rec, const FusedPose& predicted, FusedPose* anchored) const {
+    if (!std::isfinite(rec.height_above_ground_m)) return;
+    anchored->pose.position_enu[2] =
+        predicted.has_pose ? predicted.pose.position_enu[2] : ground_up_m + rec.height_above_ground_m;
   }
 
   static FusedPose applyAnchor(FusedPose predicted, PoseAnchor anchor) {
@@ -206,6 +237,7 @@ struct TrajectoryFusion::State {
         FusedPose unpredicted = p;
         if (relocalised_frames.count(it->first)) unpredicted.has_pose = false;  // replace
         p = applyAnchor(unpredicted, it->second);
+        keepLoggedHeight(records[i], unpredicted, &p);
       }
       (*poses)[i] = p;
     }
@@ -223,7 +255,7 @@ struct TrajectoryFusion::State {
         records[j].odometry.reference_from_frame * imageFromGround(camera, at_j.pose, ground_up_m);
     CameraPose pose;
     if (!poseFromImageFromGround(camera, image_from_ground, ground_up_m, out.t_s, &pose)) return out;
-    placeAtLoggedAttitude(rec, &pose);
+    placeAtLoggedAttitude(rec, out.t_s - at_j.t_s, &pose);
     out.pose = pose;
     out.has_pose = true;
     out.sigma_m = at_j.sigma_m + options.vo_drift_per_m * horizontalDistance(at_j.pose, pose) +

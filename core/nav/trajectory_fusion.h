@@ -30,6 +30,12 @@ struct FusionOptions {
   double vo_drift_per_m = 0.02;             // online sigma growth per metre flown
   double vo_sigma_per_frame_m = 0.05;       // online sigma growth per frame
   double height_prior_sigma_m = 2.0;        // telemetry height above ground
+  // Chained poses take their height above the ground from a first-order filter: the
+  // height VO measured (the keyframe's, times the homography's scale) pulled towards the
+  // log's with this time constant. The log's height is GNSS-noisy at periods of seconds,
+  // and VO's scale over flat ground comes from it: taken frame by frame it puts its
+  // noise into every step. 0: the log's height as it is.
+  double height_filter_time_constant_s = 20.0;
   double velocity_sigma_mps2 = 3.0;         // constant-velocity term (acceleration noise)
   double fix_loss_scale = 2.0;              // Cauchy scale in sigmas for fixes
   // A VO step implying more ground speed than this since the previous frame is a
@@ -57,8 +63,9 @@ class TrajectoryFusion {
   TrajectoryFusion& operator=(const TrajectoryFusion&) = delete;
 
   // In frame order. height_above_ground_m: telemetry relative altitude when known (NaN
-  // otherwise). Returns the online pose of the frame (has_pose false before the first
-  // absolute pose).
+  // otherwise); it anchors the chained poses' heights through the height filter
+  // (options.height_filter_time_constant_s). Returns the online pose of the frame
+  // (has_pose false before the first absolute pose).
   // pitch_deg/roll_deg: logged camera attitude (NaN unknown); when given, chained poses
   // take it (constrainAttitude) instead of the tilt the homographies imply.
   // yaw_deg: the logged camera (else vehicle) heading (NaN unknown). Only its change

@@ -144,6 +144,9 @@ class TestFlightRequest : public QObject {
     r.satellite_sm_limit = -1;
     QVERIFY(messageOf(r).contains("--sat-sm-limit"));
     r = good;
+    r.height_filter_s = -1.0;
+    QVERIFY(messageOf(r).contains("--height-filter-s"));
+    r = good;
     r.results_dir.clear();
     QVERIFY(messageOf(r).contains("--out"));
   }
@@ -169,6 +172,16 @@ class TestFlightRequest : public QObject {
     const nav::NavigationOptions graphs_off = app::processingChoiceFor(request, 1).options;
     QVERIFY(!graphs_off.vo_match.use_cuda_graphs);
     QVERIFY(graphs_off.vo_features.fused_kernels);
+  }
+
+  void theHeightFilterReachesFusion() {
+    app::FlightRequest request;
+    request.video_path = "/flights/flight.mp4";
+    request.basemap_paths = {"/maps/ortho.tif"};
+    QCOMPARE(app::processingChoiceFor(request, 1).options.fusion.height_filter_time_constant_s,
+             nav::FusionOptions().height_filter_time_constant_s);
+    request.height_filter_s = 0.0;
+    QCOMPARE(app::processingChoiceFor(request, 1).options.fusion.height_filter_time_constant_s, 0.0);
   }
 
   void theFlightLogCameraFallsBackWithAWarning() {
