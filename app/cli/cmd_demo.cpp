@@ -95,6 +95,7 @@ int runDemo(const QStringList& args) {
     o.effects.noise_sigma = 1.5;
     o.effects.shutter_s = 1.0 / 250.0;
     o.gnss.noise_sigma_m = 1.5;
+    o.gnss.baro_noise_sigma_m = 0.3;
     o.gnss.bias_m = 2.0;
     o.gnss.dropout_rate = 0.05;
     o.gnss.spoof_start_s = duration * 0.6;

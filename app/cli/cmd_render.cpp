@@ -57,6 +57,7 @@ int runRender(const QStringList& args) {
       {"shutter-s", "Exposure time for motion blur, 0 = off (default 1/250).", "S"},
       {"jpeg-quality", "Recompress frames at this JPEG quality, 0 = off (default 0).", "Q"},
       {"gnss-noise-m", "GNSS noise 1-sigma (default 1.5).", "M"},
+      {"baro-noise-m", "Barometric height noise 1-sigma of the log's rel_alt (default 0.3).", "M"},
       {"gnss-bias-m", "Constant GNSS offset (default 0).", "M"},
       {"dropout-rate", "Share of frames without a GNSS fix, 0..0.9 (default 0).", "X"},
       {"spoof-start-s", "Start of a spoofed GNSS segment.", "S"},
@@ -113,6 +114,7 @@ int runRender(const QStringList& args) {
     o.effects.shutter_s = numberOption(parser, "shutter-s", 1.0 / 250.0);
     o.effects.jpeg_quality = int(numberOption(parser, "jpeg-quality", 0));
     o.gnss.noise_sigma_m = numberOption(parser, "gnss-noise-m", 1.5);
+    o.gnss.baro_noise_sigma_m = numberOption(parser, "baro-noise-m", 0.3);
     o.gnss.bias_m = numberOption(parser, "gnss-bias-m", 0.0);
     o.gnss.dropout_rate = numberOption(parser, "dropout-rate", 0.0);
     if (parser.isSet("spoof-start-s")) {

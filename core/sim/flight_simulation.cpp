@@ -286,6 +286,7 @@ FlightSimulationResult simulateFlight(const FlightSimulationOptions& options,
       "GNSS errors applied to flight.srt, per frame: error = reported - truth in the ENU frame "
       "of flight.json (metres); has_fix=false frames are written with latitude/longitude 0";
   gnss_json["noise_sigma_m"] = gnss.noise_sigma_m;
+  gnss_json["baro_noise_sigma_m"] = gnss.baro_noise_sigma_m;
   gnss_json["bias_m"] = gnss.bias_m;
   gnss_json["bias_bearing_deg"] = simulated.bias_bearing_deg;
   gnss_json["dropout_rate"] = gnss.dropout_rate;
@@ -295,7 +296,7 @@ FlightSimulationResult simulateFlight(const FlightSimulationOptions& options,
   for (const auto& s : simulated.samples) {
     if (!s.has_fix) dropouts.push_back(s.frame);
     if (s.spoofed) spoofed.push_back(s.frame);
-    errors.push_back({s.frame, s.error_east_m, s.error_north_m, s.error_up_m});
+    errors.push_back({s.frame, s.error_east_m, s.error_north_m, s.error_up_m, s.error_rel_alt_m});
   }
   gnss_json["dropout_frames"] = dropouts;
   if (gnss.hasSpoofing()) {
@@ -308,7 +309,7 @@ FlightSimulationResult simulateFlight(const FlightSimulationOptions& options,
   } else {
     gnss_json["spoof"] = nullptr;
   }
-  gnss_json["errors_columns"] = {"frame", "east_m", "north_m", "up_m"};
+  gnss_json["errors_columns"] = {"frame", "east_m", "north_m", "up_m", "rel_alt_m"};
   gnss_json["errors"] = errors;
   writeFileAtomically(options.out_dir / "gnss_truth.json", gnss_json.dump(1) + "\n");
 

@@ -39,6 +39,8 @@ std::string wallClock(double unix_s) {
 
 void GnssErrorModel::check() const {
   checkArgument(noise_sigma_m >= 0 && noise_sigma_m <= 100, "GNSS noise must be within 0..100 m");
+  checkArgument(baro_noise_sigma_m >= 0 && baro_noise_sigma_m <= 100,
+                "barometric height noise must be within 0..100 m");
   checkArgument(bias_m >= 0 && bias_m <= 1000, "GNSS bias must be within 0..1000 m");
   checkArgument(dropout_rate >= 0 && dropout_rate <= 0.9, "GNSS dropout rate must be within 0..0.9");
   if (hasSpoofing()) {
@@ -64,6 +66,11 @@ GnssSimulation simulateGnss(const std::vector<geo::TrackPose>& truth,
 
   double noise_e = model.noise_sigma_m * normal(rng), noise_n = model.noise_sigma_m * normal(rng),
          noise_u = 1.5 * model.noise_sigma_m * normal(rng);
+  // The barometer's own generator and distribution (normal_distribution keeps a spare
+  // draw): its draws leave every other error as it was.
+  std::mt19937_64 baro_rng(model.seed ^ 0x9e3779b97f4a7c15ULL);
+  std::normal_distribution<double> baro_normal(0.0, 1.0);
+  double noise_baro = model.baro_noise_sigma_m * baro_normal(baro_rng);
   bool in_dropout = false;
   constexpr double kMeanDropoutS = 0.5;
   double previous_t = truth.empty() ? 0.0 : truth.front().t_s;
@@ -75,6 +82,9 @@ GnssSimulation simulateGnss(const std::vector<geo::TrackPose>& truth,
     noise_e = a * noise_e + b * model.noise_sigma_m * normal(rng);
     noise_n = a * noise_n + b * model.noise_sigma_m * normal(rng);
     noise_u = a * noise_u + b * 1.5 * model.noise_sigma_m * normal(rng);
+    // The barometer wanders slowly: time constant 30 s.
+    const double a_baro = std::exp(-dt / 30.0), b_baro = std::sqrt(1.0 - a_baro * a_baro);
+    noise_baro = a_baro * noise_baro + b_baro * model.baro_noise_sigma_m * baro_normal(baro_rng);
     // Two-state dropout chain whose stationary share of dropped frames is dropout_rate.
     const double end_probability = std::min(1.0, dt / kMeanDropoutS);
     const double start_probability =
@@ -106,7 +116,8 @@ GnssSimulation simulateGnss(const std::vector<geo::TrackPose>& truth,
     s.lat_deg = g.lat_deg;
     s.lon_deg = g.lon_deg;
     s.abs_alt_m = g.alt_m;
-    s.rel_alt_m = g.alt_m - takeoff_alt_m;
+    s.rel_alt_m = pose.alt_m + noise_baro - takeoff_alt_m;
+    s.error_rel_alt_m = noise_baro;
     s.has_fix = !in_dropout;
     simulation.samples.push_back(s);
   }

@@ -2,7 +2,11 @@
 //
 // Error model (all seeded, std::mt19937_64):
 //   - noise: first-order Gauss-Markov per axis (time constant 5 s), stationary
-//     1-sigma noise_sigma_m on east and north, 1.5 x that on up;
+//     1-sigma noise_sigma_m on east and north, 1.5 x that on up (abs_alt);
+//   - barometric height: rel_alt is the flight controller's barometric height above the
+//     take-off point, as a DJI log's is, not the GNSS height: its own Gauss-Markov error
+//     (time constant 30 s, stationary 1-sigma baro_noise_sigma_m), drawn from its own
+//     generator so that the other errors do not depend on it;
 //   - bias: a constant horizontal offset of bias_m in a seeded random direction;
 //   - dropouts: bursts (mean 0.5 s) without a fix, dropout_rate of all frames on average;
 //     a dropout frame is written as DJI does without a fix: latitude/longitude 0.000000;
@@ -30,6 +34,7 @@ namespace skytrace::sim {
 
 struct GnssErrorModel {
   double noise_sigma_m = 0.0;
+  double baro_noise_sigma_m = 0.0;  // rel_alt's barometric error
   double bias_m = 0.0;
   double dropout_rate = 0.0;  // 0..0.9
   double spoof_start_s = std::numeric_limits<double>::quiet_NaN();  // NaN: no spoofing
@@ -52,6 +57,7 @@ struct GnssSample {
   double yaw_deg = 0, pitch_deg = -90, roll_deg = 0;  // gimbal, camera_pose.h conventions
   // The error actually applied (ENU metres, track - truth), for documentation.
   double error_east_m = 0, error_north_m = 0, error_up_m = 0;
+  double error_rel_alt_m = 0;  // rel_alt - the true height above take-off
 };
 
 struct GnssSimulation {

@@ -333,6 +333,7 @@ class TestFlightRender : public QObject {
     }
     GnssErrorModel model;
     model.noise_sigma_m = 2.0;
+    model.baro_noise_sigma_m = 0.3;
     model.bias_m = 3.0;
     model.dropout_rate = 0.1;
     model.spoof_start_s = 6.0;
@@ -345,7 +346,7 @@ class TestFlightRender : public QObject {
     const std::vector<SrtRecord> records = parseSrt(path);
     QCOMPARE(int(records.size()), 300);
     int dropouts = 0, spoofed = 0;
-    double mean_e = 0, mean_n = 0;
+    double mean_e = 0, mean_n = 0, max_gnss_up_m = 0;
     int clean = 0;
     for (int i = 0; i < 300; ++i) {
       const SrtRecord& r = records[i];
@@ -367,12 +368,18 @@ class TestFlightRender : public QObject {
       // Within the noise set: bias 3 m + 5 sigma of 2 m + SRT rounding (1e-6 deg ~ 0.11 m).
       QVERIFY2(std::hypot(de, dn) < 3.0 + 5 * 2.0 * std::sqrt(2.0) + 0.2,
                qPrintable(QString("frame %1: %2 m").arg(i).arg(std::hypot(de, dn))));
-      QVERIFY(std::abs(r.rel_alt - (r.abs_alt - 400.0)) < 2e-3);
+      // rel_alt is the barometer's: its own error, within 5 sigma of 0.3 m, whatever the
+      // GNSS height (abs_alt) says; the SRT's 3 decimals round.
+      const double true_rel_alt_m = truth[i].alt_m - 400.0;
+      QVERIFY(std::abs(r.rel_alt - true_rel_alt_m - sim.samples[i].error_rel_alt_m) < 2e-3);
+      QVERIFY(std::abs(sim.samples[i].error_rel_alt_m) < 5 * 0.3);
+      max_gnss_up_m = std::max(max_gnss_up_m, std::abs(r.abs_alt - truth[i].alt_m));
       mean_e += de;
       mean_n += dn;
       ++clean;
     }
     QVERIFY(dropouts > 5 && dropouts < 80);
+    QVERIFY2(max_gnss_up_m > 2.0, qPrintable(QString("GNSS height error at most %1 m").arg(max_gnss_up_m)));
     for (const auto& sample : sim.samples) spoofed += sample.spoofed;
 
     // The project's own DJI SRT reader (core/io) reads the same file back: every fix,
