@@ -137,30 +137,75 @@ struct TrajectoryFusion::State {
         }
       }
     }
-    // Not tracked (or degenerate): constant velocity from the latest pose and the pose
-    // kVelocityBaselineS before it (or the oldest one after it). Not from the two latest
-    // poses: a fix moves its frame against the one before, and that step, taken as
-    // motion over one frame interval, sent a coasting estimate off at 90 m/s.
-    int found = 0;
-    const FusedPose* previous[2] = {nullptr, nullptr};
+    // Not tracked (or degenerate): on from the latest pose at the velocity of the poses
+    // over the kVelocityBaselineS before it (coastVelocity). Not from the two latest poses
+    // alone: a fix moves its frame against the one before, and that step, taken as motion
+    // over one frame interval, sent a coasting estimate off at 90 m/s.
+    const std::size_t none = records.size();
+    std::size_t latest = none, baseline = none;
     for (std::size_t j = i; j-- > 0;) {
       if (!poses[j].has_pose) continue;
-      if (found == 0) {
-        previous[found++] = &poses[j];
+      if (latest == none) {
+        latest = j;
         continue;
       }
-      previous[1] = &poses[j];
-      found = 2;
-      if (previous[0]->t_s - poses[j].t_s >= kVelocityBaselineS) break;
+      baseline = j;
+      if (poses[latest].t_s - poses[j].t_s >= kVelocityBaselineS) break;
     }
-    if (found == 0) return out;
-    return coast(i, *previous[0], found == 2 ? previous[1] : nullptr);
+    if (latest == none) return out;
+    return coast(i, poses[latest], baseline == none ? cv::Vec3d() : coastVelocity(i, poses, baseline, latest));
   }
 
-  // Record i coasting from `from` (forwards or backwards in time) at the velocity between
-  // `from` and `other` (null, or at the same time: none measured, the position held);
-  // sigma grows by 1 m plus half the distance coasted.
-  FusedPose coast(std::size_t i, const FusedPose& from, const FusedPose* other) const {
+  // The log's heading at record `index` (NaN: none logged, or no such record).
+  double loggedYawDeg(std::size_t index) const {
+    return index < records.size() ? records[index].yaw_hint_deg : std::numeric_limits<double>::quiet_NaN();
+  }
+
+  // The velocity record i coasts at, measured over the poses of records first..last
+  // (first < last, the baseline next to i on either side). Where the log states every
+  // heading there, each step's speed and its direction relative to the log's heading are
+  // taken, and the velocity is their medians turned to the heading logged at i: a loss
+  // in a turn follows the turn instead of leaving along its tangent, and one bad step
+  // (a degenerate homography just before a loss, a fix's jump) does not steer it. Only
+  // heading changes count, so a compass bias does no harm. Else the baseline's chord.
+  cv::Vec3d coastVelocity(std::size_t i, const std::vector<FusedPose>& poses, std::size_t first,
+                          std::size_t last) const {
+    const double span_s = poses[last].t_s - poses[first].t_s;
+    if (span_s <= 0) return {};
+    const cv::Vec3d chord = (poses[last].pose.position_enu - poses[first].pose.position_enu) / span_s;
+    std::vector<double> speeds_mps, relative_directions_deg;
+    std::size_t previous = first;
+    for (std::size_t j = first + 1; j <= last; ++j) {
+      if (!poses[j].has_pose) continue;
+      const double dt = poses[j].t_s - poses[previous].t_s;
+      const cv::Vec3d step = poses[j].pose.position_enu - poses[previous].pose.position_enu;
+      const double yaw_deg = records[previous].yaw_hint_deg +
+                             0.5 * wrapAngleDeg(records[j].yaw_hint_deg - records[previous].yaw_hint_deg);
+      if (!std::isfinite(yaw_deg) || !std::isfinite(records[i].yaw_hint_deg)) return chord;
+      if (dt > 0) {
+        speeds_mps.push_back(std::hypot(step[0], step[1]) / dt);
+        relative_directions_deg.push_back(std::atan2(step[0], step[1]) * 180.0 / M_PI - yaw_deg);
+      }
+      previous = j;
+    }
+    if (speeds_mps.size() < 3) return chord;
+    const auto median = [](std::vector<double> values) {
+      std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+      return values[values.size() / 2];
+    };
+    // Directions as deviations from the first, so that the median does not straddle +-180.
+    const double reference_deg = relative_directions_deg.front();
+    for (double& d : relative_directions_deg) d = wrapAngleDeg(d - reference_deg);
+    const double direction_rad =
+        (records[i].yaw_hint_deg + reference_deg + median(relative_directions_deg)) * M_PI / 180.0;
+    const double speed_mps = median(speeds_mps);
+    return {speed_mps * std::sin(direction_rad), speed_mps * std::cos(direction_rad), chord[2]};
+  }
+
+  // Record i coasting from `from` (forwards or backwards in time) at `velocity`
+  // (coastVelocity; zero: none measured, the position held); sigma grows by 1 m plus half
+  // the distance coasted.
+  FusedPose coast(std::size_t i, const FusedPose& from, const cv::Vec3d& velocity) const {
     const Record& rec = records[i];
     FusedPose out;
     out.frame = rec.odometry.frame;
@@ -169,23 +214,16 @@ struct TrajectoryFusion::State {
     out.pose = from.pose;
     out.pose.t_s = out.t_s;
     const double dt = out.t_s - from.t_s;
-    double speed_mps = 0.0;
-    if (other && other->t_s != from.t_s) {
-      const cv::Vec3d velocity = (from.pose.position_enu - other->pose.position_enu) / (from.t_s - other->t_s);
-      out.pose.position_enu += velocity * dt;
-      speed_mps = cv::norm(velocity);
-    }
+    out.pose.position_enu += velocity * dt;
+    const double speed_mps = cv::norm(velocity);
     // The height held from `from`, filtered towards the log's as a chained pose's is (a
     // loss does not reset it to the log's noisy height of the moment).
     if (std::isfinite(rec.height_above_ground_m)) {
       out.pose.position_enu[2] =
           ground_up_m + filteredHeightM(rec.height_above_ground_m, from.pose.position_enu[2] - ground_up_m, dt);
     }
-    const std::size_t from_index = indexOf(from.frame);
-    if (from_index < records.size()) {
-      const double turned_deg = wrapAngleDeg(rec.yaw_hint_deg - records[from_index].yaw_hint_deg);
-      if (std::isfinite(turned_deg)) out.pose.yaw_deg = wrapAngleDeg(out.pose.yaw_deg + turned_deg);
-    }
+    const double turned_deg = wrapAngleDeg(rec.yaw_hint_deg - loggedYawDeg(indexOf(from.frame)));
+    if (std::isfinite(turned_deg)) out.pose.yaw_deg = wrapAngleDeg(out.pose.yaw_deg + turned_deg);
     out.sigma_m = from.sigma_m + 1.0 + 0.5 * speed_mps * std::abs(dt);
     return out;
   }
@@ -266,13 +304,13 @@ struct TrajectoryFusion::State {
   // Record i (VO lost the frame after it) coasting backwards from record i + 1 at the
   // velocity of the next kVelocityBaselineS of poses.
   FusedPose coastBefore(std::size_t i, const std::vector<FusedPose>& poses) const {
-    const FusedPose* later = nullptr;
+    std::size_t later = i + 1;
     for (std::size_t j = i + 2; j < poses.size(); ++j) {
       if (!poses[j].has_pose) continue;
-      later = &poses[j];
+      later = j;
       if (poses[j].t_s - poses[i + 1].t_s >= kVelocityBaselineS) break;
     }
-    return coast(i, poses[i + 1], later);
+    return coast(i, poses[i + 1], later == i + 1 ? cv::Vec3d() : coastVelocity(i, poses, i + 1, later));
   }
 
   // `poses` (one per record) with the records before the first pose placed by chaining

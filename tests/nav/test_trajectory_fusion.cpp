@@ -307,6 +307,66 @@ class TestTrajectoryFusion : public QObject {
     QVERIFY(height_error_m < 0.05);
   }
 
+  void aLossInATurnFollowsTheLoggedTurn() {
+    // A circle at 8 m/s, radius 20 m, the heading along the track (23 deg/s), 80 m up;
+    // VO loses frames 40-55 (1.6 s, 37 deg of turn); the log's heading is 7 deg off.
+    const auto circlePose = [](int frame) {
+      CameraPose p;
+      p.t_s = frame / kFps;
+      const double a = 8.0 / 20.0 * p.t_s;  // radians flown round the centre (0, -20)
+      p.position_enu = {20.0 * std::sin(a), 20.0 * std::cos(a) - 20.0, 80.0};
+      p.yaw_deg = wrapAngleDeg(90.0 + a * 180.0 / M_PI);
+      p.pitch_deg = -90.0;
+      return p;
+    };
+    // bad_step_m: frame 39, the last before the loss, misplaced sideways by VO.
+    const auto worstErrorWhileLost = [&](bool log_heading, double bad_step_m = 0.0) {
+      TrajectoryFusion fusion(kCamera, 0.0, {});
+      double worst_m = 0.0;
+      for (int f = 0; f <= 56; ++f) {
+        OdometryMeasurement m;
+        m.frame = f;
+        m.t_s = f / kFps;
+        m.inliers = 200;
+        m.matches = 300;
+        const int keyframe = ((f - 1) / 5) * 5;
+        if (f > 0 && (f < 40 || f > 55)) {
+          m.tracked = true;
+          m.reference_frame = f > 55 ? 55 : keyframe;
+          CameraPose seen = circlePose(f);
+          if (f == 39) seen.position_enu[1] += bad_step_m;
+          m.reference_from_frame = imageFromGround(kCamera, circlePose(m.reference_frame), 0.0) *
+                                   groundFromImage(kCamera, seen, 0.0);
+        }
+        m.is_keyframe = f == 0 || f == 55 || (f % 5 == 0 && f < 40);
+        const double logged_yaw_deg = log_heading ? circlePose(f).yaw_deg + 7.0 : NAN;
+        fusion.addOdometry(m, NAN, NAN, NAN, logged_yaw_deg);
+        if (f == 0) {
+          RegistrationFix fix;
+          fix.frame = 0;
+          fix.accepted = fix.has_pose = true;
+          fix.pose = circlePose(0);
+          fix.sigma_m = 0.5;
+          fix.image_from_ground = imageFromGround(kCamera, fix.pose, 0.0);
+          fusion.addFix(fix);
+        }
+        const cv::Vec3d d = fusion.onlinePose(f)->pose.position_enu - circlePose(f).position_enu;
+        if (f >= 40) worst_m = std::max(worst_m, std::hypot(d[0], d[1]));
+      }
+      return worst_m;
+    };
+    const double with_log = worstErrorWhileLost(true), without_log = worstErrorWhileLost(false);
+    qInfo("worst position error while lost in a turn: %.2f m with the logged heading, %.2f m without",
+          with_log, without_log);
+    QVERIFY(without_log > 2.0);
+    QVERIFY(with_log < 0.25 * without_log);
+    // One bad step just before the loss (2 m sideways, a degenerate homography) moves
+    // the coast's start, not its direction: the steps' median velocity ignores it.
+    const double after_bad_step = worstErrorWhileLost(true, 2.0);
+    qInfo("after a 2 m bad step: %.2f m", after_bad_step);
+    QVERIFY(after_bad_step < 2.0 + with_log);
+  }
+
   // A wrong lock (fixes 40 m east, consistent with each other) followed through unbroken
   // odometry by a relocalising fix at the truth: the wrong anchors go, the relocalised fix
   // replaces the estimate, and the smoother carries it back over their frames.
