@@ -10,6 +10,7 @@
 
 #include "core/geo/geodesy.h"
 #include "core/util/check.h"
+#include "core/util/statistics.h"
 
 namespace skytrace::nav {
 namespace {
@@ -34,12 +35,6 @@ std::vector<EnuSample> enuSamples(const geo::Track& track, const geo::LocalEnuFr
   }
   std::stable_sort(out.begin(), out.end(), [](const EnuSample& a, const EnuSample& b) { return a.t_s < b.t_s; });
   return out;
-}
-
-double median(std::vector<double> values) {
-  const auto middle = values.begin() + long(values.size() / 2);
-  std::nth_element(values.begin(), middle, values.end());
-  return *middle;
 }
 
 // The GNSS fixes moved by a shift onto the visual track: one residual (visual - GNSS, m)

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <utility>
 
 #include "core/geo/geoid_heights.h"
 #include "core/io/telemetry/telemetry_track.h"
@@ -12,6 +13,7 @@
 #include "core/util/check.h"
 #include "core/util/error.h"
 #include "core/util/log.h"
+#include "core/util/statistics.h"
 
 namespace skytrace::nav {
 namespace {
@@ -64,9 +66,7 @@ double frameIntervalS(const geo::Track& track) {
     const std::int64_t frames = track.poses[i].frame - track.poses[i - 1].frame;
     if (frames > 0) steps.push_back((track.poses[i].t_s - track.poses[i - 1].t_s) / double(frames));
   }
-  if (steps.empty()) return 0.0;
-  std::nth_element(steps.begin(), steps.begin() + long(steps.size() / 2), steps.end());
-  return steps[steps.size() / 2];
+  return steps.empty() ? 0.0 : median(std::move(steps));
 }
 
 // The log's height above the ground at `t_s`: above the take-off point, else its absolute

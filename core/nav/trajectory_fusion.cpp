@@ -9,6 +9,7 @@
 #include "core/nav/pose_graph_smoother.h"
 #include "core/util/check.h"
 #include "core/util/log.h"
+#include "core/util/statistics.h"
 
 namespace skytrace::nav {
 namespace {
@@ -179,8 +180,7 @@ struct TrajectoryFusion::State {
       if (!poses[j].has_pose) continue;
       const double dt = poses[j].t_s - poses[previous].t_s;
       const cv::Vec3d step = poses[j].pose.position_enu - poses[previous].pose.position_enu;
-      const double yaw_deg = records[previous].yaw_hint_deg +
-                             0.5 * wrapAngleDeg(records[j].yaw_hint_deg - records[previous].yaw_hint_deg);
+      const double yaw_deg = blendAngleDeg(records[previous].yaw_hint_deg, records[j].yaw_hint_deg, 0.5);
       if (!std::isfinite(yaw_deg) || !std::isfinite(records[i].yaw_hint_deg)) return chord;
       if (dt > 0) {
         speeds_mps.push_back(std::hypot(step[0], step[1]) / dt);
@@ -189,10 +189,6 @@ struct TrajectoryFusion::State {
       previous = j;
     }
     if (speeds_mps.size() < 3) return chord;
-    const auto median = [](std::vector<double> values) {
-      std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
-      return values[values.size() / 2];
-    };
     // Directions as deviations from the first, so that the median does not straddle +-180.
     const double reference_deg = relative_directions_deg.front();
     for (double& d : relative_directions_deg) d = wrapAngleDeg(d - reference_deg);
