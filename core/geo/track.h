@@ -43,6 +43,13 @@ struct TrackPose {
   double sigma_m = kUnknown;  // 1-sigma horizontal position uncertainty, metres
 };
 
+// A stretch of the video timeline: frames start_frame..end_frame (inclusive), at
+// start_s..end_s seconds (the TrackPose clock). E.g. frames visual odometry lost.
+struct FrameSpan {
+  std::int64_t start_frame = -1, end_frame = -1;
+  double start_s = 0.0, end_s = 0.0;
+};
+
 struct Track {
   std::string name;
   // Absolute time of t_s = 0 as Unix seconds (UTC); NaN when unknown: exports then hold

@@ -108,7 +108,15 @@ nlohmann::json navigationReportJson(const NavigationResult& result, const RunDes
                      {"global_attempts", global_attempts},
                      {"accepted_by_area_correlation", area_accepted},
                      {"rejected_by_reason", by_reason}};
+  json lost_segments = json::array();
+  for (const geo::FrameSpan& span : result.lost_spans) {
+    lost_segments.push_back({{"start_frame", span.start_frame},
+                             {"end_frame", span.end_frame},
+                             {"start_s", span.start_s},
+                             {"end_s", span.end_s}});
+  }
   report["odometry"] = {{"lost_frames", result.lost_frames},
+                        {"lost_segments", lost_segments},
                         {"rejected_steps", result.rejected_odometry_steps},
                         {"keyframes", result.keyframes},
                         {"tilt_model_steps", result.tilt_model_steps},

@@ -150,6 +150,8 @@ struct NavigationSession::State {
   std::vector<RegistrationFix> fixes;
   int keyframes = 0;
   int lost_frames = 0;
+  std::vector<geo::FrameSpan> lost_spans;
+  bool previous_frame_lost = false;
   int tilt_model_steps = 0;
   double last_request_t_s = -1e9;
   double last_height_m = std::numeric_limits<double>::quiet_NaN();
@@ -258,7 +260,17 @@ FrameResult NavigationSession::afterOdometry(OdometryMeasurement odometry, const
   const double t_s = out.t_s;
   if (out.odometry.is_keyframe) ++s.keyframes;
   if (out.odometry.tilt_model) ++s.tilt_model_steps;
-  if (!out.odometry.tracked && out.odometry.reference_frame < 0 && s.frames_processed > 0) ++s.lost_frames;
+  out.odometry_lost = !out.odometry.tracked && out.odometry.reference_frame < 0 && s.frames_processed > 0;
+  if (out.odometry_lost) {
+    ++s.lost_frames;
+    if (s.previous_frame_lost) {
+      s.lost_spans.back().end_frame = frame;
+      s.lost_spans.back().end_s = t_s;
+    } else {
+      s.lost_spans.push_back({frame, frame, t_s, t_s});
+    }
+  }
+  s.previous_frame_lost = out.odometry_lost;
   const double height = s.heightAt(t_s);
   if (s.options.use_gnss_prior) {
     // The same logged pose as a registration prior's (height above the ground plane),
@@ -382,6 +394,7 @@ NavigationResult NavigationSession::finish(bool completed, std::int64_t frames_t
   result.frames_processed = s.frames_processed;
   result.keyframes = s.keyframes;
   result.lost_frames = s.lost_frames;
+  result.lost_spans = s.lost_spans;
   result.tilt_model_steps = s.tilt_model_steps;
   result.rejected_odometry_steps = s.fusion->rejectedOdometrySteps();
   if (result.rejected_odometry_steps > 0)

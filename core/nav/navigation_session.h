@@ -80,6 +80,9 @@ struct FrameResult {
   std::int64_t frame = -1;
   double t_s = 0.0;
   OdometryMeasurement odometry;
+  // VO lost this frame: no reference to measure it against, after the first frame
+  // (NavigationResult::lost_frames counts these frames).
+  bool odometry_lost = false;
   FusedPose online;      // online fused pose (has_pose false before the first fix)
   double fusion_ms = 0.0;
   bool registration_requested = false;
@@ -102,6 +105,9 @@ struct NavigationResult {
   std::optional<LogAlignment> log_alignment;
   double log_time_offset_s = 0.0;
   int lost_frames = 0;
+  // The lost frames as runs of consecutive processed frames, in frame order
+  // (report.json "odometry.lost_segments").
+  std::vector<geo::FrameSpan> lost_spans;
   int keyframes = 0;
   // Tracked VO steps measured by the logged-tilt similarity, not the homography
   // (OdometryMeasurement::tilt_model).

@@ -1,7 +1,7 @@
 // NavigationSession: what its registration requests search around (and the first one's
 // height, known before the run), what a run that placed no frame on the basemaps
-// reports, what a GNSS prior anchors, and that a late first fix places the frames
-// before it. VO runs for real (ORB) on one textured frame
+// reports, what a GNSS prior anchors, that a late first fix places the frames before it,
+// and how lost frames are listed. VO runs for real (ORB) on one textured frame
 // shown again and again (a hovering camera); the test plays the registrar.
 #include <QtTest>
 
@@ -256,6 +256,33 @@ class TestNavigationSession : public QObject {
         {result.track.poses.front().lat_deg, result.track.poses.front().lon_deg, 0.0});
     QVERIFY2(std::hypot(first.east_m - 10.0, first.north_m - 20.0) < 0.5,
              qPrintable(QString("%1 %2").arg(first.east_m).arg(first.north_m)));
+  }
+
+  // Frames VO loses are counted and listed as runs (report.json odometry.lost_segments,
+  // the GUI's events): three featureless frames in a hover are one run that starts at
+  // the first of them.
+  void lostFramesAreListedAsRuns() {
+    NavigationOptions o = options();
+    o.registration_enabled = false;
+    NavigationSession session(inputs(), o);
+    const cv::Mat textured = texturedFrame();
+    const cv::Mat blank(textured.size(), textured.type(), cv::Scalar(128, 128, 128));
+    std::int64_t frame = 0;
+    for (int i = 0; i < 5; ++i, ++frame) {
+      QVERIFY(!session.processFrame(frame, frame / kFps, vision::Image::fromHost(textured)).odometry_lost);
+    }
+    for (int i = 0; i < 3; ++i, ++frame) {
+      QVERIFY(session.processFrame(frame, frame / kFps, vision::Image::fromHost(blank)).odometry_lost);
+    }
+    for (int i = 0; i < 5; ++i, ++frame) session.processFrame(frame, frame / kFps, vision::Image::fromHost(textured));
+    const NavigationResult result = session.finish(true, frame);
+    QCOMPARE(int(result.lost_spans.size()), 1);
+    const geo::FrameSpan& span = result.lost_spans.front();
+    QCOMPARE(span.start_frame, std::int64_t(5));
+    QVERIFY(span.end_frame >= 7);
+    QCOMPARE(span.start_s, 0.5);
+    QCOMPARE(span.end_s, span.end_frame / kFps);
+    QCOMPARE(std::int64_t(result.lost_frames), span.end_frame - span.start_frame + 1);
   }
 
   void withoutRegistrationAnEmptyTrackIsNoFailure() {
