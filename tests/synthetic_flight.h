@@ -1,8 +1,8 @@
 // A small processed flight made for the results reader and the GUI tests (no ../shared needed): a procedural
 // UTM basemap, a 60-frame video rendered over it (320x180, nadir, 100 m), a results folder in the format of
 // docs/process_output.md (visual track, raw odometry, GNSS with a flagged 40 m
-// discrepancy between 3.0 and 4.0 s, registration fixes with one rejection, per-stage
-// latency, report, camera) and a .skytrace project naming all of it. Everything is
+// discrepancy between 3.0 and 4.0 s, registration fixes with one rejection (frame 20),
+// odometry lost at frames 45-47, per-stage latency, report, camera) and a .skytrace project naming all of it. Everything is
 // written by the project's own writers (exportTrack, writeLatencyCsv, writeCameraFile,
 // writeProjectFile), so the GUI is checked against independently known values.
 #pragma once
@@ -165,6 +165,7 @@ inline SyntheticFlight writeSyntheticFlight(const QString& folder) {
   "inputs": {"video": "%1", "basemaps": ["%2"], "telemetry": null, "camera": "hfov"},
   "device": "cpu", "feature_model": "sift", "fallback_reason": "", "ground_alt_m": 0.0,
   "frames": {"total": 60, "processed": 60, "with_position": 60, "localized_fraction": 1.0},
+  "odometry": {"lost_frames": 3, "lost_segments": [{"start_frame": 45, "end_frame": 47, "start_s": 4.5, "end_s": 4.7}]},
   "discrepancy": {"threshold_sigma": 3.0, "min_duration_s": 0.5, "frames_compared": 60,
                   "segments": [{"start_frame": 30, "end_frame": 40, "start_s": 3.0, "end_s": 4.0,
                                 "max_m": 40.0, "mean_m": 40.0}]},

@@ -141,7 +141,8 @@ std::vector<engine::LatencySample> readLatency(const fs::path& path) {
   return samples;
 }
 
-// report.json: completion, device/model, flagged segments, ground height, log alignment.
+// report.json: completion, device/model, flagged segments, lost odometry, ground height,
+// log alignment.
 void readReport(const fs::path& path, FlightResults* results) {
   results->report_json = readFileBytes(path);
   nlohmann::json report;
@@ -173,19 +174,41 @@ void readReport(const fs::path& path, FlightResults* results) {
     const auto reason = alignment->find("reason");
     if (reason != alignment->end() && reason->is_string()) a.reason = reason->get<std::string>();
   }
-  const auto discrepancy = report.find("discrepancy");
-  if (discrepancy != report.end() && discrepancy->is_object() && discrepancy->contains("segments") &&
-      (*discrepancy)["segments"].is_array()) {
-    for (const nlohmann::json& s : (*discrepancy)["segments"]) {
-      if (!s.is_object()) continue;
-      FlaggedSegment segment;
-      segment.start_s = s.value("start_s", 0.0);
-      segment.end_s = s.value("end_s", 0.0);
-      segment.start_frame = s.value("start_frame", std::int64_t{-1});
-      segment.end_frame = s.value("end_frame", std::int64_t{-1});
-      segment.max_m = s.value("max_m", 0.0);
-      results->flagged_segments.push_back(segment);
+  // The segment lists are optional: one of a wrong type drops its list with a warning.
+  try {
+    const auto odometry = report.find("odometry");
+    if (odometry != report.end() && odometry->is_object() && odometry->contains("lost_segments") &&
+        (*odometry)["lost_segments"].is_array()) {
+      for (const nlohmann::json& s : (*odometry)["lost_segments"]) {
+        if (!s.is_object()) continue;
+        geo::FrameSpan span;
+        span.start_frame = s.value("start_frame", std::int64_t{-1});
+        span.end_frame = s.value("end_frame", std::int64_t{-1});
+        span.start_s = s.value("start_s", 0.0);
+        span.end_s = s.value("end_s", 0.0);
+        results->odometry_lost.push_back(span);
+      }
     }
+    const auto discrepancy = report.find("discrepancy");
+    if (discrepancy != report.end() && discrepancy->is_object() && discrepancy->contains("segments") &&
+        (*discrepancy)["segments"].is_array()) {
+      for (const nlohmann::json& s : (*discrepancy)["segments"]) {
+        if (!s.is_object()) continue;
+        FlaggedSegment segment;
+        segment.start_s = s.value("start_s", 0.0);
+        segment.end_s = s.value("end_s", 0.0);
+        segment.start_frame = s.value("start_frame", std::int64_t{-1});
+        segment.end_frame = s.value("end_frame", std::int64_t{-1});
+        segment.max_m = s.value("max_m", 0.0);
+        results->flagged_segments.push_back(segment);
+      }
+    }
+  } catch (const nlohmann::json::exception&) {
+    results->odometry_lost.clear();
+    results->flagged_segments.clear();
+    results->warnings.push_back(path.string() +
+                                ": a lost-odometry or flagged segment has a value of the wrong type; "
+                                "the segment lists are ignored");
   }
 }
 

@@ -66,6 +66,8 @@ struct FlightResults {
   std::vector<RegistrationFixRecord> fixes;
   std::vector<DiscrepancyRecord> discrepancy;
   std::vector<FlaggedSegment> flagged_segments;
+  // Runs of frames visual odometry lost (report.json odometry.lost_segments).
+  std::vector<geo::FrameSpan> odometry_lost;
   std::vector<engine::LatencySample> latency;
   std::string report_json;  // report.json as written (empty when absent)
   bool completed = false;

@@ -2,7 +2,8 @@
 // readResultsFolder reads back (the track, the fixes, the stage samples, the run's
 // description), on a short flight rendered over a procedural map and processed with ORB
 // on the CPU; a folder of known values (tests/synthetic_flight.h) reads back as written;
-// and a folder that is not a results folder is refused.
+// a malformed optional list is a warning; and a folder that is not a results folder is
+// refused.
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -107,6 +108,9 @@ class TestFlightResults : public QObject {
     QCOMPARE(int(r.discrepancy.size()), flight.frames);
     QCOMPARE(int(r.flagged_segments.size()), 1);
     QCOMPARE(r.flagged_segments[0].start_s, 3.0);
+    QCOMPARE(int(r.odometry_lost.size()), 1);
+    QCOMPARE(r.odometry_lost[0].start_frame, std::int64_t(45));
+    QCOMPARE(r.odometry_lost[0].end_s, 4.7);
     QCOMPARE(int(r.latency.size()), 4 * flight.frames);
     QCOMPARE(r.latency[1].stage, engine::Stage::Extract);
     QCOMPARE(r.latency[5].duration_ms, 21.0);  // frame 1, extract
@@ -122,6 +126,20 @@ class TestFlightResults : public QObject {
     QCOMPARE(app::poseIndexAt(r.track, 2.04), 20);
     QVERIFY(test::errorMessageOf<IoError>([&] { app::readResultsFolder(dir.path().toStdString() + "/none"); })
                 .contains("not a results folder"));
+  }
+
+  // An optional list of the wrong type is left out with a warning, not a failure (and
+  // no JSON library text reaches the message).
+  void aMalformedSegmentListIsAWarning() {
+    QTemporaryDir dir;
+    const std::string report = dir.filePath("report.json").toStdString();
+    std::ofstream(report) << R"({"completed": true, "odometry": {"lost_segments": [{"start_frame": "x"}]}})";
+    const app::FlightResults r = app::readResultsFolder(dir.path().toStdString());
+    QVERIFY(r.completed);
+    QVERIFY(r.odometry_lost.empty());
+    QCOMPARE(int(r.warnings.size()), 1);
+    QVERIFY2(r.warnings[0].find("segment lists are ignored") != std::string::npos, r.warnings[0].c_str());
+    QVERIFY(r.warnings[0].find("json.exception") == std::string::npos);
   }
 
   void aFolderWithoutResultsIsRefused() {

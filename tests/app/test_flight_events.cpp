@@ -1,0 +1,123 @@
+// app::flightEvents: the events an analyst reviews, from results of known content. Each
+// kind comes from its own part of the results (flagged segments, fixes.csv, the lost
+// odometry spans, the GNSS log's gaps), and the list is in time order.
+#include <QtTest>
+
+#include <cmath>
+#include <string>
+
+#include "core/app/flight_events.h"
+
+using namespace skytrace;
+using namespace skytrace::app;
+
+namespace {
+
+RegistrationFixRecord fix(std::int64_t frame, bool accepted, const std::string& reason = {}) {
+  RegistrationFixRecord f;
+  f.frame = frame;
+  f.t_s = frame / 10.0;
+  f.accepted = accepted;
+  f.reason = reason;
+  return f;
+}
+
+// A GNSS log every `interval_s` from 0 to end_s, without the samples strictly inside
+// (gap_from_s, gap_to_s).
+geo::Track gnssLog(double interval_s, double end_s, double gap_from_s, double gap_to_s) {
+  geo::Track track;
+  for (int i = 0; i * interval_s <= end_s + 1e-9; ++i) {
+    const double t_s = i * interval_s;
+    if (t_s > gap_from_s + 1e-9 && t_s < gap_to_s - 1e-9) continue;
+    geo::TrackPose p;
+    p.t_s = t_s;
+    p.lat_deg = 47.0;
+    p.lon_deg = 8.0;
+    track.poses.push_back(p);
+  }
+  return track;
+}
+
+}  // namespace
+
+class TestFlightEvents : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void everyKindComesInTimeOrder() {
+    FlightResults results;
+    FlaggedSegment flagged;
+    flagged.start_frame = 30;
+    flagged.end_frame = 40;
+    flagged.start_s = 3.0;
+    flagged.end_s = 4.0;
+    flagged.max_m = 40.0;
+    results.flagged_segments = {flagged};
+    results.fixes = {fix(0, true),  fix(10, false, "too_few_inliers"), fix(20, false, "no_candidate"),
+                     fix(30, true), fix(40, false, "too_few_inliers")};
+    results.odometry_lost = {{45, 47, 4.5, 4.7}};
+    results.gnss = gnssLog(0.1, 5.9, 1.9, 3.6);  // nothing logged between 1.9 and 3.6 s
+
+    const std::vector<FlightEvent> events = flightEvents(results);
+    QCOMPARE(int(events.size()), 5);
+    const FlightEventKind kinds[] = {FlightEventKind::RejectedFixes, FlightEventKind::GnssDropout,
+                                     FlightEventKind::FlaggedGnss, FlightEventKind::RejectedFixes,
+                                     FlightEventKind::OdometryLost};
+    for (int i = 0; i < 5; ++i) QCOMPARE(events[i].kind, kinds[i]);
+
+    // Two rejections in a row are one event; the accepted fix at frame 30 ends it.
+    QCOMPARE(events[0].count, 2);
+    QCOMPARE(events[0].span.start_frame, std::int64_t(10));
+    QCOMPARE(events[0].span.end_frame, std::int64_t(20));
+    QCOMPARE(events[0].reasons.at("too_few_inliers"), 1);
+    QCOMPARE(events[0].reasons.at("no_candidate"), 1);
+    QCOMPARE(events[3].count, 1);
+    QCOMPARE(events[3].span.start_s, 4.0);
+
+    QCOMPARE(events[1].span.start_s, 1.9);
+    QVERIFY(std::abs(events[1].span.end_s - 3.6) < 1e-9);
+    QCOMPARE(events[1].span.start_frame, std::int64_t(-1));
+
+    QCOMPARE(events[2].max_m, 40.0);
+    QCOMPARE(events[2].durationS(), 1.0);
+
+    QCOMPARE(events[4].count, 3);
+    QCOMPARE(events[4].span.end_s, 4.7);
+  }
+
+  // A gap is measured against the log's own rate: in a 1 Hz log 3 s is not yet a
+  // dropout, 4 s is; a 0.5 s gap in a 10 Hz log is under the 1 s floor.
+  void gnssGapsAreJudgedByTheLogsRate() {
+    FlightResults results;
+    results.gnss = gnssLog(1.0, 60.0, 10.0, 12.5);  // 11 and 12 missing: 10 -> 13
+    QVERIFY(flightEvents(results).empty());
+    results.gnss = gnssLog(1.0, 60.0, 10.0, 14.0);  // 10 -> 14: 4 s
+    const std::vector<FlightEvent> events = flightEvents(results);
+    QCOMPARE(int(events.size()), 1);
+    QCOMPARE(events[0].span.start_s, 10.0);
+    QCOMPARE(events[0].span.end_s, 14.0);
+    results.gnss = gnssLog(0.1, 10.0, 5.0, 5.45);  // 5.0 -> 5.5
+    QVERIFY(flightEvents(results).empty());
+    FlightEventOptions sensitive;
+    sensitive.min_gnss_gap_s = 0.2;
+    QCOMPARE(int(flightEvents(results, sensitive).size()), 1);
+  }
+
+  void resultsWithNothingToReviewHaveNoEvents() {
+    QVERIFY(flightEvents(FlightResults()).empty());
+    FlightResults results;
+    results.fixes = {fix(0, true), fix(10, true)};
+    results.gnss = gnssLog(0.1, 5.0, -1.0, -1.0);
+    QVERIFY(flightEvents(results).empty());
+  }
+
+  void kindsHaveStableNames() {
+    QCOMPARE(std::string(flightEventKindName(FlightEventKind::FlaggedGnss)), std::string("flagged_gnss"));
+    QCOMPARE(std::string(flightEventKindName(FlightEventKind::RejectedFixes)), std::string("rejected_fixes"));
+    QCOMPARE(std::string(flightEventKindName(FlightEventKind::OdometryLost)), std::string("odometry_lost"));
+    QCOMPARE(std::string(flightEventKindName(FlightEventKind::GnssDropout)), std::string("gnss_dropout"));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestFlightEvents)
+#include "test_flight_events.moc"
