@@ -73,6 +73,125 @@
     </message>
 </context>
 <context>
+    <name>skytrace::ui::EventsPanel</name>
+    <message>
+        <source>too few matches agree</source>
+        <translation>zu wenige Zuordnungen stimmen überein</translation>
+    </message>
+    <message>
+        <source>too small a share of the matches agree</source>
+        <translation>ein zu kleiner Anteil der Zuordnungen stimmt überein</translation>
+    </message>
+    <message>
+        <source>no clear correlation peak</source>
+        <translation>kein deutliches Korrelationsmaximum</translation>
+    </message>
+    <message>
+        <source>low correlation</source>
+        <translation>geringe Korrelation</translation>
+    </message>
+    <message>
+        <source>ambiguous: several places fit</source>
+        <translation>mehrdeutig: mehrere Orte passen</translation>
+    </message>
+    <message>
+        <source>implausible camera geometry</source>
+        <translation>unplausible Kamerageometrie</translation>
+    </message>
+    <message>
+        <source>inconsistent with the odometry</source>
+        <translation>widerspricht der Odometrie</translation>
+    </message>
+    <message>
+        <source>no basemap under the search area</source>
+        <translation>keine Basiskarte unter dem Suchbereich</translation>
+    </message>
+    <message>
+        <source>too little texture</source>
+        <translation>zu wenig Textur</translation>
+    </message>
+    <message>
+        <source>the frame covers too few map pixels</source>
+        <translation>das Bild deckt zu wenige Kartenpixel ab</translation>
+    </message>
+    <message>
+        <source>map too large to search without a position</source>
+        <translation>Karte zu groß für eine Suche ohne Position</translation>
+    </message>
+    <message>
+        <source>no reason recorded</source>
+        <translation>kein Grund vermerkt</translation>
+    </message>
+    <message>
+        <source>GNSS flagged</source>
+        <translation>GNSS markiert</translation>
+    </message>
+    <message>
+        <source>Registration rejected</source>
+        <translation>Registrierung abgelehnt</translation>
+    </message>
+    <message>
+        <source>Odometry lost</source>
+        <translation>Odometrie verloren</translation>
+    </message>
+    <message>
+        <source>GNSS dropout</source>
+        <translation>GNSS-Ausfall</translation>
+    </message>
+    <message>
+        <source>up to %1 m from the visual track, for %2 s</source>
+        <translation>bis zu %1 m von der visuellen Spur entfernt, %2 s lang</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>1 attempt: %1</source>
+        <translation>1 Versuch: %1</translation>
+    </message>
+    <message>
+        <source>%1 attempts in a row: %2</source>
+        <translation>%1 Versuche in Folge: %2</translation>
+    </message>
+    <message>
+        <source>1 frame without a visual odometry measurement; the track coasts</source>
+        <translation>1 Bild ohne Messung der visuellen Odometrie; die Spur wird fortgeschrieben</translation>
+    </message>
+    <message>
+        <source>%1 frames without a visual odometry measurement; the track coasts</source>
+        <translation>%1 Bilder ohne Messung der visuellen Odometrie; die Spur wird fortgeschrieben</translation>
+    </message>
+    <message>
+        <source>no GNSS position in the log for %1 s</source>
+        <translation>%1 s lang keine GNSS-Position im Log</translation>
+    </message>
+    <message>
+        <source>Events of a processed flight appear here: flagged GNSS, rejected registrations, lost odometry and GNSS dropouts.</source>
+        <translation>Hier erscheinen die Ereignisse eines verarbeiteten Flugs: markiertes GNSS, abgelehnte Registrierungen, verlorene Odometrie und GNSS-Ausfälle.</translation>
+    </message>
+    <message>
+        <source>No events: no GNSS flagged, no registration rejected, no odometry lost and no GNSS dropout.</source>
+        <translation>Keine Ereignisse: kein GNSS markiert, keine Registrierung abgelehnt, keine Odometrie verloren und kein GNSS-Ausfall.</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>Zeit</translation>
+    </message>
+    <message>
+        <source>Event</source>
+        <translation>Ereignis</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>Details</translation>
+    </message>
+    <message>
+        <source>Show or hide the events of this kind, in the list and on the timeline</source>
+        <translation>Ereignisse dieser Art in der Liste und auf der Zeitleiste zeigen oder ausblenden</translation>
+    </message>
+</context>
+<context>
     <name>skytrace::ui::FrameDecoder</name>
     <message>
         <source>Frame %1 could not be decoded</source>
@@ -762,6 +881,66 @@
         <source>no flight log is open: open one with File &gt; Open Flight Log...</source>
         <translation>kein Fluglog geöffnet: eines mit Datei &gt; Fluglog öffnen... öffnen</translation>
     </message>
+    <message>
+        <source>Map &amp;Legend</source>
+        <translation>Karten&amp;legende</translation>
+    </message>
+    <message>
+        <source>&amp;Measure Distance and Area</source>
+        <translation>Strecke und Fläche &amp;messen</translation>
+    </message>
+    <message>
+        <source>Click points on the map to measure the path between them and the area they enclose</source>
+        <translation>Punkte auf der Karte anklicken, um den Weg zwischen ihnen und die eingeschlossene Fläche zu messen</translation>
+    </message>
+    <message>
+        <source>Events</source>
+        <translation>Ereignisse</translation>
+    </message>
+    <message>
+        <source>Visual track: uncertainty (1 sigma)</source>
+        <translation>Visuelle Spur: Unsicherheit (1 Sigma)</translation>
+    </message>
+    <message>
+        <source>Visual track: distance to GNSS</source>
+        <translation>Visuelle Spur: Abstand zum GNSS</translation>
+    </message>
+    <message>
+        <source>Visual track</source>
+        <translation>Visuelle Spur</translation>
+    </message>
+    <message>
+        <source>Raw visual odometry</source>
+        <translation>Rohe visuelle Odometrie</translation>
+    </message>
+    <message>
+        <source>Logged GNSS</source>
+        <translation>Aufgezeichnetes GNSS</translation>
+    </message>
+    <message>
+        <source>GNSS flagged</source>
+        <translation>GNSS markiert</translation>
+    </message>
+    <message>
+        <source>Registration accepted</source>
+        <translation>Registrierung angenommen</translation>
+    </message>
+    <message>
+        <source>Registration rejected</source>
+        <translation>Registrierung abgelehnt</translation>
+    </message>
+    <message>
+        <source>Measuring: click points on the map; Backspace removes the last one, Esc ends measuring</source>
+        <translation>Messen: Punkte auf der Karte anklicken; Rücktaste entfernt den letzten, Esc beendet das Messen</translation>
+    </message>
+    <message>
+        <source>Distance %1</source>
+        <translation>Strecke %1</translation>
+    </message>
+    <message>
+        <source>Path %1, enclosed area %2</source>
+        <translation>Weg %1, eingeschlossene Fläche %2</translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>
@@ -780,6 +959,46 @@
     <message>
         <source>Cannot place track %1 on the map: %2</source>
         <translation>Track %1 kann nicht auf der Karte platziert werden: %2</translation>
+    </message>
+    <message>
+        <source>%1 m²</source>
+        <translation>%1 m²</translation>
+    </message>
+    <message>
+        <source>%1 ha</source>
+        <translation>%1 ha</translation>
+    </message>
+    <message>
+        <source>%1 km²</source>
+        <translation>%1 km²</translation>
+    </message>
+    <message>
+        <source>Total %1</source>
+        <translation>Gesamt %1</translation>
+    </message>
+    <message>
+        <source>, area %1</source>
+        <translation>, Fläche %1</translation>
+    </message>
+    <message>
+        <source>&amp;Copy Coordinates</source>
+        <translation>Koordinaten &amp;kopieren</translation>
+    </message>
+    <message>
+        <source>Copy &quot;%1&quot; (latitude, longitude in degrees, WGS84)</source>
+        <translation>&quot;%1&quot; kopieren (Breite, Länge in Grad, WGS84)</translation>
+    </message>
+    <message>
+        <source>&amp;Seek Here</source>
+        <translation>Hierhin &amp;springen</translation>
+    </message>
+    <message>
+        <source>C&amp;entre Map Here</source>
+        <translation>Karte hier &amp;zentrieren</translation>
+    </message>
+    <message>
+        <source>&amp;Measure From Here</source>
+        <translation>Von hier &amp;messen</translation>
     </message>
 </context>
 <context>
@@ -1113,6 +1332,10 @@ Nur im überlappenden Modus: der sequenzielle Modus registriert immer jedes Schl
     <message>
         <source>Flight log time of the current frame</source>
         <translation>Flugprotokollzeit des aktuellen Bildes</translation>
+    </message>
+    <message>
+        <source>%1 at %2 s</source>
+        <translation>%1 bei %2 s</translation>
     </message>
 </context>
 <context>

@@ -73,6 +73,125 @@
     </message>
 </context>
 <context>
+    <name>skytrace::ui::EventsPanel</name>
+    <message>
+        <source>too few matches agree</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>too small a share of the matches agree</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no clear correlation peak</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>low correlation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ambiguous: several places fit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>implausible camera geometry</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>inconsistent with the odometry</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no basemap under the search area</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>too little texture</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the frame covers too few map pixels</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>map too large to search without a position</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no reason recorded</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GNSS flagged</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Registration rejected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Odometry lost</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GNSS dropout</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>up to %1 m from the visual track, for %2 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>1 attempt: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 attempts in a row: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>1 frame without a visual odometry measurement; the track coasts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 frames without a visual odometry measurement; the track coasts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no GNSS position in the log for %1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Events of a processed flight appear here: flagged GNSS, rejected registrations, lost odometry and GNSS dropouts.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No events: no GNSS flagged, no registration rejected, no odometry lost and no GNSS dropout.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Event</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show or hide the events of this kind, in the list and on the timeline</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>skytrace::ui::FrameDecoder</name>
     <message>
         <source>Frame %1 could not be decoded</source>
@@ -762,6 +881,66 @@
         <source>no flight log is open: open one with File &gt; Open Flight Log...</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Map &amp;Legend</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Measure Distance and Area</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Click points on the map to measure the path between them and the area they enclose</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Events</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Visual track: uncertainty (1 sigma)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Visual track: distance to GNSS</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Visual track</source>
+        <translation type="unfinished">Visual track</translation>
+    </message>
+    <message>
+        <source>Raw visual odometry</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Logged GNSS</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GNSS flagged</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Registration accepted</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Registration rejected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Measuring: click points on the map; Backspace removes the last one, Esc ends measuring</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Distance %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Path %1, enclosed area %2</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>
@@ -779,6 +958,46 @@
     </message>
     <message>
         <source>Cannot place track %1 on the map: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 m²</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 ha</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 km²</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Total %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>, area %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Copy Coordinates</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy &quot;%1&quot; (latitude, longitude in degrees, WGS84)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Seek Here</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>C&amp;entre Map Here</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Measure From Here</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1110,6 +1329,10 @@ Overlapped mode only: the sequential mode always registers every keyframe.</sour
     </message>
     <message>
         <source>Flight log time of the current frame</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 at %2 s</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

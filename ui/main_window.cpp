@@ -45,6 +45,7 @@
 #include "core/nav/camera_pose.h"
 #include "core/util/atomic_file.h"
 #include "core/vision/torch_runtime.h"
+#include "ui/events_panel.h"
 #include "ui/frame_loader.h"
 #include "ui/log_offset_widget.h"
 #include "ui/map_view.h"
@@ -433,6 +434,13 @@ void MainWindow::createDocks() {
   video_dock_->setWidget(video_panel_);
   addDockWidget(Qt::RightDockWidgetArea, video_dock_);
 
+  events_panel_ = new EventsPanel(results_model_, time_model_, this);
+  events_dock_ = new QDockWidget(this);
+  events_dock_->setObjectName(QStringLiteral("eventsDock"));
+  events_dock_->setWidget(events_panel_);
+  addDockWidget(Qt::RightDockWidgetArea, events_dock_);
+  splitDockWidget(video_dock_, events_dock_, Qt::Vertical);
+
   timeline_ = new TimelineWidget(time_model_, this);
   log_offset_ = new LogOffsetWidget(this);
   auto* timeline_box = new QWidget(this);
@@ -449,9 +457,13 @@ void MainWindow::createDocks() {
   timeline_dock_->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetClosable);
   addDockWidget(Qt::BottomDockWidgetArea, timeline_dock_);
   splitDockWidget(plot_dock_, timeline_dock_, Qt::Vertical);
+  connect(events_panel_, &EventsPanel::timeRequested, time_model_, &TimeModel::seekToTime);
+  connect(events_panel_, &EventsPanel::eventsChanged, this,
+          [this] { timeline_->setMarkers(events_panel_->markers()); });
 
   view_menu_->addAction(plot_dock_->toggleViewAction());
   view_menu_->addAction(video_dock_->toggleViewAction());
+  view_menu_->addAction(events_dock_->toggleViewAction());
   view_menu_->addAction(timeline_dock_->toggleViewAction());
   resizeDocks({plot_dock_}, {250}, Qt::Vertical);
   resizeDocks({video_dock_}, {420}, Qt::Horizontal);
@@ -545,6 +557,7 @@ void MainWindow::retranslateUi() {
   about_action_->setText(tr("&About Skytrace"));
   plot_dock_->setWindowTitle(tr("Plots"));
   video_dock_->setWindowTitle(tr("Video"));
+  events_dock_->setWindowTitle(tr("Events"));
   timeline_dock_->setWindowTitle(tr("Timeline"));
   progress_bar_->setToolTip(tr("Processing progress"));
   rebuildRecentMenu();
@@ -893,6 +906,7 @@ void MainWindow::syncViews() {
     }
     showResultsOnMap();
     plots_panel_->refreshData();
+    events_panel_->refresh();
   }
   const int frame = time_model_->currentFrame();
   showCameraAtCurrentTime();
@@ -947,7 +961,7 @@ void MainWindow::showVideoOverlayFor(int frame) {
                                  .arg(it->inliers),
                              kAcceptedColour);
     else
-      video_panel_->setBadge(tr("Registration rejected: %1").arg(QString::fromStdString(it->reason)),
+      video_panel_->setBadge(tr("Registration rejected: %1").arg(rejectionReasonText(QString::fromStdString(it->reason))),
                              kRejectedColour);
   } else {
     video_panel_->setBadge(QString(), QColor());

@@ -1,5 +1,5 @@
 // The Skytrace main window, the analyst's workspace: the map view in the centre, docks
-// for the video, the plots and the timeline, menus (File, Process, Export, View,
+// for the video, the flight's events, the plots and the timeline, menus (File, Process, Export, View,
 // Playback, Help) and a status bar (messages, processing progress/ETA, device and model
 // in use, cursor lat/lon, map scale).
 //
@@ -56,6 +56,7 @@ struct FlightResults;
 
 namespace skytrace::ui {
 
+class EventsPanel;
 class FrameLoader;
 class LogOffsetWidget;
 class MapView;
@@ -132,6 +133,7 @@ class MainWindow : public QMainWindow {
   MapView* mapView() const { return map_view_; }
   TrajectoryPlot* trajectoryPlot() const;
   PlotsPanel* plotsPanel() const { return plots_panel_; }
+  EventsPanel* eventsPanel() const { return events_panel_; }
   VideoPanel* videoPanel() const { return video_panel_; }
   TimeModel* timeModel() const { return time_model_; }
   TimelineWidget* timeline() const { return timeline_; }
@@ -226,11 +228,13 @@ class MainWindow : public QMainWindow {
   MainWindowOptions options_;
   MapView* map_view_ = nullptr;
   PlotsPanel* plots_panel_ = nullptr;
+  EventsPanel* events_panel_ = nullptr;
   VideoPanel* video_panel_ = nullptr;
   TimelineWidget* timeline_ = nullptr;
   LogOffsetWidget* log_offset_ = nullptr;
   QDockWidget* plot_dock_ = nullptr;
   QDockWidget* video_dock_ = nullptr;
+  QDockWidget* events_dock_ = nullptr;
   QDockWidget* timeline_dock_ = nullptr;
   QLabel* cursor_label_ = nullptr;
   QLabel* scale_label_ = nullptr;

@@ -42,6 +42,7 @@ class SinkObserver final : public app::FlightObserver {
     LiveFrameUpdate update;
     update.frame = r.frame;
     update.t_s = r.t_s;
+    update.odometry_lost = r.odometry_lost;
     if (r.online.has_pose) {
       update.has_pose = true;
       update.online = nav::trackPoseFromCameraPose(r.online.pose, *enu_, r.frame);

@@ -46,6 +46,16 @@ void ResultsModel::beginLive(const QString& device, const QString& feature_model
 void ResultsModel::addFrame(const LiveFrameUpdate& update) {
   if (update.has_pose) results_.online.poses.push_back(update.online);
   if (update.has_odometry) results_.odometry.poses.push_back(update.odometry);
+  if (update.odometry_lost) {
+    // Frames come in order: a lost frame right after the last lost one extends its run.
+    std::vector<geo::FrameSpan>& lost = results_.odometry_lost;
+    if (!lost.empty() && lost.back().end_frame == update.frame - 1) {
+      lost.back().end_frame = update.frame;
+      lost.back().end_s = update.t_s;
+    } else {
+      lost.push_back({update.frame, update.frame, update.t_s, update.t_s});
+    }
+  }
   if (!update.keypoints_px.isEmpty()) {
     overlays_[update.frame] = update;
     while (overlays_.size() > kKeptOverlays) overlays_.erase(overlays_.begin());

@@ -38,6 +38,7 @@ struct LiveFrameUpdate {
   geo::TrackPose online;    // the online fused pose (source visual), when has_pose
   bool has_odometry = false;
   geo::TrackPose odometry;  // chained VO pose, when has_odometry
+  bool odometry_lost = false;  // VO lost this frame (FrameResult::odometry_lost)
   QVector<QPointF> keypoints_px;   // optional, for the video overlay
   QVector<QPointF> matches_from_px;  // optional: matched point in the reference keyframe,
                                      // parallel to the first matches_from_px.size() keypoints
