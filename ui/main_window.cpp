@@ -324,6 +324,18 @@ void MainWindow::createActions() {
   overlay_action_->setCheckable(true);
   overlay_action_->setChecked(true);
   connect(overlay_action_, &QAction::toggled, this, [this](bool on) { video_panel_->setOverlayVisible(on); });
+  legend_action_ = make("mapLegend", QKeySequence(Qt::Key_L));
+  legend_action_->setCheckable(true);
+  legend_action_->setChecked(true);
+  connect(legend_action_, &QAction::toggled, map_view_, &MapView::setLegendVisible);
+  measure_action_ = make("measure", QKeySequence(Qt::CTRL | Qt::Key_M));
+  measure_action_->setCheckable(true);
+  connect(measure_action_, &QAction::toggled, map_view_, &MapView::setMeasuring);
+  connect(map_view_, &MapView::measuringChanged, this, [this](bool on) {
+    measure_action_->setChecked(on);
+    showMeasurement();
+  });
+  connect(map_view_, &MapView::measurementChanged, this, &MainWindow::showMeasurement);
   colour_group_ = new QActionGroup(this);
   colour_plain_action_ = make("colourPlain");
   colour_sigma_action_ = make("colourUncertainty");
@@ -406,6 +418,8 @@ void MainWindow::createMenus() {
   colour_menu_->addAction(colour_plain_action_);
   colour_menu_->addAction(colour_sigma_action_);
   colour_menu_->addAction(colour_discrepancy_action_);
+  view_menu_->addAction(legend_action_);
+  view_menu_->addAction(measure_action_);
   view_menu_->addAction(overlay_action_);
   view_menu_->addSeparator();
 
@@ -545,6 +559,10 @@ void MainWindow::retranslateUi() {
   zoom_track_action_->setText(tr("Zoom to &Track"));
   follow_action_->setText(tr("F&ollow Camera"));
   overlay_action_->setText(tr("&Keypoints and Matches in Video"));
+  legend_action_->setText(tr("Map &Legend"));
+  measure_action_->setText(tr("&Measure Distance and Area"));
+  measure_action_->setStatusTip(
+      tr("Click points on the map to measure the path between them and the area they enclose"));
   colour_plain_action_->setText(tr("&Plain"));
   colour_sigma_action_->setText(tr("&Uncertainty (sigma)"));
   colour_discrepancy_action_->setText(tr("&GNSS Discrepancy"));
@@ -696,6 +714,7 @@ void MainWindow::placeLog() {
   overlay.t_s = timesOf(track.poses);
   overlay.z = 1;
   map_view_->setTrackOverlay(overlay);
+  updateMapLegend();
   plots_panel_->setTelemetryTrack(track);
   log_offset_->showOffset(true, telemetry_->time_offset_s, QString::fromStdString(source));
   // A log with UTC dates the timeline when the results do not.
@@ -970,11 +989,21 @@ void MainWindow::showVideoOverlayFor(int frame) {
 
 void MainWindow::showResultsOnMap() {
   map_view_->removeTrackOverlaysWithPrefix(kResultPrefix);
+  track_colour_ramp_.reset();
   const FlightResults& r = results_model_->results();
   if (r.empty() && r.gnss.poses.empty()) {
     map_view_->setCameraMarker(std::nullopt);
+    updateMapLegend();
     return;
   }
+  auto colour_ramp = [](const QString& title, double worst_m) {
+    MapView::LegendRamp ramp;
+    ramp.title = title;
+    ramp.low_label = lengthText(0.0);
+    ramp.high_label = lengthText(worst_m);
+    for (int i = 0; i <= 8; ++i) ramp.stops.push_back(rampColour(i / 8.0));
+    return ramp;
+  };
   auto track_overlay = [&](const char* name, const geo::Track& track, const QColor& colour) {
     MapView::TrackOverlay o;
     o.name = kResultPrefix + QLatin1String(name);
@@ -1020,6 +1049,7 @@ void MainWindow::showResultsOnMap() {
       for (const geo::TrackPose& p : primary.poses)
         if (std::isfinite(p.sigma_m)) worst = std::max(worst, std::min(p.sigma_m, 100.0));
       for (const geo::TrackPose& p : primary.poses) visual.point_colors.push_back(rampColour(p.sigma_m / worst));
+      track_colour_ramp_ = colour_ramp(tr("Visual track: uncertainty (1 sigma)"), worst);
     } else if (colouring_ == TrackColouring::Discrepancy && !r.discrepancy.empty()) {
       double worst = 10.0;
       for (const DiscrepancyRecord& d : r.discrepancy) worst = std::max(worst, std::min(d.distance_m, 200.0));
@@ -1030,6 +1060,7 @@ void MainWindow::showResultsOnMap() {
                                           ? rampColour(it->distance_m / worst)
                                           : QColor(150, 150, 150));
       }
+      track_colour_ramp_ = colour_ramp(tr("Visual track: distance to GNSS"), worst);
     }
     map_view_->setTrackOverlay(visual);
   }
@@ -1053,6 +1084,48 @@ void MainWindow::showResultsOnMap() {
   }
   if (!accepted.points.empty()) map_view_->setTrackOverlay(accepted);
   if (!rejected.points.empty()) map_view_->setTrackOverlay(rejected);
+  updateMapLegend();
+}
+
+void MainWindow::updateMapLegend() {
+  bool has_visual = false, has_odometry = false, has_gnss = false, has_accepted = false, has_rejected = false,
+       has_flagged = false;
+  for (const MapView::TrackOverlay& o : map_view_->trackOverlays()) {
+    has_visual = has_visual || o.name == kResultPrefix + QLatin1String("visual");
+    has_odometry = has_odometry || o.name == kResultPrefix + QLatin1String("odometry");
+    has_gnss = has_gnss || o.name == kResultPrefix + QLatin1String("gnss") || o.name.startsWith(QLatin1String("gnss:"));
+    has_accepted = has_accepted || o.name == kResultPrefix + QLatin1String("fixes-accepted");
+    has_rejected = has_rejected || o.name == kResultPrefix + QLatin1String("fixes-rejected");
+    has_flagged = has_flagged || o.name.startsWith(kResultPrefix + QLatin1String("flagged"));
+  }
+  std::vector<MapView::LegendEntry> entries;
+  using Entry = MapView::LegendEntry;
+  if (has_visual && !track_colour_ramp_) entries.push_back(Entry{tr("Visual track"), kVisualColour});
+  if (has_odometry) entries.push_back(Entry{tr("Raw visual odometry"), kOdometryColour, Qt::DashLine, 2.0});
+  if (has_gnss) entries.push_back(Entry{tr("Logged GNSS"), kGnssColour, Qt::SolidLine, 2.0});
+  if (has_flagged) entries.push_back(Entry{tr("GNSS flagged"), QColor(255, 30, 30, 110), Qt::SolidLine, 9.0});
+  if (has_accepted)
+    entries.push_back(Entry{tr("Registration accepted"), kAcceptedColour, Qt::NoPen, 0.0, MapView::Marker::Ring});
+  if (has_rejected)
+    entries.push_back(Entry{tr("Registration rejected"), kRejectedColour, Qt::NoPen, 0.0, MapView::Marker::Cross});
+  map_view_->setLegend(std::move(entries), has_visual ? track_colour_ramp_ : std::nullopt);
+}
+
+void MainWindow::showMeasurement() {
+  if (!map_view_->isMeasuring()) {
+    statusBar()->clearMessage();
+    return;
+  }
+  const std::size_t points = map_view_->measurePoints().size();
+  if (points < 2) {
+    statusBar()->showMessage(
+        tr("Measuring: click points on the map; Backspace removes the last one, Esc ends measuring"));
+  } else if (points == 2) {
+    statusBar()->showMessage(tr("Distance %1").arg(lengthText(map_view_->measuredLengthM())));
+  } else {
+    statusBar()->showMessage(tr("Path %1, enclosed area %2")
+                                 .arg(lengthText(map_view_->measuredLengthM()), areaText(map_view_->measuredAreaM2())));
+  }
 }
 
 void MainWindow::showCameraAtCurrentTime() {

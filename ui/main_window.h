@@ -30,6 +30,7 @@
 #include <optional>
 
 #include "core/io/project_file.h"
+#include "ui/map_view.h"
 
 class QAction;
 class QActionGroup;
@@ -209,6 +210,9 @@ class MainWindow : public QMainWindow {
   void scheduleSync(bool time_changed, bool results_changed);
   void syncViews();
   void showResultsOnMap();
+  // The map legend: an entry per kind of overlay on the map, and the track's colour scale.
+  void updateMapLegend();
+  void showMeasurement();
   void showCameraAtCurrentTime();
   // Places the open log on the video's clock (placeLogOnVideoClock) and redraws it.
   void placeLog();
@@ -285,6 +289,8 @@ class MainWindow : public QMainWindow {
   QAction* zoom_track_action_ = nullptr;
   QAction* follow_action_ = nullptr;
   QAction* overlay_action_ = nullptr;
+  QAction* legend_action_ = nullptr;
+  QAction* measure_action_ = nullptr;
   QActionGroup* colour_group_ = nullptr;
   QAction* colour_plain_action_ = nullptr;
   QAction* colour_sigma_action_ = nullptr;
@@ -306,6 +312,8 @@ class MainWindow : public QMainWindow {
   bool results_loading_ = false;
   quint64 results_generation_ = 0;
   TrackColouring colouring_ = TrackColouring::Plain;
+  // The colour scale of the visual track when coloured by a value (the map legend shows it).
+  std::optional<MapView::LegendRamp> track_colour_ramp_;
   std::shared_ptr<const nav::CameraModel> footprint_camera_;
   std::int64_t last_live_frame_ = -1;
 

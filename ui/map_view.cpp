@@ -1,6 +1,14 @@
 #include "ui/map_view.h"
 
+#include <QAction>
+#include <QClipboard>
+#include <QContextMenuEvent>
+#include <QCoreApplication>
 #include <QFutureWatcher>
+#include <QGuiApplication>
+#include <QKeyEvent>
+#include <QLocale>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
@@ -27,7 +35,57 @@ double niceLengthM(double target_m) {
   return magnitude;
 }
 
+// One point marker (an overlay's or the legend's), radius r pixels, with a dark outline.
+void drawMarker(QPainter& painter, MapView::Marker marker, const QPointF& at, double r, const QColor& colour) {
+  switch (marker) {
+    case MapView::Marker::Dot:
+      painter.setPen(QPen(QColor(0, 0, 0, 180), 1.2));
+      painter.setBrush(colour);
+      painter.drawEllipse(at, r, r);
+      break;
+    case MapView::Marker::Ring:
+      painter.setBrush(Qt::NoBrush);
+      painter.setPen(QPen(QColor(0, 0, 0, 180), 3.5));
+      painter.drawEllipse(at, r, r);
+      painter.setPen(QPen(colour, 2));
+      painter.drawEllipse(at, r, r);
+      break;
+    case MapView::Marker::Cross:
+      for (int pass = 0; pass < 2; ++pass) {
+        painter.setPen(pass == 0 ? QPen(QColor(0, 0, 0, 180), 4) : QPen(colour, 2));
+        painter.drawLine(at + QPointF(-r, -r), at + QPointF(r, r));
+        painter.drawLine(at + QPointF(-r, r), at + QPointF(r, -r));
+      }
+      break;
+    case MapView::Marker::None:
+      break;
+  }
+}
+
+// Text with a dark halo, legible on any imagery; `at` is the baseline's left end.
+void drawHaloText(QPainter& painter, const QPointF& at, const QFont& font, const QString& text) {
+  QPainterPath path;
+  path.addText(at, font, text);
+  painter.strokePath(path, QPen(QColor(0, 0, 0, 200), 3));
+  painter.fillPath(path, Qt::white);
+}
+
+constexpr double kSeekRadiusPx = 30.0;  // Seek Here: the nearest track point this close
+
 }  // namespace
+
+QString lengthText(double length_m) {
+  const QLocale locale;
+  return length_m < 1000.0 ? QCoreApplication::translate("skytrace::ui::MapView", "%1 m").arg(locale.toString(length_m, 'f', 1))
+                           : QCoreApplication::translate("skytrace::ui::MapView", "%1 km").arg(locale.toString(length_m / 1000.0, 'f', 3));
+}
+
+QString areaText(double area_m2) {
+  const QLocale locale;
+  if (area_m2 < 10000.0) return QCoreApplication::translate("skytrace::ui::MapView", "%1 m²").arg(locale.toString(area_m2, 'f', 0));
+  if (area_m2 < 1e6) return QCoreApplication::translate("skytrace::ui::MapView", "%1 ha").arg(locale.toString(area_m2 / 1e4, 'f', 2));
+  return QCoreApplication::translate("skytrace::ui::MapView", "%1 km²").arg(locale.toString(area_m2 / 1e6, 'f', 2));
+}
 
 MapView::MapView(QWidget* parent) : QWidget(parent) {
   setMouseTracking(true);
@@ -376,30 +434,7 @@ void MapView::drawOverlay(QPainter& painter, const TrackOverlay& overlay,
   const double r = 0.5 * overlay.marker_px;
   for (std::size_t k = 0; k < points.size(); ++k) {
     if (!valid[k] || !visible.contains(p[k])) continue;
-    const QColor colour = coloured ? overlay.point_colors[k] : overlay.color;
-    switch (overlay.marker) {
-      case Marker::Dot:
-        painter.setPen(QPen(QColor(0, 0, 0, 180), 1.2));
-        painter.setBrush(colour);
-        painter.drawEllipse(p[k], r, r);
-        break;
-      case Marker::Ring:
-        painter.setBrush(Qt::NoBrush);
-        painter.setPen(QPen(QColor(0, 0, 0, 180), 3.5));
-        painter.drawEllipse(p[k], r, r);
-        painter.setPen(QPen(colour, 2));
-        painter.drawEllipse(p[k], r, r);
-        break;
-      case Marker::Cross:
-        for (int pass = 0; pass < 2; ++pass) {
-          painter.setPen(pass == 0 ? QPen(QColor(0, 0, 0, 180), 4) : QPen(colour, 2));
-          painter.drawLine(p[k] + QPointF(-r, -r), p[k] + QPointF(r, r));
-          painter.drawLine(p[k] + QPointF(-r, r), p[k] + QPointF(r, -r));
-        }
-        break;
-      case Marker::None:
-        break;
-    }
+    drawMarker(painter, overlay.marker, p[k], r, coloured ? overlay.point_colors[k] : overlay.color);
   }
   painter.setBrush(Qt::NoBrush);
 }
@@ -462,6 +497,8 @@ void MapView::paintEvent(QPaintEvent*) {
                    [this](std::size_t a, std::size_t b) { return overlays_[a].z < overlays_[b].z; });
   for (std::size_t i : order) drawOverlay(painter, overlays_[i], overlay_points_in_view_[i]);
   drawCamera(painter);
+  drawMeasurement(painter);
+  drawLegend(painter);
 
   // Scale bar, bottom left.
   const double metres_per_px = metresPerPixel();
@@ -476,11 +513,208 @@ void MapView::paintEvent(QPaintEvent*) {
     painter.drawLine(origin, origin + QPointF(length_px, 0));
     painter.setPen(QPen(Qt::white, 3, Qt::SolidLine, Qt::FlatCap));
     painter.drawLine(origin, origin + QPointF(length_px, 0));
-    QPainterPath text;
-    text.addText(origin + QPointF(0, -8), font(), label);
-    painter.strokePath(text, QPen(Qt::black, 3));
-    painter.fillPath(text, Qt::white);
+    drawHaloText(painter, origin + QPointF(0, -8), font(), label);
   }
+}
+
+void MapView::drawMeasurement(QPainter& painter) const {
+  if (measure_points_.empty()) return;
+  std::vector<QPointF> p;
+  for (const geo::GeoPoint& g : measure_points_) {
+    const std::optional<QPointF> w = widgetFromGeo(g);
+    if (!w) return;
+    p.push_back(*w);
+  }
+  painter.setRenderHint(QPainter::Antialiasing);
+  if (p.size() >= 3) {  // the enclosed area, with its closing side dashed
+    QPolygonF ring;
+    for (const QPointF& q : p) ring << q;
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(QColor(255, 255, 255, 45));
+    painter.drawPolygon(ring);
+    QPen closing(QColor(255, 255, 255, 200), 1.5, Qt::DashLine);
+    painter.setPen(closing);
+    painter.drawLine(p.back(), p.front());
+  }
+  for (int pass = 0; pass < 2; ++pass) {
+    painter.setPen(pass == 0 ? QPen(QColor(0, 0, 0, 180), 4.5, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin)
+                             : QPen(Qt::white, 2.0, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+    for (std::size_t k = 1; k < p.size(); ++k) painter.drawLine(p[k - 1], p[k]);
+  }
+  for (const QPointF& q : p) drawMarker(painter, Marker::Dot, q, 3.5, Qt::white);
+  for (std::size_t k = 1; k < p.size(); ++k) {
+    const double segment_m = geo::horizontalDistanceM(measure_points_[k - 1], measure_points_[k]);
+    drawHaloText(painter, (p[k - 1] + p[k]) / 2.0 + QPointF(6, -6), font(), lengthText(segment_m));
+  }
+  QString summary = tr("Total %1").arg(lengthText(measuredLengthM()));
+  if (p.size() >= 3) summary += tr(", area %1").arg(areaText(measuredAreaM2()));
+  QFont bold = font();
+  bold.setBold(true);
+  drawHaloText(painter, p.back() + QPointF(10, 18), bold, summary);
+}
+
+QSizeF MapView::legendSize() const {
+  const QFontMetricsF metrics(font());
+  double width = 0.0;
+  for (const LegendEntry& entry : legend_entries_) width = std::max(width, metrics.horizontalAdvance(entry.label));
+  double height = legend_entries_.size() * (metrics.height() + 4.0);
+  if (legend_ramp_) {
+    width = std::max({width, metrics.horizontalAdvance(legend_ramp_->title) - 34.0, 150.0 - 34.0});
+    height += 2 * metrics.height() + 18.0;
+  }
+  return {width + 34.0 + 16.0, height + 12.0};
+}
+
+QRectF MapView::legendRect() const {
+  if (!legend_visible_ || layers_.empty() || (legend_entries_.empty() && !legend_ramp_)) return {};
+  const QSizeF size = legendSize();
+  return QRectF(QPointF(width() - size.width() - 10.0, 10.0), size);
+}
+
+void MapView::drawLegend(QPainter& painter) const {
+  const QRectF box = legendRect();
+  if (box.isEmpty()) return;
+  painter.setRenderHint(QPainter::Antialiasing);
+  painter.setPen(QColor(255, 255, 255, 60));
+  painter.setBrush(QColor(20, 22, 26, 200));
+  painter.drawRoundedRect(box, 4, 4);
+  const QFontMetricsF metrics(font());
+  const double row_h = metrics.height() + 4.0;
+  double y = box.top() + 6.0;
+  for (const LegendEntry& entry : legend_entries_) {
+    const double mid = y + row_h / 2.0;
+    const QPointF left(box.left() + 8.0, mid), right(box.left() + 34.0, mid);
+    if (entry.line_style != Qt::NoPen) {
+      painter.setPen(QPen(QColor(0, 0, 0, 150), entry.width_px + 2.5, Qt::SolidLine, Qt::RoundCap));
+      painter.drawLine(left, right);
+      painter.setPen(QPen(entry.color, entry.width_px, entry.line_style, Qt::RoundCap));
+      painter.drawLine(left, right);
+    }
+    if (entry.marker != Marker::None) drawMarker(painter, entry.marker, (left + right) / 2.0, 4.5, entry.color);
+    painter.setPen(Qt::white);
+    painter.drawText(QPointF(box.left() + 42.0, mid + metrics.ascent() / 2.0 - 1.0), entry.label);
+    y += row_h;
+  }
+  if (legend_ramp_) {
+    painter.setPen(Qt::white);
+    y += 4.0;
+    painter.drawText(QPointF(box.left() + 8.0, y + metrics.ascent()), legend_ramp_->title);
+    y += metrics.height() + 2.0;
+    const QRectF bar(box.left() + 8.0, y, box.width() - 16.0, 8.0);
+    QLinearGradient gradient(bar.topLeft(), bar.topRight());
+    const std::vector<QColor>& stops = legend_ramp_->stops;
+    for (std::size_t i = 0; i < stops.size(); ++i)
+      gradient.setColorAt(stops.size() > 1 ? double(i) / (stops.size() - 1) : 0.0, stops[i]);
+    painter.setPen(QColor(0, 0, 0, 160));
+    painter.setBrush(gradient);
+    painter.drawRect(bar);
+    y += 10.0;
+    painter.setPen(Qt::white);
+    painter.drawText(QPointF(bar.left(), y + metrics.ascent()), legend_ramp_->low_label);
+    painter.drawText(QPointF(bar.right() - metrics.horizontalAdvance(legend_ramp_->high_label), y + metrics.ascent()),
+                     legend_ramp_->high_label);
+  }
+  painter.setBrush(Qt::NoBrush);
+}
+
+void MapView::setLegend(std::vector<LegendEntry> entries, std::optional<LegendRamp> ramp) {
+  legend_entries_ = std::move(entries);
+  legend_ramp_ = std::move(ramp);
+  update();
+}
+
+void MapView::setLegendVisible(bool visible) {
+  legend_visible_ = visible;
+  update();
+}
+
+void MapView::setMeasuring(bool on) {
+  if (on == measuring_) return;
+  measuring_ = on;
+  setCursor(on ? Qt::CrossCursor : Qt::OpenHandCursor);
+  if (!on && !measure_points_.empty()) {
+    measure_points_.clear();
+    Q_EMIT measurementChanged();
+  }
+  update();
+  Q_EMIT measuringChanged(on);
+}
+
+void MapView::addMeasurePoint(const geo::GeoPoint& point) {
+  measure_points_.push_back({point.lat_deg, point.lon_deg, 0.0});
+  update();
+  Q_EMIT measurementChanged();
+}
+
+void MapView::removeLastMeasurePoint() {
+  if (measure_points_.empty()) return;
+  measure_points_.pop_back();
+  update();
+  Q_EMIT measurementChanged();
+}
+
+double MapView::measuredLengthM() const {
+  double length_m = 0.0;
+  for (std::size_t k = 1; k < measure_points_.size(); ++k)
+    length_m += geo::horizontalDistanceM(measure_points_[k - 1], measure_points_[k]);
+  return length_m;
+}
+
+double MapView::measuredAreaM2() const { return geo::ringAreaM2(measure_points_); }
+
+QMenu* MapView::createContextMenu(const QPointF& p_in_widget, QWidget* parent) {
+  auto* menu = new QMenu(parent);
+  const std::optional<geo::GeoPoint> here = geoFromWidget(p_in_widget);
+  QAction* copy = menu->addAction(tr("&Copy Coordinates"));
+  copy->setObjectName(QStringLiteral("copyCoordinates"));
+  copy->setEnabled(here.has_value());
+  if (here) {
+    const QString text = QStringLiteral("%1, %2").arg(here->lat_deg, 0, 'f', 7).arg(here->lon_deg, 0, 'f', 7);
+    copy->setStatusTip(tr("Copy \"%1\" (latitude, longitude in degrees, WGS84)").arg(text));
+    connect(copy, &QAction::triggered, this, [text] { QGuiApplication::clipboard()->setText(text); });
+  }
+  QAction* seek = menu->addAction(tr("&Seek Here"));
+  seek->setObjectName(QStringLiteral("seekHere"));
+  const std::optional<double> t_s = timeNearWidgetPoint(p_in_widget, kSeekRadiusPx);
+  seek->setEnabled(t_s.has_value());
+  if (t_s) connect(seek, &QAction::triggered, this, [this, t = *t_s] { Q_EMIT timeClicked(t); });
+  QAction* centre = menu->addAction(tr("C&entre Map Here"));
+  centre->setObjectName(QStringLiteral("centreHere"));
+  centre->setEnabled(hasView());
+  connect(centre, &QAction::triggered, this, [this, m = mapFromWidget(p_in_widget)] { setView(m, units_per_px_); });
+  menu->addSeparator();
+  QAction* measure = menu->addAction(tr("&Measure From Here"));
+  measure->setObjectName(QStringLiteral("measureFromHere"));
+  measure->setEnabled(here.has_value());
+  if (here) {
+    connect(measure, &QAction::triggered, this, [this, point = *here] {
+      setMeasuring(false);  // a new measurement
+      setMeasuring(true);
+      addMeasurePoint(point);
+    });
+  }
+  return menu;
+}
+
+void MapView::contextMenuEvent(QContextMenuEvent* event) {
+  QMenu* menu = createContextMenu(event->pos(), this);
+  menu->setAttribute(Qt::WA_DeleteOnClose);
+  menu->popup(event->globalPos());
+  event->accept();
+}
+
+void MapView::keyPressEvent(QKeyEvent* event) {
+  if (measuring_ && event->key() == Qt::Key_Escape) {
+    setMeasuring(false);
+    event->accept();
+    return;
+  }
+  if (measuring_ && event->key() == Qt::Key_Backspace) {
+    removeLastMeasurePoint();
+    event->accept();
+    return;
+  }
+  QWidget::keyPressEvent(event);
 }
 
 void MapView::resizeEvent(QResizeEvent* event) {
@@ -518,11 +752,14 @@ void MapView::mouseMoveEvent(QMouseEvent* event) {
 void MapView::mouseReleaseEvent(QMouseEvent* event) {
   if (event->button() == Qt::LeftButton && dragging_) {
     dragging_ = false;
-    setCursor(Qt::OpenHandCursor);
+    setCursor(measuring_ ? Qt::CrossCursor : Qt::OpenHandCursor);
     const QPointF moved = event->position() - press_pos_;
     if (moved.manhattanLength() <= 4.0) {  // a click, not a drag
-      if (const std::optional<double> t_s = timeNearWidgetPoint(event->position(), 12.0))
+      if (measuring_) {
+        if (const std::optional<geo::GeoPoint> point = geoFromWidget(event->position())) addMeasurePoint(*point);
+      } else if (const std::optional<double> t_s = timeNearWidgetPoint(event->position(), 12.0)) {
         Q_EMIT timeClicked(*t_s);
+      }
     }
   }
   QWidget::mouseReleaseEvent(event);

@@ -9,6 +9,11 @@
 // another CRS are read in their own CRS and placed through the CRS transform of their
 // corners. Nodata pixels are transparent.
 //
+// Above the map: track overlays, the camera, a legend (top right) saying what each
+// drawn style means, the scale bar, and a distance/area measurement the analyst clicks
+// out. A right click opens a context menu (copy coordinates, seek here, centre here,
+// measure from here).
+//
 // Thread: GUI thread only (the reads run on an internal pool and come back queued).
 #pragma once
 
@@ -29,6 +34,7 @@
 
 template <typename T>
 class QFutureWatcher;
+class QMenu;
 class QPainter;
 
 namespace skytrace::ui {
@@ -121,6 +127,48 @@ class MapView : public QWidget {
   // The clickable overlay point nearest to `p_in_widget` within `radius_px`: its time.
   std::optional<double> timeNearWidgetPoint(const QPointF& p_in_widget, double radius_px) const;
 
+  // The legend, drawn top right while visible: one row per entry (a line and/or marker
+  // in its overlay's style) and, for a track coloured by a value, the colour ramp.
+  struct LegendEntry {
+    QString label;
+    QColor color;
+    Qt::PenStyle line_style = Qt::SolidLine;  // Qt::NoPen: a marker only
+    double width_px = 3.0;
+    Marker marker = Marker::None;
+  };
+  struct LegendRamp {
+    QString title;                  // what the colour shows, e.g. "Uncertainty (1 sigma)"
+    QString low_label, high_label;  // the values at its ends, e.g. "0 m", "12 m"
+    std::vector<QColor> stops;      // colours from low to high, evenly spaced
+  };
+  // Replaces the legend; no entries and no ramp: nothing is drawn.
+  void setLegend(std::vector<LegendEntry> entries, std::optional<LegendRamp> ramp = std::nullopt);
+  const std::vector<LegendEntry>& legendEntries() const { return legend_entries_; }
+  const std::optional<LegendRamp>& legendRamp() const { return legend_ramp_; }
+  void setLegendVisible(bool visible);
+  bool isLegendVisible() const { return legend_visible_; }
+  // Where the legend is drawn (widget pixels); empty when it is not.
+  QRectF legendRect() const;
+
+  // Measuring: while on, a click adds a point to the measured path instead of seeking
+  // (dragging still pans); Backspace removes the last point, Escape ends measuring.
+  // The path is drawn with each segment's length and the total, and from three points
+  // the area it encloses. Lengths are geodesic (geo::horizontalDistanceM); the area is
+  // geo::ringAreaM2's. Turning measuring off clears the path.
+  void setMeasuring(bool on);
+  bool isMeasuring() const { return measuring_; }
+  void addMeasurePoint(const geo::GeoPoint& point);
+  void removeLastMeasurePoint();
+  const std::vector<geo::GeoPoint>& measurePoints() const { return measure_points_; }
+  double measuredLengthM() const;  // along the path, metres
+  double measuredAreaM2() const;   // enclosed by the closed path, m^2; 0 below 3 points
+
+  // The context menu for a widget point: Copy Coordinates (lat, lon in decimal degrees,
+  // WGS84), Seek Here (the time of the nearest clickable track point within 30 px),
+  // Centre Map Here, Measure From Here. Actions are named copyCoordinates, seekHere,
+  // centreHere, measureFromHere; the caller owns the menu (right clicks show it).
+  QMenu* createContextMenu(const QPointF& p_in_widget, QWidget* parent);
+
   // True when what is drawn was read for the current view and no read is pending.
   bool isIdle() const;
 
@@ -132,8 +180,13 @@ class MapView : public QWidget {
   void idle();
   // A read failed (one message per failed read, naming the file).
   void loadFailed(const QString& message);
-  // A click (press and release without dragging) near a clickable overlay point.
+  // A click (press and release without dragging) near a clickable overlay point, or
+  // Seek Here in the context menu.
   void timeClicked(double t_s);
+  // The measured path changed (a point added or removed, or cleared).
+  void measurementChanged();
+  // Measuring was turned on or off (setMeasuring, Escape, Measure From Here).
+  void measuringChanged(bool on);
 
  protected:
   void paintEvent(QPaintEvent* event) override;
@@ -144,6 +197,8 @@ class MapView : public QWidget {
   void wheelEvent(QWheelEvent* event) override;
   void leaveEvent(QEvent* event) override;
   void changeEvent(QEvent* event) override;
+  void contextMenuEvent(QContextMenuEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
 
  private:
   void scheduleLoad();
@@ -157,6 +212,9 @@ class MapView : public QWidget {
   void drawOverlay(QPainter& painter, const TrackOverlay& overlay,
                    const std::vector<geo::MapPoint>& points) const;
   void drawCamera(QPainter& painter) const;
+  void drawMeasurement(QPainter& painter) const;
+  void drawLegend(QPainter& painter) const;
+  QSizeF legendSize() const;
 
   std::vector<MapLayer> layers_;
   std::vector<TrackOverlay> overlays_;
@@ -179,9 +237,20 @@ class MapView : public QWidget {
   quint64 accept_from_generation_ = 0;  // older results belong to removed layers
   bool load_in_flight_ = false;
 
+  std::vector<LegendEntry> legend_entries_;
+  std::optional<LegendRamp> legend_ramp_;
+  bool legend_visible_ = true;
+  bool measuring_ = false;
+  std::vector<geo::GeoPoint> measure_points_;
+
   bool dragging_ = false;
   QPointF last_drag_pos_;
   QPointF press_pos_;
 };
+
+// "12.3 m", "1.235 km" (a length for the analyst).
+QString lengthText(double length_m);
+// "850 m²", "1.25 ha", "3.40 km²" (an area for the analyst).
+QString areaText(double area_m2);
 
 }  // namespace skytrace::ui

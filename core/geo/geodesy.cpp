@@ -203,4 +203,17 @@ double horizontalDistanceM(const GeoPoint& a, const GeoPoint& b) {
                    (ea.z - eb.z) * (ea.z - eb.z));
 }
 
+double ringAreaM2(const std::vector<GeoPoint>& ring) {
+  if (ring.size() < 3) return 0.0;
+  const LocalEnuFrame plane(GeoPoint{ring.front().lat_deg, ring.front().lon_deg, 0.0});
+  double twice_area = 0.0;  // the shoelace formula on the plane
+  EnuPoint previous = plane.toEnu({ring.back().lat_deg, ring.back().lon_deg, 0.0});
+  for (const GeoPoint& p : ring) {
+    const EnuPoint current = plane.toEnu({p.lat_deg, p.lon_deg, 0.0});
+    twice_area += previous.east_m * current.north_m - current.east_m * previous.north_m;
+    previous = current;
+  }
+  return std::abs(twice_area) / 2.0;
+}
+
 }  // namespace skytrace::geo

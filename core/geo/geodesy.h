@@ -74,4 +74,10 @@ GeoBBox boundingBox(const std::vector<GeoPoint>& points, PointSet kind);
 // positions (altitudes ignored), metres; Vincenty's inverse formula, sub-millimetre.
 double horizontalDistanceM(const GeoPoint& a, const GeoPoint& b);
 
+// Area enclosed by a ring of points (in order, either direction, not repeating the first
+// at the end), square metres; altitudes ignored. Measured on the tangent plane at the
+// ring's first point: within 1e-5 of the ellipsoidal area for rings up to 10 km across,
+// which is what a map measurement needs. Fewer than three points: 0.
+double ringAreaM2(const std::vector<GeoPoint>& ring);
+
 }  // namespace skytrace::geo

@@ -1,7 +1,7 @@
 // LocalEnuFrame and horizontalDistanceM against closed-form WGS84 values and published
 // geodetic benchmarks; the meridian convergence (northAzimuthDeg) against the bearing of
 // a motion computed from latitudes and longitudes alone; boundingBox across the
-// antimeridian and around the poles.
+// antimeridian and around the poles; ringAreaM2 on shapes of known area.
 #include <QtTest>
 
 #include <cmath>
@@ -15,6 +15,7 @@ using skytrace::geo::GeoBBox;
 using skytrace::geo::PointSet;
 using skytrace::geo::GeoPoint;
 using skytrace::geo::LocalEnuFrame;
+using skytrace::geo::ringAreaM2;
 
 namespace {
 constexpr double kSemiMajorAxisM = 6378137.0;
@@ -147,6 +148,29 @@ class TestGeodesy : public QObject {
         QVERIFY2(std::abs(error) < 0.3, qPrintable(QString("yaw %1: error %2 deg").arg(yaw).arg(error)));
       }
     }
+  }
+
+  // A 100 m x 200 m rectangle on the tangent plane at 47 N, 8 E at the ellipsoid's
+  // surface, where the area is measured (the same rectangle laid out 500 m up spans
+  // 1.6e-4 less area at the surface), either way round, and a right triangle half its
+  // size; degenerate rings have no area.
+  void ringAreaOfKnownShapes() {
+    const LocalEnuFrame frame(GeoPoint{47.0, 8.0, 0.0});
+    std::vector<GeoPoint> rectangle;
+    for (auto [e, n] : {std::pair{0.0, 0.0}, {100.0, 0.0}, {100.0, 200.0}, {0.0, 200.0}})
+      rectangle.push_back(frame.toGeo({e, n, 0.0}));
+    QVERIFY2(std::abs(ringAreaM2(rectangle) - 20000.0) < 0.2, qPrintable(QString::number(ringAreaM2(rectangle), 'f', 4)));
+    std::vector<GeoPoint> reversed(rectangle.rbegin(), rectangle.rend());
+    QVERIFY(std::abs(ringAreaM2(reversed) - 20000.0) < 0.2);
+    const std::vector<GeoPoint> triangle = {rectangle[0], rectangle[1], rectangle[2]};
+    QVERIFY(std::abs(ringAreaM2(triangle) - 10000.0) < 0.1);
+    QCOMPARE(ringAreaM2({rectangle[0], rectangle[1]}), 0.0);
+    QCOMPARE(ringAreaM2({}), 0.0);
+    // 10 km across: the tangent plane stays within 1e-5.
+    std::vector<GeoPoint> large;
+    for (auto [e, n] : {std::pair{0.0, 0.0}, {10000.0, 0.0}, {10000.0, 10000.0}, {0.0, 10000.0}})
+      large.push_back(frame.toGeo({e, n, 0.0}));
+    QVERIFY(std::abs(ringAreaM2(large) / 1e8 - 1.0) < 1e-5);
   }
 
   void boundingBoxOfPoints() {

@@ -1,5 +1,11 @@
 // MapView on a real orthophoto (offscreen): the view fits the raster, shows imagery,
-// keeps nodata transparent, and pan/zoom move the map rectangle exactly as the mouse did.
+// keeps nodata transparent, and pan/zoom move the map rectangle exactly as the mouse did;
+// the legend, the context menu and the distance/area measurement act on what is under
+// the cursor.
+#include <QAction>
+#include <QClipboard>
+#include <QGuiApplication>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QProcess>
 #include <QStandardPaths>
@@ -11,6 +17,7 @@
 #include <memory>
 
 #include "core/geo/basemap.h"
+#include "core/geo/geodesy.h"
 #include "tests/test_support.h"
 #include "tests/ui/image_checks.h"
 #include "ui/map_view.h"
@@ -39,6 +46,17 @@ bool showWithBasemap(ui::MapView& view, std::shared_ptr<const geo::Basemap> base
   if (!QTest::qWaitForWindowExposed(&view)) return false;
   view.addBasemap(std::move(basemap));
   return QTest::qWaitFor([&] { return view.isIdle(); }, kIdleTimeoutMs);
+}
+
+void click(QWidget* widget, QPointF pos) {
+  sendMouse(widget, QEvent::MouseButtonPress, pos, Qt::LeftButton, Qt::LeftButton);
+  sendMouse(widget, QEvent::MouseButtonRelease, pos, Qt::LeftButton, Qt::NoButton);
+}
+
+QAction* actionNamed(QMenu* menu, const char* name) {
+  for (QAction* action : menu->actions())
+    if (action->objectName() == QLatin1String(name)) return action;
+  return nullptr;
 }
 
 }  // namespace
@@ -204,6 +222,115 @@ class TestMapView : public QObject {
     qInfo("mean |grey difference|: stacked %.2f, reference shifted by 2 px %.2f", aligned, shifted_2px);
     QVERIFY2(aligned < 0.5 * shifted_2px,
              qPrintable(QString("aligned %1 vs 2 px shift %2").arg(aligned).arg(shifted_2px)));
+  }
+
+  // Issue 20: clicks while measuring add points; the path's length and enclosed area are
+  // the ground's (UTM metres here, within the projection's 0.1 % scale error), drawn on
+  // the map; Backspace takes the last point back, Escape ends measuring.
+  void measuringClicksOutAPathAndItsArea() {
+    auto basemap = openShared("data/orthophotos/australia.tif");
+    ui::MapView view;
+    QVERIFY(showWithBasemap(view, basemap, QSize(800, 600)));
+    ui::MapView::TrackOverlay track;  // a clickable point where the first click lands
+    track.name = "track";
+    track.points = {*view.geoFromWidget(QPointF(100, 100))};
+    track.t_s = {12.5};
+    track.color = Qt::red;
+    view.setTrackOverlay(track);
+    QSignalSpy seeks(&view, &ui::MapView::timeClicked);
+    QSignalSpy changes(&view, &ui::MapView::measurementChanged);
+
+    view.setMeasuring(true);
+    for (QPointF p : {QPointF(100, 100), QPointF(400, 100), QPointF(400, 400)}) click(&view, p);
+    QCOMPARE(seeks.count(), 0);  // measuring, not seeking
+    QCOMPARE(int(view.measurePoints().size()), 3);
+    QCOMPARE(changes.count(), 3);
+    const double mpp = view.metresPerPixel();
+    QVERIFY2(std::abs(view.measuredLengthM() / (600 * mpp) - 1.0) < 2e-3,
+             qPrintable(QString("%1 m, expected %2 m").arg(view.measuredLengthM()).arg(600 * mpp)));
+    QVERIFY2(std::abs(view.measuredAreaM2() / (0.5 * 300 * 300 * mpp * mpp) - 1.0) < 4e-3,
+             qPrintable(QString::number(view.measuredAreaM2())));
+    const QImage shot = view.grab().toImage();
+    QCOMPARE(QColor(shot.pixel(250, 100)), QColor(Qt::white));  // the first segment, drawn white
+    QCOMPARE(QColor(shot.pixel(400, 250)), QColor(Qt::white));
+
+    QTest::keyClick(&view, Qt::Key_Backspace);
+    QCOMPARE(int(view.measurePoints().size()), 2);
+    QCOMPARE(view.measuredAreaM2(), 0.0);
+    QTest::keyClick(&view, Qt::Key_Escape);
+    QVERIFY(!view.isMeasuring());
+    QVERIFY(view.measurePoints().empty());
+    click(&view, QPointF(100, 100));
+    QCOMPARE(seeks.count(), 1);  // clicks seek again
+    QCOMPARE(ui::lengthText(1234.6), QString("1.235 km"));
+    QCOMPARE(ui::lengthText(12.34), QString("12.3 m"));
+    QCOMPARE(ui::areaText(12500.0), QString("1.25 ha"));
+  }
+
+  void legendSaysWhatIsDrawn() {
+    auto basemap = openShared("data/orthophotos/australia.tif");
+    ui::MapView view;
+    QVERIFY(showWithBasemap(view, basemap, QSize(800, 600)));
+    QVERIFY(view.legendRect().isEmpty());  // nothing to explain yet
+    ui::MapView::LegendRamp ramp;
+    ramp.title = "Uncertainty";
+    ramp.low_label = "0 m";
+    ramp.high_label = "12 m";
+    ramp.stops = {QColor(0, 255, 0), QColor(255, 0, 0)};
+    view.setLegend({{"Visual track", QColor(230, 50, 40)}, {"Logged GNSS", QColor(255, 196, 0)}}, ramp);
+    const QRectF box = view.legendRect();
+    QVERIFY(!box.isEmpty());
+    QVERIFY(box.right() <= 800 && box.top() >= 0 && box.left() > 400);  // top right
+    const QImage shot = view.grab().toImage();
+    int amber = 0, red = 0;
+    for (int y = int(box.top()); y < int(box.bottom()); ++y)
+      for (int x = int(box.left()); x < int(box.right()); ++x) {
+        const QColor c = shot.pixelColor(x, y);
+        amber += c == QColor(255, 196, 0);
+        red += c == QColor(230, 50, 40);
+      }
+    QVERIFY2(amber >= 20 && red >= 20, qPrintable(QString("%1 %2").arg(amber).arg(red)));
+    view.setLegendVisible(false);
+    QVERIFY(view.legendRect().isEmpty());
+  }
+
+  void contextMenuActsOnThePointUnderTheCursor() {
+    auto basemap = openShared("data/orthophotos/australia.tif");
+    ui::MapView view;
+    QVERIFY(showWithBasemap(view, basemap, QSize(800, 600)));
+    ui::MapView::TrackOverlay track;
+    track.name = "track";
+    track.points = {*view.geoFromWidget(QPointF(300, 200))};
+    track.t_s = {42.0};
+    track.color = Qt::red;
+    view.setTrackOverlay(track);
+    QSignalSpy seeks(&view, &ui::MapView::timeClicked);
+
+    const QPointF near(320, 210);  // 22 px from the track point
+    std::unique_ptr<QMenu> menu(view.createContextMenu(near, &view));
+    QVERIFY(actionNamed(menu.get(), "seekHere")->isEnabled());
+    actionNamed(menu.get(), "seekHere")->trigger();
+    QCOMPARE(seeks.count(), 1);
+    QCOMPARE(seeks.first().first().toDouble(), 42.0);
+
+    actionNamed(menu.get(), "copyCoordinates")->trigger();
+    const std::optional<geo::GeoPoint> here = view.geoFromWidget(near);
+    const QStringList copied = QGuiApplication::clipboard()->text().split(", ");
+    QCOMPARE(copied.size(), 2);
+    QVERIFY(std::abs(copied[0].toDouble() - here->lat_deg) < 1e-7);
+    QVERIFY(std::abs(copied[1].toDouble() - here->lon_deg) < 1e-7);
+
+    const geo::MapPoint target = view.mapFromWidget(near);
+    actionNamed(menu.get(), "centreHere")->trigger();
+    QVERIFY(std::abs(view.centre().x - target.x) < 1e-6 && std::abs(view.centre().y - target.y) < 1e-6);
+
+    actionNamed(menu.get(), "measureFromHere")->trigger();
+    QVERIFY(view.isMeasuring());
+    QCOMPARE(int(view.measurePoints().size()), 1);
+
+    std::unique_ptr<QMenu> far(view.createContextMenu(QPointF(700, 500), &view));
+    QVERIFY(!actionNamed(far.get(), "seekHere")->isEnabled());  // no track point within 30 px
+    QTRY_VERIFY_WITH_TIMEOUT(view.isIdle(), kIdleTimeoutMs);
   }
 
   void idleSignalComesOncePerSettledView() {

@@ -1,6 +1,7 @@
 // The analyst's workspace end to end, offscreen, on a synthetic processed flight
 // (tests/synthetic_flight.h): a project opens and shows its results without
-// recomputing (map overlays, plots, video frame, timeline with the log's UTC time);
+// recomputing (map overlays and their legend, plots, video frame, timeline with the
+// log's UTC time); measuring from the View menu reads out in the status bar;
 // a click on the map seeks the timeline and the video; exports through the menus write
 // files that read back; live processing (a fake runner) reaches the plots in batches of
 // at most one per 40 ms, and pause/cancel work; the timeline plays, steps and jumps.
@@ -15,6 +16,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTextStream>
 #include <QThread>
@@ -185,14 +187,37 @@ class TestWorkspace : public QObject {
     QCOMPARE(window.timeModel()->frameCount(), flight_.frames);
     QCOMPARE(window.timeline()->timeLabel()->text(), QString("2024-06-01 10:00:00.000 UTC"));
 
-    // Colour by uncertainty: sigma grows from 2 m to 12 m along the track, green to red.
+    // The legend names every kind of overlay drawn.
+    QStringList legend;
+    for (const auto& entry : map->legendEntries()) legend << entry.label;
+    QCOMPARE(legend, QStringList({"Visual track", "Raw visual odometry", "Logged GNSS", "GNSS flagged",
+                                  "Registration accepted", "Registration rejected"}));
+    QVERIFY(!map->legendRamp().has_value());
+
+    // Colour by uncertainty: sigma grows from 2 m to 12 m along the track, green to red;
+    // the legend shows the scale instead of the plain track's colour.
     window.action("colourUncertainty")->trigger();
+    QVERIFY(map->legendRamp().has_value());
+    QCOMPARE(map->legendRamp()->high_label, QString("12.0 m"));
+    QCOMPARE(map->legendEntries().front().label, QString("Raw visual odometry"));
     const auto* coloured = overlayNamed(map, "result:visual");
     QCOMPARE(int(coloured->point_colors.size()), flight_.frames);
     QVERIFY(coloured->point_colors.front().green() > coloured->point_colors.front().red());
     QVERIFY(coloured->point_colors.back().red() > coloured->point_colors.back().green());
     window.action("colourPlain")->trigger();
     QVERIFY(overlayNamed(map, "result:visual")->point_colors.empty());
+    QVERIFY(!map->legendRamp().has_value());
+
+    // Measuring through the View menu: the status bar reads out the path and its area.
+    window.action("measure")->trigger();
+    QVERIFY(window.mapView()->isMeasuring());
+    window.mapView()->addMeasurePoint({flight_.visual.poses[0].lat_deg, flight_.visual.poses[0].lon_deg, 0});
+    window.mapView()->addMeasurePoint({flight_.visual.poses[59].lat_deg, flight_.visual.poses[59].lon_deg, 0});
+    // The synthetic track runs 300 m east and 200 m north: 360.6 m.
+    QVERIFY2(window.statusBar()->currentMessage().startsWith("Distance 360."),
+             qPrintable(window.statusBar()->currentMessage()));
+    window.action("measure")->trigger();
+    QVERIFY(!window.mapView()->isMeasuring());
   }
 
   // The log's clock offset under the timeline: a log without UTC starts with the video
