@@ -132,6 +132,9 @@ int main(int argc, char** argv) {
     printError(QStringLiteral("unknown language '%1' (use en or de)").arg(language));
     return 2;
   }
+  // Numbers follow the interface language (a decimal comma in German), unless the
+  // system's locale already speaks it (de_CH keeps its own conventions).
+  if (!QLocale::system().name().startsWith(language)) QLocale::setDefault(QLocale(language));
   QTranslator translator;
   if (translator.load(QStringLiteral(":/i18n/skytrace_%1.qm").arg(language)))
     QCoreApplication::installTranslator(&translator);

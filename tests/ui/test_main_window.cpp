@@ -1,7 +1,7 @@
 // The main window offscreen: a shared orthophoto opens and is really drawn, bad files
 // report clear errors without dialogs, recent files and layout persist in QSettings,
-// the German translation is complete and switches the menus, and the real `skytrace
-// --screenshot` executable writes a non-blank PNG (or fails cleanly).
+// the German translation is complete and switches the menus (Qt's own strings too), and
+// the real `skytrace --screenshot` executable writes a non-blank PNG (or fails cleanly).
 #include <QDockWidget>
 #include <QFile>
 #include <QMenu>
@@ -374,6 +374,17 @@ class TestMainWindow : public QObject {
     QCoreApplication::removeTranslator(&german);
     QCoreApplication::processEvents();
     QCOMPARE(window.fileMenu()->title(), QString("&File"));
+  }
+
+  // Issue 20: Qt's own strings (here QCommandLineParser's) follow the interface language
+  // too: qtbase_de.qm from qt6-translations-l10n (scripts/debian-packages.txt).
+  void qtsOwnStringsAreGermanToo() {
+    QProcess process;
+    process.start(builtExecutable(), {"--lang", "de", "--help"});
+    QVERIFY(process.waitForFinished(60000));
+    const QString help = QString::fromUtf8(process.readAllStandardOutput());
+    QVERIFY2(help.contains("Sprache der Oberfläche"), qPrintable(help));  // ours
+    QVERIFY2(help.contains("Zeigt Hilfe zu den Kommandozeilenoptionen an."), qPrintable(help));  // Qt's
   }
 
   void screenshotExecutableWritesPng() {
