@@ -941,6 +941,10 @@
         <source>Path %1, enclosed area %2</source>
         <translation>Weg %1, eingeschlossene Fläche %2</translation>
     </message>
+    <message>
+        <source>Shown without these inputs of the run, which no longer exist: %1</source>
+        <translation>Ohne diese Eingaben des Laufs angezeigt, die es nicht mehr gibt: %1</translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>

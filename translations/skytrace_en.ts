@@ -941,6 +941,10 @@
         <source>Path %1, enclosed area %2</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Shown without these inputs of the run, which no longer exist: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>

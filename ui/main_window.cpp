@@ -823,8 +823,14 @@ bool MainWindow::openResults(const QString& folder) {
       return;
     }
     addRecentFile(folder, kResultsKind);
+    const bool nothing_open = !frame_loader_->isOpen() && map_view_->basemapCount() == 0 && !telemetry_;
+    const QStringList missing = nothing_open ? openInputsOf(results) : QStringList();
     project_.results_dir = QFileInfo(folder).absoluteFilePath().toStdString();
     onResultsRead(results);
+    if (!missing.isEmpty())
+      statusBar()->showMessage(tr("Shown without these inputs of the run, which no longer exist: %1")
+                                   .arg(missing.join(QStringLiteral(", "))),
+                               15000);
   });
   watcher->setFuture(QtConcurrent::run([folder]() -> std::pair<FlightResults, QString> {
     try {
@@ -834,6 +840,32 @@ bool MainWindow::openResults(const QString& folder) {
     }
   }));
   return true;
+}
+
+QStringList MainWindow::openInputsOf(const FlightResults& results) {
+  const app::ResultsInputs& inputs = results.inputs;
+  QStringList missing;
+  auto exists = [&missing](const std::string& path) {
+    if (path.empty()) return false;
+    if (QFileInfo::exists(QString::fromStdString(path))) return true;
+    missing << QString::fromStdString(path);
+    return false;
+  };
+  for (const std::string& basemap : inputs.basemaps)
+    if (exists(basemap)) openBasemap(QString::fromStdString(basemap));
+  if (exists(inputs.video)) openVideo(QString::fromStdString(inputs.video));
+  if (exists(inputs.telemetry) && openTelemetry(QString::fromStdString(inputs.telemetry)) &&
+      inputs.telemetry_time_offset_s) {
+    setLogOffset(*inputs.telemetry_time_offset_s);  // the offset the run was given
+  }
+  // Processing again uses the run's camera: its file, else the model the run wrote.
+  const QString folder_camera = QString::fromStdString(results.folder) + QStringLiteral("/camera.json");
+  if (!inputs.camera.empty() && QFileInfo(QString::fromStdString(inputs.camera)).isFile()) {
+    project_.camera = {io::CameraSource::File, inputs.camera, 0.0};
+  } else if (QFileInfo(folder_camera).isFile()) {
+    project_.camera = {io::CameraSource::File, folder_camera.toStdString(), 0.0};
+  }
+  return missing;
 }
 
 void MainWindow::zoomToTrack() {

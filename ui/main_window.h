@@ -104,7 +104,9 @@ class MainWindow : public QMainWindow {
   bool openProject(const QString& path);
   // Shows a project (inputs as above) without a file (the Open Flight dialog's result).
   bool applyProject(const io::Project& project);
-  // Reads a results folder in the background and shows it (resultsLoaded follows).
+  // Reads a results folder in the background and shows it (resultsLoaded follows). When
+  // nothing else is open (no video, basemap or log), the run's own inputs that still
+  // exist open with it (report.json "inputs"); the status bar names those missing.
   bool openResults(const QString& folder);
   // Saves the current project; false after reporting the error.
   bool saveProject(const QString& path);
@@ -226,6 +228,8 @@ class MainWindow : public QMainWindow {
   // or std::runtime_error for an unknown extension.
   void writeTrackFile(const geo::Track& track, const QString& path) const;
   void onResultsRead(const FlightResults& results);
+  // Opens the run's inputs that still exist; returns those that do not.
+  QStringList openInputsOf(const FlightResults& results);
   void updateFootprintCamera();
   void ensureTimeline();
 

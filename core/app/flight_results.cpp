@@ -141,8 +141,8 @@ std::vector<engine::LatencySample> readLatency(const fs::path& path) {
   return samples;
 }
 
-// report.json: completion, device/model, flagged segments, lost odometry, ground height,
-// log alignment.
+// report.json: completion, device/model, inputs, flagged segments, lost odometry, ground
+// height, log alignment.
 void readReport(const fs::path& path, FlightResults* results) {
   results->report_json = readFileBytes(path);
   nlohmann::json report;
@@ -173,6 +173,24 @@ void readReport(const fs::path& path, FlightResults* results) {
     a.estimated = alignment->value("estimated", false) && std::isfinite(a.best_time_offset_s);
     const auto reason = alignment->find("reason");
     if (reason != alignment->end() && reason->is_string()) a.reason = reason->get<std::string>();
+  }
+  const auto inputs = report.find("inputs");
+  if (inputs != report.end() && inputs->is_object()) {
+    auto text = [&](const char* key) {
+      const auto it = inputs->find(key);
+      return it != inputs->end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    ResultsInputs& in = results->inputs;
+    in.video = text("video");
+    in.telemetry = text("telemetry");
+    in.camera = text("camera");
+    const auto basemaps = inputs->find("basemaps");
+    if (basemaps != inputs->end() && basemaps->is_array())
+      for (const nlohmann::json& b : *basemaps)
+        if (b.is_string()) in.basemaps.push_back(b.get<std::string>());
+    const auto offset = inputs->find("telemetry_time_offset_s");
+    if (offset != inputs->end() && offset->is_number() && text("telemetry_time_offset_source") == "given")
+      in.telemetry_time_offset_s = offset->get<double>();
   }
   // The segment lists are optional: one of a wrong type drops its list with a warning.
   try {

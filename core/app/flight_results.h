@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,20 @@ struct LogAlignmentSummary {
   std::string reason;
 };
 
+// The inputs the run read, as report.json's "inputs" names them (paths as the run was
+// given them); what a results folder needs to be reviewed with its video, maps and log.
+struct ResultsInputs {
+  std::string video;                   // "": not named (an older report)
+  std::vector<std::string> basemaps;
+  std::string telemetry;               // "": no flight log
+  // The offset the run was given for the log (source "given"); unset when the log's own
+  // relation to the video placed it, which reading it again reproduces.
+  std::optional<double> telemetry_time_offset_s;
+  // The camera file's path, or how the camera was chosen ("hfov", "default", ...; the
+  // folder's camera.json holds the model itself).
+  std::string camera;
+};
+
 struct FlightResults {
   std::string folder;     // where it was read from; empty for live results
   geo::Track track;       // fused visual track (smoothed, or the online one while live)
@@ -80,6 +95,7 @@ struct FlightResults {
   // unknown (report.json "ground_alt_m", else flight.json's ENU origin beside the video).
   double ground_alt_m = std::numeric_limits<double>::quiet_NaN();
   LogAlignmentSummary log_alignment;
+  ResultsInputs inputs;
   std::vector<std::string> warnings;  // optional files missing or unreadable
 
   bool empty() const { return track.poses.empty() && odometry.poses.empty() && online.poses.empty(); }

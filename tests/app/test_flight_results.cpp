@@ -84,6 +84,10 @@ class TestFlightResults : public QObject {
     QCOMPARE(accepted, accepted_written);
     QCOMPARE(int(read.latency.size()), dataRows(request.results_dir + "/latency.csv"));
     QCOMPARE(int(read.gnss.poses.size()), rendered.frames);  // the SRT, one sample per frame
+    QCOMPARE(read.inputs.video, request.video_path);
+    QCOMPARE(read.inputs.basemaps, request.basemap_paths);
+    QCOMPARE(read.inputs.telemetry, request.telemetry_path);
+    QVERIFY(!read.inputs.telemetry_time_offset_s);  // a DJI SRT: on the video's clock, not given
     QCOMPARE(read.device, std::string("cpu"));
     QCOMPARE(read.feature_model, std::string("orb+mnn"));
     QCOMPARE(read.mode, std::string("sequential"));
@@ -111,6 +115,11 @@ class TestFlightResults : public QObject {
     QCOMPARE(int(r.odometry_lost.size()), 1);
     QCOMPARE(r.odometry_lost[0].start_frame, std::int64_t(45));
     QCOMPARE(r.odometry_lost[0].end_s, 4.7);
+    QCOMPARE(QString::fromStdString(r.inputs.video), flight.video);
+    QCOMPARE(int(r.inputs.basemaps.size()), 1);
+    QCOMPARE(QString::fromStdString(r.inputs.basemaps[0]), flight.basemap);
+    QVERIFY(r.inputs.telemetry.empty());
+    QCOMPARE(r.inputs.camera, std::string("hfov"));
     QCOMPARE(int(r.latency.size()), 4 * flight.frames);
     QCOMPARE(r.latency[1].stage, engine::Stage::Extract);
     QCOMPARE(r.latency[5].duration_ms, 21.0);  // frame 1, extract

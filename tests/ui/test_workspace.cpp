@@ -1,11 +1,13 @@
 // The analyst's workspace end to end, offscreen, on a synthetic processed flight
 // (tests/synthetic_flight.h): a project opens and shows its results without
 // recomputing (map overlays and their legend, plots, video frame, timeline with the
-// log's UTC time); measuring from the View menu reads out in the status bar;
+// log's UTC time); measuring from the View menu reads out in the status bar; a results
+// folder opened alone brings its run's inputs;
 // a click on the map seeks the timeline and the video; exports through the menus write
 // files that read back; live processing (a fake runner) reaches the plots in batches of
 // at most one per 40 ms, and pause/cancel work; the timeline plays, steps and jumps.
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFile>
@@ -34,6 +36,7 @@
 #include "tests/test_support.h"
 #include "tests/synthetic_flight.h"
 #include "tests/ui/cli_process_runner.h"
+#include "ui/frame_loader.h"
 #include "ui/log_offset_widget.h"
 #include "core/app/flight_results.h"
 #include "ui/latency_plot.h"
@@ -295,6 +298,62 @@ class TestWorkspace : public QObject {
     // Reopened, the saved project brings its offset back.
     QVERIFY(window.openProject(saved));
     QCOMPARE(offset->offset(), 0.8);
+  }
+
+  // Issue 20: a results folder opened on its own (Recent Files, --results, Ctrl+R) comes
+  // with the video, basemaps and camera its report names; missing ones are named in the
+  // status bar; with inputs already open, the folder's are left alone.
+  void resultsFolderOpensWithItsInputs() {
+    {
+      ui::MainWindow window(batchOptions());
+      window.resize(1280, 800);
+      window.show();
+      QSignalSpy loaded(&window, &ui::MainWindow::resultsLoaded);
+      QVERIFY(window.openResults(flight_.results));
+      QVERIFY(loaded.wait(kLoadTimeoutMs));
+      QTRY_VERIFY_WITH_TIMEOUT(!window.isLoading(), kLoadTimeoutMs);
+      QVERIFY(window.frameLoader()->isOpen());
+      QCOMPARE(window.mapView()->basemapCount(), 1);
+      QCOMPARE(QString::fromStdString(window.project().video_path), flight_.video);
+      QCOMPARE(window.project().camera.source, io::CameraSource::File);  // the run's hfov, as camera.json
+      QCOMPARE(QString::fromStdString(window.project().camera.file_path), flight_.results + "/camera.json");
+      QTRY_VERIFY_WITH_TIMEOUT(window.videoPanel()->caption().contains("frame 0 of 60"), kLoadTimeoutMs);
+    }
+    QTemporaryDir moved;
+    const QString copy = moved.filePath("results");
+    QVERIFY(QDir().mkpath(copy));
+    for (const QString& name : QDir(flight_.results).entryList(QDir::Files))
+      QVERIFY(QFile::copy(flight_.results + "/" + name, copy + "/" + name));
+    QFile report(copy + "/report.json");
+    QVERIFY(report.open(QIODevice::ReadOnly));
+    QString text = QString::fromUtf8(report.readAll());
+    report.close();
+    const QString gone = moved.filePath("gone.mp4");
+    text.replace(flight_.video, gone);
+    QVERIFY(report.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    report.write(text.toUtf8());
+    report.close();
+    {
+      ui::MainWindow window(batchOptions());
+      window.show();
+      QSignalSpy loaded(&window, &ui::MainWindow::resultsLoaded);
+      QSignalSpy errors(&window, &ui::MainWindow::errorReported);
+      QVERIFY(window.openResults(copy));
+      QVERIFY(loaded.wait(kLoadTimeoutMs));
+      QCOMPARE(errors.count(), 0);
+      QCOMPARE(window.mapView()->basemapCount(), 1);
+      QVERIFY(!window.frameLoader()->isOpen());
+      QVERIFY2(window.statusBar()->currentMessage().contains(gone), qPrintable(window.statusBar()->currentMessage()));
+    }
+    {
+      ui::MainWindow window(batchOptions());
+      window.show();
+      QVERIFY(window.openBasemap(flight_.basemap));
+      QSignalSpy loaded(&window, &ui::MainWindow::resultsLoaded);
+      QVERIFY(window.openResults(flight_.results));
+      QVERIFY(loaded.wait(kLoadTimeoutMs));
+      QVERIFY(!window.frameLoader()->isOpen());  // the analyst's choice stays
+    }
   }
 
   void clickOnMapSeeksTimelineAndVideo() {
