@@ -64,12 +64,12 @@
         <translation>Den geöffneten Flug sofort verarbeiten (Ergebnisse in den Ergebnisordner des Projekts).</translation>
     </message>
     <message>
-        <source>Plot tab to show: trajectory, altitude, heading, speed, discrepancy, latency or gpu.</source>
-        <translation>Anzuzeigender Diagrammreiter: trajectory, altitude, heading, speed, discrepancy, latency oder gpu.</translation>
-    </message>
-    <message>
         <source>unknown --plot %1</source>
         <translation>unbekanntes --plot %1</translation>
+    </message>
+    <message>
+        <source>Plots to show, comma-separated: trajectory, or time plots stacked on one time axis: altitude, heading, speed, discrepancy, latency, gpu.</source>
+        <translation>Anzuzeigende Diagramme, durch Kommas getrennt: trajectory, oder Zeitdiagramme übereinander auf einer Zeitachse: altitude, heading, speed, discrepancy, latency, gpu.</translation>
     </message>
 </context>
 <context>
@@ -205,10 +205,6 @@
         <translation>Videozeit [s]</translation>
     </message>
     <message>
-        <source>GPU memory in use [MiB]</source>
-        <translation>Belegter GPU-Speicher [MiB]</translation>
-    </message>
-    <message>
         <source>GPU memory</source>
         <translation>GPU-Speicher</translation>
     </message>
@@ -216,16 +212,16 @@
         <source>GPU memory (no GPU samples: CPU run)</source>
         <translation>GPU-Speicher (keine GPU-Messwerte: Lauf auf der CPU)</translation>
     </message>
+    <message>
+        <source>GPU memory [MiB]</source>
+        <translation>GPU-Speicher [MiB]</translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::LatencyPlot</name>
     <message>
         <source>Video time [s]</source>
         <translation>Videozeit [s]</translation>
-    </message>
-    <message>
-        <source>Latency per frame [ms]</source>
-        <translation>Latenz pro Bild [ms]</translation>
     </message>
     <message>
         <source>No latency samples yet.</source>
@@ -242,6 +238,10 @@
     <message>
         <source>%1: p50 %2 / p99 %3 ms</source>
         <translation>%1: p50 %2 / p99 %3 ms</translation>
+    </message>
+    <message>
+        <source>Latency [ms]</source>
+        <translation>Latenz [ms]</translation>
     </message>
 </context>
 <context>
@@ -1175,14 +1175,6 @@
         <translation>Kurs [Grad]</translation>
     </message>
     <message>
-        <source>Ground speed [m/s]</source>
-        <translation>Geschwindigkeit über Grund [m/s]</translation>
-    </message>
-    <message>
-        <source>Visual to GNSS distance [m]</source>
-        <translation>Abstand visuell zu GNSS [m]</translation>
-    </message>
-    <message>
         <source>Visual</source>
         <translation>Visuell</translation>
     </message>
@@ -1201,6 +1193,26 @@
     <message>
         <source>3 sigma</source>
         <translation>3 Sigma</translation>
+    </message>
+    <message>
+        <source>the flight being processed</source>
+        <translation>der Flug in Verarbeitung</translation>
+    </message>
+    <message>
+        <source>Skytrace: %1</source>
+        <translation>Skytrace: %1</translation>
+    </message>
+    <message>
+        <source>Time Plots</source>
+        <translation>Zeitdiagramme</translation>
+    </message>
+    <message>
+        <source>Speed [m/s]</source>
+        <translation>Geschwindigkeit [m/s]</translation>
+    </message>
+    <message>
+        <source>To GNSS [m]</source>
+        <translation>Zum GNSS [m]</translation>
     </message>
 </context>
 <context>
@@ -1293,6 +1305,28 @@ Nur im überlappenden Modus: der sequenzielle Modus registriert immer jedes Schl
     <message>
         <source>t = %1 s</source>
         <translation>t = %1 s</translation>
+    </message>
+</context>
+<context>
+    <name>skytrace::ui::TimePlot</name>
+    <message>
+        <source>t = %1 s</source>
+        <translation>t = %1 s</translation>
+    </message>
+</context>
+<context>
+    <name>skytrace::ui::TimePlotStack</name>
+    <message>
+        <source>Reset Zoom</source>
+        <translation>Zoom zurücksetzen</translation>
+    </message>
+    <message>
+        <source>Fit every plot to its data and the whole flight</source>
+        <translation>Jedes Diagramm an seine Daten und den ganzen Flug anpassen</translation>
+    </message>
+    <message>
+        <source>Show or hide this plot; all plots share one time axis</source>
+        <translation>Dieses Diagramm zeigen oder ausblenden; alle Diagramme teilen eine Zeitachse</translation>
     </message>
 </context>
 <context>

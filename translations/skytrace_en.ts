@@ -60,15 +60,15 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Plot tab to show: trajectory, altitude, heading, speed, discrepancy, latency or gpu.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>unknown --plot %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Open a flight log (DJI SRT, PX4 ULog, ArduPilot .bin, MAVLink .tlog, GPX, CSV) and show its GNSS track.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Plots to show, comma-separated: trajectory, or time plots stacked on one time axis: altitude, heading, speed, discrepancy, latency, gpu.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -205,10 +205,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>GPU memory in use [MiB]</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>GPU memory</source>
         <translation type="unfinished"></translation>
     </message>
@@ -216,15 +212,15 @@
         <source>GPU memory (no GPU samples: CPU run)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>GPU memory [MiB]</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::LatencyPlot</name>
     <message>
         <source>Video time [s]</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Latency per frame [ms]</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -241,6 +237,10 @@
     </message>
     <message>
         <source>%1: p50 %2 / p99 %3 ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Latency [ms]</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1175,14 +1175,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Ground speed [m/s]</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Visual to GNSS distance [m]</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Visual</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1200,6 +1192,26 @@
     </message>
     <message>
         <source>3 sigma</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the flight being processed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Skytrace: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time Plots</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Speed [m/s]</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>To GNSS [m]</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1290,6 +1302,28 @@ Overlapped mode only: the sequential mode always registers every keyframe.</sour
     <name>skytrace::ui::TimeModel</name>
     <message>
         <source>t = %1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>skytrace::ui::TimePlot</name>
+    <message>
+        <source>t = %1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>skytrace::ui::TimePlotStack</name>
+    <message>
+        <source>Reset Zoom</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fit every plot to its data and the whole flight</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show or hide this plot; all plots share one time axis</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

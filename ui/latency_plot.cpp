@@ -111,7 +111,7 @@ double LatencyPlot::axisTopMs() const { return plot_->yAxis->range().upper; }
 QString LatencyPlot::readoutText() const { return readout_->text(); }
 
 void LatencyPlot::retranslateUi() {
-  setAxisTitles(tr("Video time [s]"), tr("Latency per frame [ms]"));
+  setAxisTitles(tr("Video time [s]"), tr("Latency [ms]"));
   if (frames_ == 0) {
     readout_->setText(tr("No latency samples yet."));
     return;
@@ -163,7 +163,7 @@ void GpuMemoryPlot::setSamples(const std::vector<engine::LatencySample>& samples
 }
 
 void GpuMemoryPlot::retranslateUi() {
-  setAxisTitles(tr("Video time [s]"), tr("GPU memory in use [MiB]"));
+  setAxisTitles(tr("Video time [s]"), tr("GPU memory [MiB]"));
   setSeriesName(0, has_data_ ? tr("GPU memory") : tr("GPU memory (no GPU samples: CPU run)"));
 }
 

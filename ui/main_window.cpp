@@ -22,6 +22,7 @@
 #include <QProgressBar>
 #include <QRegularExpression>
 #include <QSettings>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTextStream>
 #include <QToolButton>
@@ -57,6 +58,7 @@
 #include "ui/processing_options.h"
 #include "ui/results_model.h"
 #include "ui/time_model.h"
+#include "ui/time_plot_stack.h"
 #include "ui/timeline_widget.h"
 #include "ui/video_panel.h"
 
@@ -70,7 +72,9 @@ const QString kVideoKind = QStringLiteral("video");
 const QString kRecentKey = QStringLiteral("recentFiles");
 const QString kGeometryKey = QStringLiteral("mainWindow/geometry");
 const QString kStateKey = QStringLiteral("mainWindow/state");
-constexpr int kStateVersion = 2;
+const QString kShownPlotsKey = QStringLiteral("plots/shown");      // the stacked time plots shown
+const QString kPlotSplitterKey = QStringLiteral("plots/splitter");  // their heights
+constexpr int kStateVersion = 3;  // 3: the events dock, the stacked plots
 constexpr int kSyncIntervalMs = 40;  // at most one repaint per view per 40 ms
 
 const QString kResultPrefix = QStringLiteral("result:");
@@ -479,8 +483,9 @@ void MainWindow::createDocks() {
   view_menu_->addAction(video_dock_->toggleViewAction());
   view_menu_->addAction(events_dock_->toggleViewAction());
   view_menu_->addAction(timeline_dock_->toggleViewAction());
-  resizeDocks({plot_dock_}, {250}, Qt::Vertical);
+  resizeDocks({plot_dock_}, {330}, Qt::Vertical);
   resizeDocks({video_dock_}, {420}, Qt::Horizontal);
+  resizeDocks({video_dock_, events_dock_}, {300, 150}, Qt::Vertical);
 }
 
 void MainWindow::createStatusBar() {
@@ -1535,6 +1540,8 @@ void MainWindow::restoreSettings() {
   rebuildRecentMenu();
   restoreGeometry(settings.value(kGeometryKey).toByteArray());
   restoreState(settings.value(kStateKey).toByteArray(), kStateVersion);
+  if (settings.contains(kShownPlotsKey)) plots_panel_->stack()->setShownKeys(settings.value(kShownPlotsKey).toStringList());
+  plots_panel_->stack()->splitter()->restoreState(settings.value(kPlotSplitterKey).toByteArray());
 }
 
 void MainWindow::saveSettings() const {
@@ -1542,6 +1549,8 @@ void MainWindow::saveSettings() const {
   settings.setValue(kRecentKey, recent_entries_);
   settings.setValue(kGeometryKey, saveGeometry());
   settings.setValue(kStateKey, saveState(kStateVersion));
+  settings.setValue(kShownPlotsKey, plots_panel_->stack()->shownKeys());
+  settings.setValue(kPlotSplitterKey, plots_panel_->stack()->splitter()->saveState());
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -1,6 +1,7 @@
 #include "ui/plots_panel.h"
 
 #include <QEvent>
+#include <QFileInfo>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
@@ -11,6 +12,7 @@
 #include "ui/qcustomplot_include.h"
 #include "ui/results_model.h"
 #include "ui/time_plot.h"
+#include "ui/time_plot_stack.h"
 #include "ui/trajectory_plot.h"
 
 namespace skytrace::ui {
@@ -83,13 +85,17 @@ PlotsPanel::PlotsPanel(ResultsModel* results, QWidget* parent) : QWidget(parent)
   gpu_memory_ = new GpuMemoryPlot(this);
   connect(gpu_memory_, &TimePlot::timeRequested, this, &PlotsPanel::timeRequested);
 
+  stack_ = new TimePlotStack(this);
+  // Shown at first: what tells a spoofed or failing GNSS at a glance.
+  stack_->addPlot(altitude_, QStringLiteral("altitude"), false);
+  stack_->addPlot(heading_, QStringLiteral("heading"), false);
+  stack_->addPlot(speed_, QStringLiteral("speed"), true);
+  stack_->addPlot(discrepancy_, QStringLiteral("discrepancy"), true);
+  stack_->addPlot(latency_, QStringLiteral("latency"), false);
+  stack_->addPlot(gpu_memory_, QStringLiteral("gpu"), false);
+  stack_->setRefit([this] { refit(); });
+  tabs_->addTab(stack_, QString());
   tabs_->addTab(trajectory_, QString());
-  tabs_->addTab(altitude_, QString());
-  tabs_->addTab(heading_, QString());
-  tabs_->addTab(speed_, QString());
-  tabs_->addTab(discrepancy_, QString());
-  tabs_->addTab(latency_, QString());
-  tabs_->addTab(gpu_memory_, QString());
   connect(tabs_, &QTabWidget::currentChanged, this, [this] { replotVisible(); });
 
   connect(results_, &ResultsModel::reset, this, [this] { refit_ = true; });
@@ -123,9 +129,46 @@ void PlotsPanel::applyCursor() {
 }
 
 void PlotsPanel::replotVisible() {
-  QWidget* current = tabs_->currentWidget();
-  if (current == trajectory_) trajectory_->replotIfVisible();
-  else if (auto* plot = qobject_cast<TimePlot*>(current)) plot->replotIfVisible();
+  trajectory_->replotIfVisible();
+  for (TimePlot* plot : {altitude_, heading_, speed_, discrepancy_, static_cast<TimePlot*>(latency_),
+                         static_cast<TimePlot*>(gpu_memory_)})
+    plot->replotIfVisible();
+}
+
+QStringList PlotsPanel::plotNames() {
+  return {QStringLiteral("trajectory"), QStringLiteral("altitude"), QStringLiteral("heading"),
+          QStringLiteral("speed"),      QStringLiteral("discrepancy"), QStringLiteral("latency"),
+          QStringLiteral("gpu")};
+}
+
+bool PlotsPanel::showPlots(const QStringList& names) {
+  for (const QString& name : names)
+    if (!plotNames().contains(name)) return false;
+  if (names == QStringList{QStringLiteral("trajectory")}) {
+    tabs_->setCurrentWidget(trajectory_);
+    return true;
+  }
+  QStringList time_plots = names;
+  time_plots.removeAll(QStringLiteral("trajectory"));
+  stack_->setShownKeys(time_plots);
+  tabs_->setCurrentWidget(stack_);
+  return true;
+}
+
+void PlotsPanel::refit() {
+  trajectory_->rescale();
+  for (TimePlot* plot : {altitude_, heading_, speed_, discrepancy_}) plot->rescale(duration_s_);
+  // The latency and memory plots keep their own value axes; every plot shows the flight.
+  double end_s = duration_s_;
+  if (end_s <= 0.0) {
+    for (const geo::Track* track : {&results_->results().primaryTrack(), static_cast<const geo::Track*>(&telemetry_track_)})
+      if (!track->poses.empty()) end_s = std::max(end_s, track->poses.back().t_s);
+  }
+  if (end_s > 0.0)
+    for (TimePlot* plot : {altitude_, heading_, speed_, discrepancy_, static_cast<TimePlot*>(latency_),
+                           static_cast<TimePlot*>(gpu_memory_)})
+      plot->plot()->xAxis->setRange(0.0, end_s);
+  replotVisible();
 }
 
 void PlotsPanel::refreshData() {
@@ -163,8 +206,7 @@ void PlotsPanel::refreshData() {
   // Live runs keep refitting as the flight grows; finished results fit once (the
   // analyst's zoom then stays).
   if (refit_ || results_->isLive()) {
-    trajectory_->rescale();
-    for (TimePlot* plot : {altitude_, heading_, speed_, discrepancy_}) plot->rescale(duration_s_);
+    refit();
     refit_ = false;
   }
   trajectory_->commitData();
@@ -173,25 +215,28 @@ void PlotsPanel::refreshData() {
 }
 
 bool PlotsPanel::exportCurrentPlot(const QString& path) {
-  QWidget* current = tabs_->currentWidget();
-  if (current == trajectory_) return trajectory_->exportImage(path);
-  if (auto* plot = qobject_cast<TimePlot*>(current)) return plot->exportImage(path);
-  return false;
+  if (tabs_->currentWidget() == trajectory_) return trajectory_->exportImage(path);
+  const std::string& folder = results_->results().folder;
+  const QString flight = folder.empty() ? tr("the flight being processed")
+                                        : QFileInfo(QString::fromStdString(folder)).fileName();
+  return stack_->exportImage(path, tr("Skytrace: %1").arg(flight));
 }
 
 void PlotsPanel::retranslateUi() {
-  tabs_->setTabText(0, tr("Trajectory"));
-  tabs_->setTabText(1, tr("Altitude"));
-  tabs_->setTabText(2, tr("Heading"));
-  tabs_->setTabText(3, tr("Speed"));
-  tabs_->setTabText(4, tr("GNSS discrepancy"));
-  tabs_->setTabText(5, tr("Latency"));
-  tabs_->setTabText(6, tr("GPU memory"));
+  tabs_->setTabText(tabs_->indexOf(stack_), tr("Time Plots"));
+  tabs_->setTabText(tabs_->indexOf(trajectory_), tr("Trajectory"));
+  stack_->setPlotTitle(altitude_, tr("Altitude"));
+  stack_->setPlotTitle(heading_, tr("Heading"));
+  stack_->setPlotTitle(speed_, tr("Speed"));
+  stack_->setPlotTitle(discrepancy_, tr("GNSS discrepancy"));
+  stack_->setPlotTitle(latency_, tr("Latency"));
+  stack_->setPlotTitle(gpu_memory_, tr("GPU memory"));
   const QString time_title = tr("Video time [s]");
+  // Short value titles: stacked plots can be 70 px high.
   altitude_->setAxisTitles(time_title, tr("Altitude [m]"));
   heading_->setAxisTitles(time_title, tr("Heading [deg]"));
-  speed_->setAxisTitles(time_title, tr("Ground speed [m/s]"));
-  discrepancy_->setAxisTitles(time_title, tr("Visual to GNSS distance [m]"));
+  speed_->setAxisTitles(time_title, tr("Speed [m/s]"));
+  discrepancy_->setAxisTitles(time_title, tr("To GNSS [m]"));
   for (TimePlot* plot : {altitude_, heading_, speed_}) {
     plot->setSeriesName(kVisual, tr("Visual"));
     plot->setSeriesName(kOdometry, tr("Raw visual odometry"));

@@ -1,8 +1,9 @@
-// PlotsPanel: the plot dock. Tabs: trajectory (E/N), altitude, heading, speed,
-// visual-vs-GNSS distance (flagged segments shaded), per-stage latency (stacked, p50/p99)
-// and GPU memory, all following one time cursor. Data comes from a ResultsModel; the
-// owner calls refreshData()/setCurrentTime() from its 40 ms view tick, so the panel
-// repaints at most once per tick; only the visible tab replots (the others when shown).
+// PlotsPanel: the plot dock. Two tabs: the trajectory (E/N), and the time plots stacked
+// over one linked time axis (TimePlotStack): altitude, heading, speed, visual-vs-GNSS
+// distance (flagged segments shaded), per-stage latency (stacked bars, p50/p99) and GPU
+// memory, each shown or hidden by its button, all following one time cursor. Data comes
+// from a ResultsModel; the owner calls refreshData()/setCurrentTime() from its 40 ms view
+// tick, so the panel repaints at most once per tick; only what is visible replots.
 // Thread: GUI thread only.
 #pragma once
 
@@ -22,6 +23,7 @@ class GpuMemoryPlot;
 class LatencyPlot;
 class ResultsModel;
 class TimePlot;
+class TimePlotStack;
 class TrajectoryPlot;
 
 class PlotsPanel : public QWidget {
@@ -38,6 +40,16 @@ class PlotsPanel : public QWidget {
   LatencyPlot* latencyPlot() const { return latency_; }
   GpuMemoryPlot* gpuMemoryPlot() const { return gpu_memory_; }
   QTabWidget* tabs() const { return tabs_; }
+  TimePlotStack* stack() const { return stack_; }
+
+  // The plot names of `skytrace --plot`: trajectory, altitude, heading, speed,
+  // discrepancy, latency, gpu.
+  static QStringList plotNames();
+  // Shows these plots: "trajectory" alone is the trajectory tab; time plots are shown in
+  // the stack, alone (the others hidden). False (nothing changed) for an unknown name.
+  bool showPlots(const QStringList& names);
+  // Refits every plot to its data and the whole flight (Reset Zoom).
+  void refit();
 
   // Video frame rate (for latency bars) and duration (x range of the time plots).
   void setTimeline(double fps, double duration_s);
@@ -46,7 +58,8 @@ class PlotsPanel : public QWidget {
   void setTelemetryTrack(const geo::Track& track);
   // Re-reads the ResultsModel into every plot (emits each plot's dataUpdated).
   void refreshData();
-  // Exports the plot on the visible tab (PNG or PDF by suffix); false on failure.
+  // Exports what the visible tab shows, titled with the flight (PNG or PDF by suffix): the
+  // trajectory, or every shown time plot one under the other; false on failure.
   bool exportCurrentPlot(const QString& path);
 
  Q_SIGNALS:
@@ -66,6 +79,7 @@ class PlotsPanel : public QWidget {
 
   ResultsModel* results_;
   QTabWidget* tabs_ = nullptr;
+  TimePlotStack* stack_ = nullptr;
   TrajectoryPlot* trajectory_ = nullptr;
   TimePlot* altitude_ = nullptr;
   TimePlot* heading_ = nullptr;

@@ -1,9 +1,13 @@
 #include "ui/time_plot.h"
 
 #include <QFileInfo>
+#include <QLocale>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <vector>
 
 #include "ui/qcustomplot_include.h"
 
@@ -19,6 +23,13 @@ TimePlot::TimePlot(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(thi
   plot_->axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
   plot_->legend->setVisible(true);
   plot_->legend->setFont(QFont(font().family(), 8));
+  // One row, so that a plot stacked at a small height keeps its data visible.
+  plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
+  plot_->legend->setWrap(8);
+  plot_->legend->setRowSpacing(0);
+  plot_->legend->setColumnSpacing(6);
+  plot_->legend->setIconSize(16, 8);
+  plot_->legend->setBrush(QColor(255, 255, 255, 200));
   plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
   plot_->setNoAntialiasingOnDrag(true);
 
@@ -31,6 +42,112 @@ TimePlot::TimePlot(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(thi
   connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent* event) {
     Q_EMIT timeRequested(plot_->xAxis->pixelToCoord(event->position().x()));
   });
+
+  hover_line_ = new QCPItemStraightLine(plot_);
+  hover_line_->setPen(QPen(QColor(90, 90, 90, 160), 1.0, Qt::DashLine));
+  hover_line_->setSelectable(false);
+  hover_line_->setVisible(false);
+  hover_text_ = new QCPItemText(plot_);
+  hover_text_->setClipToAxisRect(true);
+  hover_text_->position->setType(QCPItemPosition::ptAxisRectRatio);
+  hover_text_->position->setCoords(0.005, 0.02);
+  hover_text_->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+  hover_text_->setTextAlignment(Qt::AlignLeft);
+  hover_text_->setFont(QFont(font().family(), 8));
+  hover_text_->setBrush(QColor(255, 255, 255, 220));
+  hover_text_->setPadding(QMargins(4, 2, 4, 2));
+  hover_text_->setSelectable(false);
+  hover_text_->setVisible(false);
+  plot_->setMouseTracking(true);
+  connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
+    const bool inside = plot_->axisRect()->rect().contains(event->position().toPoint());
+    const double t_s = inside ? plot_->xAxis->pixelToCoord(event->position().x())
+                              : std::numeric_limits<double>::quiet_NaN();
+    setHoverTime(t_s);
+    Q_EMIT hovered(t_s);
+  });
+  connect(plot_, &QCustomPlot::legendClick, this,
+          [this](QCPLegend*, QCPAbstractLegendItem* item, QMouseEvent*) { toggleSeries(item); });
+}
+
+void TimePlot::leaveEvent(QEvent* event) {
+  setHoverTime(std::numeric_limits<double>::quiet_NaN());
+  Q_EMIT hovered(std::numeric_limits<double>::quiet_NaN());
+  QWidget::leaveEvent(event);
+}
+
+void TimePlot::toggleSeries(QCPAbstractLegendItem* item) {
+  auto* plottable_item = qobject_cast<QCPPlottableLegendItem*>(item);
+  if (!plottable_item) return;
+  QCPAbstractPlottable* plottable = plottable_item->plottable();
+  plottable->setVisible(!plottable->visible());
+  plottable_item->setTextColor(plottable->visible() ? Qt::black : QColor(170, 170, 170));
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+bool TimePlot::isSeriesShown(int index) const { return graphs_.at(index)->visible(); }
+
+void TimePlot::setSeriesShown(int index, bool shown) {
+  QCPGraph* graph = graphs_.at(index);
+  if (graph->visible() == shown) return;
+  if (QCPPlottableLegendItem* item = plot_->legend->itemWithPlottable(graph)) {
+    toggleSeries(item);
+  } else {
+    graph->setVisible(shown);
+  }
+}
+
+void TimePlot::setHoverTime(double t_s) {
+  if (!std::isfinite(t_s) || graphs_.empty()) {
+    if (hover_line_->visible()) {
+      hover_line_->setVisible(false);
+      hover_text_->setVisible(false);
+      replotIfVisible();
+    }
+    return;
+  }
+  hover_line_->point1->setCoords(t_s, 0);
+  hover_line_->point2->setCoords(t_s, 1);
+  hover_line_->setVisible(true);
+  const QLocale locale;
+  QStringList lines{tr("t = %1 s").arg(locale.toString(t_s, 'f', 2))};
+  for (QCPGraph* graph : graphs_) {
+    if (!graph->visible() || graph->dataCount() == 0 || graph->name().isEmpty()) continue;
+    // The nearest sample within half a second (none: the series has no value there).
+    auto it = graph->data()->findBegin(t_s, true);  // the last sample before t_s, if any
+    auto best = graph->data()->constEnd();
+    double best_dt = 0.5;
+    for (int k = 0; k < 2 && it != graph->data()->constEnd(); ++k, ++it) {
+      if (std::abs(it->key - t_s) <= best_dt) {
+        best_dt = std::abs(it->key - t_s);
+        best = it;
+      }
+    }
+    if (best != graph->data()->constEnd() && std::isfinite(best->value))
+      lines << QStringLiteral("%1: %2").arg(graph->name(), locale.toString(best->value, 'f', 2));
+  }
+  hover_text_->setText(lines.join(QLatin1Char('\n')));
+  hover_text_->setVisible(true);
+  replotIfVisible();
+}
+
+QString TimePlot::hoverText() const { return hover_text_->visible() ? hover_text_->text() : QString(); }
+
+void TimePlot::setLeftMargin(int px) {
+  if (px > 0) {
+    plot_->axisRect()->setAutoMargins(QCP::msRight | QCP::msTop | QCP::msBottom);
+    QMargins margins = plot_->axisRect()->margins();
+    margins.setLeft(px);
+    plot_->axisRect()->setMargins(margins);
+  } else {
+    plot_->axisRect()->setAutoMargins(QCP::msAll);
+  }
+}
+
+void TimePlot::setTimeAxisLabelled(bool labelled) {
+  time_axis_labelled_ = labelled;
+  plot_->xAxis->setTickLabels(labelled);
+  plot_->xAxis->setLabel(labelled ? time_title_ : QString());
 }
 
 int TimePlot::addSeries(const QColor& colour, Qt::PenStyle style, double width, bool dots) {
@@ -73,23 +190,27 @@ void TimePlot::setShadedSpans(const std::vector<std::pair<double, double>>& span
 }
 
 void TimePlot::setAxisTitles(const QString& x_title, const QString& y_title) {
-  plot_->xAxis->setLabel(x_title);
+  time_title_ = x_title;
+  plot_->xAxis->setLabel(time_axis_labelled_ ? x_title : QString());
   plot_->yAxis->setLabel(y_title);
 }
 
 void TimePlot::rescale(double duration_s) {
-  bool found = false;
-  QCPRange y;
+  std::vector<double> values;
   for (QCPGraph* graph : graphs_) {
-    bool ok = false;
-    const QCPRange r = graph->getValueRange(ok);
-    if (!ok) continue;
-    y = found ? QCPRange(std::min(y.lower, r.lower), std::max(y.upper, r.upper)) : r;
-    found = true;
+    if (!graph->visible()) continue;
+    for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it)
+      if (std::isfinite(it->value)) values.push_back(it->value);
   }
-  if (found) {
-    const double margin = std::max(0.05 * y.size(), 1e-6);
-    plot_->yAxis->setRange(y.lower - margin, y.upper + margin);
+  if (!values.empty()) {
+    std::sort(values.begin(), values.end());
+    auto quantile = [&](double q) { return values[static_cast<std::size_t>(q * (values.size() - 1))]; };
+    const double low = quantile(0.005), high = quantile(0.995);
+    const double spread = high - low;
+    const double lower = values.front() >= low - 0.5 * spread ? values.front() : low - 0.1 * spread;
+    const double upper = values.back() <= high + 0.5 * spread ? values.back() : high + 0.1 * spread;
+    const double margin = std::max(0.05 * (upper - lower), 1e-6);
+    plot_->yAxis->setRange(lower - margin, upper + margin);
   }
   if (duration_s > 0.0) plot_->xAxis->setRange(0.0, duration_s);
 }

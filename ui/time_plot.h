@@ -1,6 +1,9 @@
 // TimePlot: one QCustomPlot over the flight's video time (x = t_s, seconds) with a
 // vertical cursor at the current time, optional shaded time spans (flagged segments),
-// drag/zoom, double-click to seek, and export to PNG/PDF. Several series share it.
+// drag/zoom, double-click to seek, a hover read-out (each shown series' value at the
+// time under the mouse), legend entries that hide and show their series on a click,
+// and export to PNG/PDF. Several series share it. Its value axis fits the data robustly:
+// a few far outliers (one 600 m/s speed spike) run off the axis instead of squashing it.
 // Thread: GUI thread only.
 #pragma once
 
@@ -14,6 +17,8 @@ class QCustomPlot;
 class QCPGraph;
 class QCPItemStraightLine;
 class QCPItemRect;
+class QCPItemText;
+class QCPAbstractLegendItem;
 
 namespace skytrace::ui {
 
@@ -38,8 +43,22 @@ class TimePlot : public QWidget {
   int shadedSpanCount() const { return static_cast<int>(spans_.size()); }
   void setAxisTitles(const QString& x_title, const QString& y_title);
 
-  // Fits both axes to the data (x over [0, duration_s] when duration_s > 0).
+  // Fits both axes to the data (x over [0, duration_s] when duration_s > 0). The value
+  // axis covers the shown series' 0.5-99.5 % quantiles, widened to their extremes unless
+  // those lie further out than half the quantiles' span again.
   void rescale(double duration_s);
+  bool isSeriesShown(int index) const;
+  void setSeriesShown(int index, bool shown);
+
+  // The hover read-out at t_s (NaN hides it): a thin line and each shown series' value
+  // at the nearest sample. The plot sets it under the mouse and emits hovered; a stack
+  // of plots sets it on the others.
+  void setHoverTime(double t_s);
+  QString hoverText() const;
+  // Stacked plots line up: a fixed left margin (pixels, <= 0: automatic) and the x axis'
+  // tick labels and title only where wanted (the bottom plot).
+  void setLeftMargin(int px);
+  void setTimeAxisLabelled(bool labelled);
   void setCursorTime(double t_s);
   double cursorTime() const { return cursor_t_s_; }
 
@@ -57,13 +76,25 @@ class TimePlot : public QWidget {
   void dataUpdated(int points);
   // The user double-clicked at time t_s.
   void timeRequested(double t_s);
+  // The mouse is over time t_s (NaN: it left the plot).
+  void hovered(double t_s);
 
  protected:
+  void leaveEvent(QEvent* event) override;
+
   QCustomPlot* plot_ = nullptr;
   std::vector<QCPGraph*> graphs_;
   std::vector<QCPItemRect*> spans_;
   QCPItemStraightLine* cursor_ = nullptr;
   double cursor_t_s_ = 0.0;
+
+ private:
+  void toggleSeries(QCPAbstractLegendItem* item);
+
+  QCPItemStraightLine* hover_line_ = nullptr;
+  QCPItemText* hover_text_ = nullptr;
+  QString time_title_;
+  bool time_axis_labelled_ = true;
 };
 
 }  // namespace skytrace::ui

@@ -178,8 +178,8 @@ int main(int argc, char** argv) {
       QCoreApplication::translate("skytrace", "Process the opened flight right away (results into the project's results folder)."));
   const QCommandLineOption plot_option(
       QStringLiteral("plot"),
-      QCoreApplication::translate("skytrace", "Plot tab to show: trajectory, altitude, heading, speed, discrepancy, latency or gpu."),
-      QStringLiteral("NAME"));
+      QCoreApplication::translate("skytrace", "Plots to show, comma-separated: trajectory, or time plots stacked on one time axis: altitude, heading, speed, discrepancy, latency, gpu."),
+      QStringLiteral("NAME[,NAME]"));
   const QCommandLineOption lang_option(
       QStringLiteral("lang"),
       QCoreApplication::translate("skytrace", "User interface language: en or de."),
@@ -217,13 +217,11 @@ int main(int argc, char** argv) {
   skytrace::ui::MainWindow window(options);
   if (batch) window.resize(1280, 800);
   if (parser.isSet(plot_option)) {
-    const QStringList tabs{"trajectory", "altitude", "heading", "speed", "discrepancy", "latency", "gpu"};
-    const int tab = tabs.indexOf(parser.value(plot_option));
-    if (tab < 0) {
+    const QStringList plots = parser.value(plot_option).split(QLatin1Char(','), Qt::SkipEmptyParts);
+    if (!window.plotsPanel()->showPlots(plots)) {
       printError(QCoreApplication::translate("skytrace", "unknown --plot %1").arg(parser.value(plot_option)));
       return 2;
     }
-    window.plotsPanel()->tabs()->setCurrentIndex(tab);
   }
   window.show();
 

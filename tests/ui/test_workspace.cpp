@@ -428,7 +428,7 @@ class TestWorkspace : public QObject {
     next_path = out.filePath("map.png");
     window.action("exportMapImage")->trigger();
     QCOMPARE(QImage(next_path).size(), window.mapView()->size());
-    window.plotsPanel()->tabs()->setCurrentIndex(5);  // latency
+    QVERIFY(window.plotsPanel()->showPlots({"latency", "speed"}));
     next_path = out.filePath("latency.pdf");
     window.action("exportPlotImage")->trigger();
     QFile pdf(next_path);
@@ -436,7 +436,8 @@ class TestWorkspace : public QObject {
     QVERIFY(pdf.read(5) == "%PDF-");
     next_path = out.filePath("plot.png");
     window.action("exportPlotImage")->trigger();
-    QVERIFY(!QImage(next_path).isNull());
+    // Both shown plots one under the other, under a title line.
+    QCOMPARE(QImage(next_path).size(), QSize(1400, 50 + 2 * 300));
     QCOMPARE(errors.count(), 0);
 
     // A flight log exports as a track too, with its UTC times and its heights' reference.
