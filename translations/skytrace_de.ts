@@ -73,6 +73,37 @@
     </message>
 </context>
 <context>
+    <name>skytrace::ui::DemoBuilder</name>
+    <message>
+        <source>The demo is already being built.</source>
+        <translation>Die Demo wird bereits erstellt.</translation>
+    </message>
+    <message>
+        <source>The demo is made by skytrace-cli, which was not found beside skytrace or on PATH (or set SKYTRACE_CLI to it).</source>
+        <translation>Die Demo erstellt skytrace-cli, das weder neben skytrace noch im PATH gefunden wurde (oder SKYTRACE_CLI darauf setzen).</translation>
+    </message>
+    <message>
+        <source>Cannot start %1: %2</source>
+        <translation>%1 kann nicht gestartet werden: %2</translation>
+    </message>
+    <message>
+        <source>generating the map</source>
+        <translation>Karte wird erzeugt</translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation>fertig</translation>
+    </message>
+    <message>
+        <source>Building the demo stopped.</source>
+        <translation>Das Erstellen der Demo wurde abgebrochen.</translation>
+    </message>
+    <message>
+        <source>Building the demo failed (exit code %1): %2</source>
+        <translation>Das Erstellen der Demo ist fehlgeschlagen (Exit-Code %1): %2</translation>
+    </message>
+</context>
+<context>
     <name>skytrace::ui::EventsPanel</name>
     <message>
         <source>too few matches agree</source>
@@ -945,6 +976,14 @@
         <source>Shown without these inputs of the run, which no longer exist: %1</source>
         <translation>Ohne diese Eingaben des Laufs angezeigt, die es nicht mehr gibt: %1</translation>
     </message>
+    <message>
+        <source>Cannot build the demo</source>
+        <translation>Demo kann nicht erstellt werden</translation>
+    </message>
+    <message>
+        <source>Building the demo flight in %1</source>
+        <translation>Der Demo-Flug wird in %1 erstellt</translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>
@@ -1404,6 +1443,65 @@ Nur im überlappenden Modus: der sequenzielle Modus registriert immer jedes Schl
     <message>
         <source>No video. Use File &gt; Open Flight... to show one.</source>
         <translation>Kein Video. Mit Datei &gt; Flug öffnen... eines anzeigen.</translation>
+    </message>
+</context>
+<context>
+    <name>skytrace::ui::WelcomePage</name>
+    <message>
+        <source>Project %1</source>
+        <translation>Projekt %1</translation>
+    </message>
+    <message>
+        <source>Results %1</source>
+        <translation>Ergebnisse %1</translation>
+    </message>
+    <message>
+        <source>Building the demo: %1</source>
+        <translation>Demo wird erstellt: %1</translation>
+    </message>
+    <message>
+        <source>Skytrace</source>
+        <translation>Skytrace</translation>
+    </message>
+    <message>
+        <source>Where was the camera really? Open a flight video with its flight log and a georeferenced basemap; Skytrace computes the camera&apos;s track from the images, checks the logged GNSS against it and shows both beside the video.</source>
+        <translation>Wo war die Kamera wirklich? Öffnen Sie ein Flugvideo mit seinem Fluglog und eine georeferenzierte Basiskarte; Skytrace berechnet die Spur der Kamera aus den Bildern, prüft das aufgezeichnete GNSS daran und zeigt beides neben dem Video.</translation>
+    </message>
+    <message>
+        <source>Open Flight...</source>
+        <translation>Flug öffnen...</translation>
+    </message>
+    <message>
+        <source>Choose a video, basemaps, a flight log and a camera for a new project</source>
+        <translation>Video, Basiskarten, Fluglog und Kamera für ein neues Projekt wählen</translation>
+    </message>
+    <message>
+        <source>Open Project...</source>
+        <translation>Projekt öffnen...</translation>
+    </message>
+    <message>
+        <source>Open Results Folder...</source>
+        <translation>Ergebnisordner öffnen...</translation>
+    </message>
+    <message>
+        <source>Show a folder written by skytrace-cli process</source>
+        <translation>Einen von skytrace-cli process geschriebenen Ordner anzeigen</translation>
+    </message>
+    <message>
+        <source>Open the Demo</source>
+        <translation>Demo öffnen</translation>
+    </message>
+    <message>
+        <source>Build a demo flight over a generated map (a few seconds, no data needed) and process it</source>
+        <translation>Einen Demo-Flug über einer erzeugten Karte erstellen (wenige Sekunden, keine Daten nötig) und verarbeiten</translation>
+    </message>
+    <message>
+        <source>Recent</source>
+        <translation>Zuletzt geöffnet</translation>
+    </message>
+    <message>
+        <source>Projects and results folders you open are listed here.</source>
+        <translation>Geöffnete Projekte und Ergebnisordner erscheinen hier.</translation>
     </message>
 </context>
 </TS>

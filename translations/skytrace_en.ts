@@ -73,6 +73,37 @@
     </message>
 </context>
 <context>
+    <name>skytrace::ui::DemoBuilder</name>
+    <message>
+        <source>The demo is already being built.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The demo is made by skytrace-cli, which was not found beside skytrace or on PATH (or set SKYTRACE_CLI to it).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot start %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>generating the map</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Building the demo stopped.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Building the demo failed (exit code %1): %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>skytrace::ui::EventsPanel</name>
     <message>
         <source>too few matches agree</source>
@@ -945,6 +976,14 @@
         <source>Shown without these inputs of the run, which no longer exist: %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Cannot build the demo</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Building the demo flight in %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>
@@ -1401,6 +1440,65 @@ Overlapped mode only: the sequential mode always registers every keyframe.</sour
     <name>skytrace::ui::VideoPanel</name>
     <message>
         <source>No video. Use File &gt; Open Flight... to show one.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>skytrace::ui::WelcomePage</name>
+    <message>
+        <source>Project %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Results %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Building the demo: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Skytrace</source>
+        <translation type="unfinished">Skytrace</translation>
+    </message>
+    <message>
+        <source>Where was the camera really? Open a flight video with its flight log and a georeferenced basemap; Skytrace computes the camera&apos;s track from the images, checks the logged GNSS against it and shows both beside the video.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open Flight...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose a video, basemaps, a flight log and a camera for a new project</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open Project...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open Results Folder...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show a folder written by skytrace-cli process</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open the Demo</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Build a demo flight over a generated map (a few seconds, no data needed) and process it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Recent</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Projects and results folders you open are listed here.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -46,6 +46,7 @@
 #include "core/nav/camera_pose.h"
 #include "core/util/atomic_file.h"
 #include "core/vision/torch_runtime.h"
+#include "ui/demo_builder.h"
 #include "ui/events_panel.h"
 #include "ui/frame_loader.h"
 #include "ui/log_offset_widget.h"
@@ -61,6 +62,7 @@
 #include "ui/time_plot_stack.h"
 #include "ui/timeline_widget.h"
 #include "ui/video_panel.h"
+#include "ui/welcome_page.h"
 
 namespace skytrace::ui {
 namespace {
@@ -142,7 +144,12 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
   setAcceptDrops(true);
 
   map_view_ = new MapView(this);
-  setCentralWidget(map_view_);
+  welcome_page_ = new WelcomePage(this);
+  centre_ = new QStackedWidget(this);
+  centre_->addWidget(welcome_page_);
+  centre_->addWidget(map_view_);
+  setCentralWidget(centre_);
+  demo_builder_ = new DemoBuilder(this);
   createModels();
   createActions();
   createMenus();
@@ -158,6 +165,21 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
           [this](const QString& message) { reportError(tr("Cannot read basemap"), message); });
   connect(map_view_, &MapView::timeClicked, time_model_, &TimeModel::seekToTime);
   connect(plots_panel_, &PlotsPanel::timeRequested, time_model_, &TimeModel::seekToTime);
+  connect(welcome_page_, &WelcomePage::openFlightRequested, open_flight_action_, &QAction::trigger);
+  connect(welcome_page_, &WelcomePage::openProjectRequested, open_project_action_, &QAction::trigger);
+  connect(welcome_page_, &WelcomePage::openResultsRequested, open_results_action_, &QAction::trigger);
+  connect(welcome_page_, &WelcomePage::openDemoRequested, this, [this] { openDemo(); });
+  connect(welcome_page_, &WelcomePage::recentRequested, this, &MainWindow::openRecent);
+  connect(demo_builder_, &DemoBuilder::progress, welcome_page_, &WelcomePage::setDemoProgress);
+  connect(demo_builder_, &DemoBuilder::failed, this, [this](const QString& message) {
+    welcome_page_->setDemoProgress(-1, QString());
+    reportError(tr("Cannot build the demo"), message);
+  });
+  connect(demo_builder_, &DemoBuilder::finished, this, [this](const QString& project) {
+    welcome_page_->setDemoProgress(-1, QString());
+    openDemoProject(project);
+  });
+  welcome_page_->setRecentEntries(recent_entries_);
   updateActions();
 }
 
@@ -1267,7 +1289,31 @@ void MainWindow::chooseProcessingOptions() {
   setProcessingOptions(choice);
 }
 
+bool MainWindow::openDemo(const QString& folder) {
+  const QString where = folder.isEmpty() ? DemoBuilder::defaultFolder() : folder;
+  const QString project = DemoBuilder::projectIn(where);
+  if (!project.isEmpty()) return openDemoProject(project);
+  statusBar()->showMessage(tr("Building the demo flight in %1").arg(QDir::toNativeSeparators(where)));
+  return demo_builder_->start(where);
+}
+
+bool MainWindow::openDemoProject(const QString& project) {
+  if (!openProject(project)) return false;
+  // A demo without results is processed right away: the point is to see Skytrace work.
+  if (project_.results_dir.empty() || !isResultsFolder(project_.results_dir)) return startProcessing();
+  return true;
+}
+
+bool MainWindow::isWelcomeShown() const { return centre_->currentWidget() == welcome_page_; }
+
+void MainWindow::updateCentre() {
+  const bool nothing_open = map_view_->basemapCount() == 0 && !frame_loader_->isOpen() && !telemetry_ &&
+                            results_model_->results().empty() && !results_loading_ && !processing_->isRunning();
+  centre_->setCurrentWidget(nothing_open ? static_cast<QWidget*>(welcome_page_) : map_view_);
+}
+
 void MainWindow::updateActions() {
+  updateCentre();
   const FlightResults& r = results_model_->results();
   export_track_action_->setEnabled(!r.primaryTrack().poses.empty());
   export_log_track_action_->setEnabled(telemetry_ != nullptr);
@@ -1519,6 +1565,7 @@ void MainWindow::rebuildRecentMenu() {
   recent_menu_->addSeparator();
   recent_menu_->addAction(clear_recent_action_);
   clear_recent_action_->setEnabled(!recent_entries_.isEmpty());
+  if (welcome_page_) welcome_page_->setRecentEntries(recent_entries_);
 }
 
 void MainWindow::openRecent(const QString& entry) {

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <QMainWindow>
+#include <QStackedWidget>
 #include <QStringList>
 #include <QTimer>
 
@@ -57,6 +58,7 @@ struct FlightResults;
 
 namespace skytrace::ui {
 
+class DemoBuilder;
 class EventsPanel;
 class FrameLoader;
 class LogOffsetWidget;
@@ -69,6 +71,7 @@ class TimeModel;
 class TimelineWidget;
 class TrajectoryPlot;
 class VideoPanel;
+class WelcomePage;
 using app::FlightResults;
 
 struct MainWindowOptions {
@@ -108,6 +111,15 @@ class MainWindow : public QMainWindow {
   // nothing else is open (no video, basemap or log), the run's own inputs that still
   // exist open with it (report.json "inputs"); the status bar names those missing.
   bool openResults(const QString& folder);
+  // "Open the Demo": opens the demo flight in `folder` (default: DemoBuilder's), building
+  // it first when the folder holds none (progress on the welcome page), and processes it
+  // when it has no results yet. False when it cannot start (reported).
+  bool openDemo(const QString& folder = QString());
+  // What the window shows in its centre: the welcome page while nothing is open (no
+  // video, basemap, log or results), else the map.
+  bool isWelcomeShown() const;
+  WelcomePage* welcomePage() const { return welcome_page_; }
+
   // Saves the current project; false after reporting the error.
   bool saveProject(const QString& path);
   // Processes the current project with `runner` (default: NavigationRunner, in process,
@@ -214,6 +226,8 @@ class MainWindow : public QMainWindow {
   void showResultsOnMap();
   // The map legend: an entry per kind of overlay on the map, and the track's colour scale.
   void updateMapLegend();
+  void updateCentre();  // welcome page or map
+  bool openDemoProject(const QString& project);
   void showMeasurement();
   void showCameraAtCurrentTime();
   // Places the open log on the video's clock (placeLogOnVideoClock) and redraws it.
@@ -234,6 +248,9 @@ class MainWindow : public QMainWindow {
   void ensureTimeline();
 
   MainWindowOptions options_;
+  QStackedWidget* centre_ = nullptr;
+  WelcomePage* welcome_page_ = nullptr;
+  DemoBuilder* demo_builder_ = nullptr;
   MapView* map_view_ = nullptr;
   PlotsPanel* plots_panel_ = nullptr;
   EventsPanel* events_panel_ = nullptr;

@@ -2,7 +2,9 @@
 // georeferenced basemap (no third-party data), renders a flight over it (video, SRT,
 // truth) and a degraded copy of the map, runs the full navigation chain on the video
 // against the degraded map (as `skytrace-cli process` does), and scores both the visual
-// track and the simulated GNSS against the truth.
+// track and the simulated GNSS against the truth. `demo.skytrace` names the flight and
+// the processing it gets, for the GUI (its "Open the Demo" runs this command with
+// --no-process, then processes the project live).
 #include <QCommandLineParser>
 #include <QTextStream>
 
@@ -13,6 +15,7 @@
 #include "app/cli/cli_support.h"
 #include "core/app/flight_processing.h"
 #include "core/geo/track_io.h"
+#include "core/io/project_file.h"
 #include "core/io/telemetry/srt_reader.h"
 #include "core/io/telemetry/telemetry_track.h"
 #include "core/sim/flight_simulation.h"
@@ -112,6 +115,20 @@ int runDemo(const QStringList& args) {
     writeFileAtomically(dir / "report_gnss.json", sim::evalReportJson(report, false));
     cv::imwrite((dir / "report_gnss.png").string(), sim::renderEvalPlot(report));
 
+    // The project an analyst opens: the same inputs and processing as below.
+    const std::filesystem::path flight_dir = r.video_path.parent_path();
+    io::Project project;
+    project.video_path = r.video_path.string();
+    project.basemap_paths = {(flight_dir / "basemap_degraded.tif").string()};
+    project.telemetry_path = r.srt_path.string();
+    project.camera.source = io::CameraSource::File;
+    project.camera.file_path = (flight_dir / "camera.json").string();
+    project.feature_model = "orb";
+    project.device = "cpu";  // the same figures on every machine
+    project.processing_mode = "sequential";
+    project.results_dir = (dir / "process").string();
+    io::writeProjectFile((dir / "demo.skytrace").string(), project);
+
     cout << "Demo written to " << out << ":\n"
          << "  basemap.tif              procedural basemap (" << map_options.size_px << " px, "
          << map_options.gsd_m << " m/px, " << QString::fromStdString(map_options.crs) << ")\n"
@@ -120,6 +137,7 @@ int runDemo(const QStringList& args) {
          << "  flight/flight.srt        DJI-style telemetry (noise, bias, dropouts, spoofing)\n"
          << "  flight/truth.csv         ground truth\n"
          << "  flight/basemap_degraded.tif  mismatched map for navigation\n"
+         << "  demo.skytrace            the project: open it with skytrace\n"
          << QString::asprintf("  report_gnss.json/.png    GNSS vs truth: RMSE %.2f m, p90 %.2f m, "
                               "max %.2f m, %.0f%% frames with a fix\n",
                               report.overall.horizontal.rmse_m, report.overall.horizontal.p90_m,
@@ -130,17 +148,7 @@ int runDemo(const QStringList& args) {
 
     // The full chain: video + degraded map + SRT -> visual track, fixes, GNSS check.
     QTextStream(stderr) << "processing the flight (visual odometry + registration + fusion)...\n";
-    const std::filesystem::path flight_dir = r.video_path.parent_path();
-    app::FlightRequest request;
-    request.video_path = r.video_path.string();
-    request.basemap_paths = {(flight_dir / "basemap_degraded.tif").string()};
-    request.telemetry_path = r.srt_path.string();
-    request.camera.source = app::CameraChoice::Source::kFile;
-    request.camera.file = (flight_dir / "camera.json").string();
-    request.feature_model = "orb";
-    request.device = "cpu";  // the same figures on every machine
-    request.mode = "sequential";
-    request.results_dir = (dir / "process").string();
+    app::FlightRequest request = app::flightRequestFromProject(project, nullptr);
     request.skytrace_version = SKYTRACE_VERSION;
     DemoObserver observer;
     const app::FlightOutcome outcome = app::processFlight(request, observer);

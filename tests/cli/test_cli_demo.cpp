@@ -3,7 +3,7 @@
 // app::processFlight, and the reports. Checked as a user would read them: exit 0, a
 // complete results folder, the visual track within the documented accuracy of the truth
 // (docs/benchmarks.md, "The demo": RMSE 1.65 m, 100 % within 5 m) and the spoofed GNSS
-// stretch flagged.
+// stretch flagged; demo.skytrace names the flight for the GUI.
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -43,6 +43,13 @@ class TestCliDemo : public QObject {
     QVERIFY(frames.value("localized_fraction").toDouble() >= 0.99);
     QCOMPARE(report.value("inputs").toObject().value("camera").toString(), out + "/flight/camera.json");
     QVERIFY(QFile::exists(out + "/process/track.gpx") && QFile::exists(out + "/process/latency.csv"));
+
+    // The project the GUI opens names the same flight, processing and results.
+    const QJsonObject project = readJson(out + "/demo.skytrace");
+    QCOMPARE(project.value("format").toString(), QString("skytrace-project"));
+    QCOMPARE(project.value("video").toString(), QString("flight/flight.mp4"));  // relative to the project
+    QCOMPARE(project.value("results").toString(), QString("process"));
+    QCOMPARE(project.value("processing").toObject().value("feature_model").toString(), QString("orb"));
 
     const QJsonObject visual = readJson(out + "/report_visual.json").value("overall").toObject();
     const double rmse_m = visual.value("horizontal_error").toObject().value("rmse_m").toDouble(1e9);
