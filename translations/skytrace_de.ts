@@ -984,6 +984,34 @@
         <source>Building the demo flight in %1</source>
         <translation>Der Demo-Flug wird in %1 erstellt</translation>
     </message>
+    <message>
+        <source>Open a flight first: File &gt; Open Flight chooses its video and basemaps.</source>
+        <translation>Zuerst einen Flug öffnen: Datei &gt; Flug öffnen wählt Video und Basiskarten.</translation>
+    </message>
+    <message>
+        <source>Replace the Results?</source>
+        <translation>Ergebnisse ersetzen?</translation>
+    </message>
+    <message>
+        <source>%1 holds the results of an earlier run. Processing again replaces them.</source>
+        <translation>%1 enthält die Ergebnisse eines früheren Laufs. Eine erneute Verarbeitung ersetzt sie.</translation>
+    </message>
+    <message>
+        <source>The project could not be saved (%1); save it with File &gt; Save Project As</source>
+        <translation>Das Projekt konnte nicht gespeichert werden (%1); mit Datei &gt; Projekt speichern unter sichern</translation>
+    </message>
+    <message>
+        <source>Save the Project?</source>
+        <translation>Projekt speichern?</translation>
+    </message>
+    <message>
+        <source>The flight %1 is not saved as a project. Save it before quitting?</source>
+        <translation>Der Flug %1 ist nicht als Projekt gespeichert. Vor dem Beenden speichern?</translation>
+    </message>
+    <message>
+        <source>%1 has changed. Save it before quitting?</source>
+        <translation>%1 wurde geändert. Vor dem Beenden speichern?</translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>

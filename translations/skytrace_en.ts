@@ -984,6 +984,34 @@
         <source>Building the demo flight in %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Open a flight first: File &gt; Open Flight chooses its video and basemaps.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Replace the Results?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 holds the results of an earlier run. Processing again replaces them.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The project could not be saved (%1); save it with File &gt; Save Project As</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save the Project?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The flight %1 is not saved as a project. Save it before quitting?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 has changed. Save it before quitting?</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>

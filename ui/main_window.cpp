@@ -809,6 +809,7 @@ bool MainWindow::openProject(const QString& path) {
   }
   project_path_ = QFileInfo(path).absoluteFilePath();
   const bool ok = applyProject(project);
+  saved_project_ = project;
   addRecentFile(path, kProjectKind);
   Q_EMIT projectOpened(project_path_);
   return ok;
@@ -820,6 +821,7 @@ bool MainWindow::saveProject(const QString& path) {
     if (project.results_dir.empty()) project.results_dir = io::defaultResultsDir(path.toStdString());
     io::writeProjectFile(path.toStdString(), project);
     project_ = project;
+    saved_project_ = project;
     project_path_ = QFileInfo(path).absoluteFilePath();
     addRecentFile(path, kProjectKind);
     retranslateUi();
@@ -1210,21 +1212,29 @@ void MainWindow::showCameraAtCurrentTime() {
 
 bool MainWindow::startProcessing(std::unique_ptr<ProcessingRunner> runner) {
   io::Project project = project_;
-  if (project.results_dir.empty()) {
-    const QString base = !project_path_.isEmpty()
-                             ? project_path_
-                             : QFileInfo(QString::fromStdString(project.video_path)).absolutePath() +
-                                   QStringLiteral("/") +
-                                   QFileInfo(QString::fromStdString(project.video_path)).completeBaseName() +
-                                   QStringLiteral(".skytrace");
-    project.results_dir = io::defaultResultsDir(base.toStdString());
+  if (project.video_path.empty()) {
+    reportError(tr("Cannot process"), tr("Open a flight first: File > Open Flight chooses its video and basemaps."));
+    return false;
   }
   try {
-    project.check();
+    io::Project checked = project;
+    if (checked.results_dir.empty()) checked.results_dir = "-";  // chosen below, with the project's name
+    checked.check();
   } catch (const std::exception& e) {
     reportError(tr("Cannot process"), QString::fromStdString(e.what()));
     return false;
   }
+  // Nothing is replaced without a question (none in batch mode: --process replaces, as
+  // skytrace-cli process does).
+  if (!project.results_dir.empty() && isResultsFolder(project.results_dir) &&
+      ask(tr("Replace the Results?"),
+          tr("%1 holds the results of an earlier run. Processing again replaces them.")
+              .arg(QDir::toNativeSeparators(QString::fromStdString(project.results_dir))),
+          QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Yes) != QMessageBox::Yes) {
+    return false;
+  }
+  // Every processed flight is a project on disk.
+  saveForProcessing(&project);
   project_ = project;
   if (!runner) runner = std::make_unique<NavigationRunner>();
   const QString name = QString::fromStdString(runner->name());
@@ -1302,6 +1312,45 @@ bool MainWindow::openDemoProject(const QString& project) {
   // A demo without results is processed right away: the point is to see Skytrace work.
   if (project_.results_dir.empty() || !isResultsFolder(project_.results_dir)) return startProcessing();
   return true;
+}
+
+bool MainWindow::saveForProcessing(io::Project* project) {
+  QString path = project_path_;
+  if (path.isEmpty()) {
+    const QFileInfo video(QString::fromStdString(project->video_path));
+    const QString base = video.absolutePath() + QLatin1Char('/') + video.completeBaseName();
+    path = base + QStringLiteral(".skytrace");
+    for (int i = 2; QFileInfo::exists(path); ++i) path = QStringLiteral("%1-%2.skytrace").arg(base).arg(i);
+  }
+  if (project->results_dir.empty()) project->results_dir = io::defaultResultsDir(path.toStdString());
+  try {
+    io::writeProjectFile(path.toStdString(), *project);
+  } catch (const std::exception& e) {
+    // The run goes on (its results folder is what matters); the analyst can save elsewhere.
+    statusBar()->showMessage(tr("The project could not be saved (%1); save it with File > Save Project As")
+                                 .arg(QString::fromStdString(e.what())),
+                             10000);
+    return false;
+  }
+  project_path_ = QFileInfo(path).absoluteFilePath();
+  saved_project_ = *project;
+  addRecentFile(path, kProjectKind);
+  retranslateUi();  // the title names the project
+  return true;
+}
+
+bool MainWindow::hasUnsavedProject() const {
+  if (project_.video_path.empty()) return false;
+  if (project_path_.isEmpty()) return project_.results_dir.empty() || !isResultsFolder(project_.results_dir);
+  return project_ != saved_project_;
+}
+
+QMessageBox::StandardButton MainWindow::ask(const QString& title, const QString& text,
+                                            QMessageBox::StandardButtons buttons,
+                                            QMessageBox::StandardButton batch_answer) {
+  if (asker_) return asker_(title, text, buttons);
+  if (!options_.interactive) return batch_answer;
+  return QMessageBox::question(this, title, text, buttons);
 }
 
 bool MainWindow::isWelcomeShown() const { return centre_->currentWidget() == welcome_page_; }
@@ -1601,6 +1650,27 @@ void MainWindow::saveSettings() const {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  if (hasUnsavedProject()) {
+    const QMessageBox::StandardButton answer =
+        ask(tr("Save the Project?"),
+            project_path_.isEmpty()
+                ? tr("The flight %1 is not saved as a project. Save it before quitting?")
+                      .arg(QFileInfo(QString::fromStdString(project_.video_path)).fileName())
+                : tr("%1 has changed. Save it before quitting?").arg(QFileInfo(project_path_).fileName()),
+            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Discard);
+    if (answer == QMessageBox::Cancel) {
+      event->ignore();
+      return;
+    }
+    if (answer == QMessageBox::Save) {
+      if (project_path_.isEmpty()) chooseSaveProject();
+      else saveProject(project_path_);
+      if (hasUnsavedProject()) {  // not saved (cancelled or failed): stay
+        event->ignore();
+        return;
+      }
+    }
+  }
   if (processing_->isRunning()) processing_->cancel();  // the destructor waits for it
   if (options_.persist_settings) saveSettings();
   QMainWindow::closeEvent(event);

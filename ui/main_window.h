@@ -22,6 +22,7 @@
 #pragma once
 
 #include <QMainWindow>
+#include <QMessageBox>
 #include <QStackedWidget>
 #include <QStringList>
 #include <QTimer>
@@ -144,6 +145,15 @@ class MainWindow : public QMainWindow {
   using FileChooser = std::function<QString(const QString& purpose, const QString& caption,
                                             const QString& filter)>;
   void setFileChooser(FileChooser chooser) { file_chooser_ = std::move(chooser); }
+  // Questions before something would be replaced or lost (replace results, save before
+  // quitting). The default asks with a message box in interactive mode and takes the
+  // batch answer (go on, discard: never a dialog) otherwise; tests replace it.
+  using Asker = std::function<QMessageBox::StandardButton(const QString& title, const QString& text,
+                                                          QMessageBox::StandardButtons buttons)>;
+  void setAsker(Asker asker) { asker_ = std::move(asker); }
+  // The flight open is not saved as it is: a new flight neither saved nor processed, or
+  // a project changed since it was opened or saved.
+  bool hasUnsavedProject() const;
 
   MapView* mapView() const { return map_view_; }
   TrajectoryPlot* trajectoryPlot() const;
@@ -227,6 +237,11 @@ class MainWindow : public QMainWindow {
   // The map legend: an entry per kind of overlay on the map, and the track's colour scale.
   void updateMapLegend();
   void updateCentre();  // welcome page or map
+  QMessageBox::StandardButton ask(const QString& title, const QString& text, QMessageBox::StandardButtons buttons,
+                                  QMessageBox::StandardButton batch_answer);
+  // Saves the project about to be processed (a new flight beside its video, under a name
+  // no other project has) and fills in its results folder; false when it cannot be saved.
+  bool saveForProcessing(io::Project* project);
   bool openDemoProject(const QString& project);
   void showMeasurement();
   void showCameraAtCurrentTime();
@@ -327,6 +342,8 @@ class MainWindow : public QMainWindow {
   // Entries "KIND:PATH", KIND one of project, results, basemap, video.
   QStringList recent_entries_;
   FileChooser file_chooser_;
+  Asker asker_;
+  io::Project saved_project_;  // the project as last opened or saved
 
   io::Project project_;
   QString project_path_;

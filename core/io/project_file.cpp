@@ -92,6 +92,19 @@ void Project::check() const {
                           "' is not one of overlapped, sequential, frame-parallel (or empty: automatic)");
 }
 
+bool operator==(const ProjectCamera& a, const ProjectCamera& b) {
+  return a.source == b.source && a.file_path == b.file_path && a.hfov_deg == b.hfov_deg;
+}
+
+bool operator==(const Project& a, const Project& b) {
+  return a.video_path == b.video_path && a.basemap_paths == b.basemap_paths &&
+         a.telemetry_path == b.telemetry_path && a.telemetry_time_offset_s == b.telemetry_time_offset_s &&
+         a.camera == b.camera && a.feature_model == b.feature_model && a.device == b.device &&
+         a.vo_model == b.vo_model && a.satellite_model == b.satellite_model && a.vo_device == b.vo_device &&
+         a.satellite_device == b.satellite_device && a.processing_mode == b.processing_mode &&
+         a.register_every_keyframe == b.register_every_keyframe && a.results_dir == b.results_dir;
+}
+
 std::string defaultResultsDir(const std::string& project_path) {
   const fs::path p = fs::absolute(fs::path(project_path)).lexically_normal();
   return (p.parent_path() / (p.stem().string() + "_results")).string();

@@ -95,6 +95,11 @@ struct Project {
   }
 };
 
+// Field-by-field equality (what a file written from either would hold).
+bool operator==(const ProjectCamera& a, const ProjectCamera& b);
+bool operator==(const Project& a, const Project& b);
+inline bool operator!=(const Project& a, const Project& b) { return !(a == b); }
+
 // The results folder used when a project names none: "<project stem>_results" beside it.
 std::string defaultResultsDir(const std::string& project_path);
 

@@ -60,6 +60,18 @@ class TestProjectFile : public QObject {
     QCOMPARE(read.device, std::string("cuda:1"));
     QCOMPARE(read.register_every_keyframe, true);
     QCOMPARE(read.results_dir, written.results_dir);
+    // Equality is what a file holds: the project read back equals the one written, and
+    // any one field makes them differ.
+    QVERIFY(read == written);
+    io::Project changed = written;
+    changed.vo_device = "cuda:0";
+    QVERIFY(changed != written);
+    changed = written;
+    changed.camera.hfov_deg = 80.0;
+    QVERIFY(changed != written);
+    changed = written;
+    changed.telemetry_time_offset_s = 0.0;
+    QVERIFY(changed != written);
 
     // The keyframe policy is stored under "processing" and reads back either way.
     const nlohmann::json root = nlohmann::json::parse(readFileBytes(path));

@@ -15,6 +15,7 @@
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -485,6 +486,59 @@ class TestWorkspace : public QObject {
     QCOMPARE(QString::fromStdString(project.video_path), flight_.video);
     QCOMPARE(QString::fromStdString(project.results_dir), flight_.results);
     QCOMPARE(project.camera.source, io::CameraSource::HorizontalFov);
+  }
+
+  // Issue 20: a processed flight is a project on disk (a new flight's beside its video,
+  // never over another project); processing again asks before replacing results, and
+  // quitting asks before an unsaved project is lost.
+  void processingSavesTheProjectAndAsksBeforeLosingAnything() {
+    QTemporaryDir run_dir;
+    const QString video = copyOfVideo(flight_.video, run_dir);
+    QFile(run_dir.filePath("live.skytrace")).open(QIODevice::WriteOnly);  // someone else's project
+    QStringList questions;
+    QMessageBox::StandardButton answer = QMessageBox::Cancel;
+    auto asker = [&](const QString& title, const QString&, QMessageBox::StandardButtons) {
+      questions << title;
+      return answer;
+    };
+    {
+      ui::MainWindow window(batchOptions());
+      window.setAsker(asker);
+      window.show();
+      QVERIFY(window.openBasemap(flight_.basemap));
+      QVERIFY(window.openVideo(video));
+      QVERIFY(window.hasUnsavedProject());  // a new flight, neither saved nor processed
+      QSignalSpy finished(window.processing(), &ui::ProcessingController::finished);
+      QVERIFY(window.startProcessing(std::make_unique<FakeRunner>(flight_.visual, 0)));
+      QVERIFY(finished.wait(kLoadTimeoutMs));
+      const QString saved = run_dir.filePath("live-2.skytrace");  // live.skytrace was taken
+      QCOMPARE(window.projectPath(), saved);
+      QCOMPARE(QString::fromStdString(io::readProjectFile(saved.toStdString()).results_dir),
+               run_dir.filePath("live-2_results"));
+      QVERIFY(window.recentFiles().contains(saved));
+      QVERIFY(!window.hasUnsavedProject());
+      QVERIFY(questions.isEmpty());
+
+      // Results in the folder: processing again asks, and Cancel keeps them.
+      QVERIFY(QDir().mkpath(run_dir.filePath("live-2_results")));
+      QFile(run_dir.filePath("live-2_results/report.json")).open(QIODevice::WriteOnly);
+      QVERIFY(!window.startProcessing(std::make_unique<FakeRunner>(flight_.visual, 0)));
+      QCOMPARE(questions, QStringList({"Replace the Results?"}));
+      QVERIFY(!window.processing()->isRunning());
+      answer = QMessageBox::Yes;
+      QVERIFY(window.startProcessing(std::make_unique<FakeRunner>(flight_.visual, 0)));
+      QVERIFY(finished.wait(kLoadTimeoutMs));
+
+      // A change not saved: quitting asks; Cancel keeps the window open.
+      window.setLogOffset(1.5);
+      QVERIFY(window.hasUnsavedProject());
+      answer = QMessageBox::Cancel;
+      QVERIFY(!window.close());
+      QCOMPARE(questions.last(), QString("Save the Project?"));
+      answer = QMessageBox::Save;
+      QVERIFY(window.close());
+      QCOMPARE(io::readProjectFile(saved.toStdString()).telemetry_time_offset_s.value_or(0.0), 1.5);
+    }
   }
 
   void liveProcessingIsBatchedAndReachesThePlots() {
