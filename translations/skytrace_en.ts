@@ -1012,6 +1012,10 @@
         <source>%1 has changed. Save it before quitting?</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>The flight log never passes over the basemaps: its nearest position is %1 from a basemap&apos;s centre. Is it the log of this flight, and the right map?</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>

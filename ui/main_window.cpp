@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <limits>
 
 #include "core/app/flight_processing.h"
 #include "core/app/flight_results.h"
@@ -532,6 +533,8 @@ void MainWindow::createStatusBar() {
   statusBar()->addPermanentWidget(engine_label_);
   statusBar()->addPermanentWidget(cursor_label_);
   statusBar()->addPermanentWidget(scale_label_);
+  // A long message is cut where the permanent labels begin: its tooltip holds all of it.
+  connect(statusBar(), &QStatusBar::messageChanged, statusBar(), &QWidget::setToolTip);
   updateProcessingState();
 }
 
@@ -627,6 +630,7 @@ bool MainWindow::openBasemap(const QString& path) {
     const double gsd_m = basemap->pixelSizeM();
     const int width = basemap->width();
     const int height = basemap->height();
+    basemap_boxes_.push_back(basemap->footprint().bbox);
     map_view_->addBasemap(std::move(basemap));
     addRecentFile(path, kBasemapKind);
     const std::string absolute = QFileInfo(path).absoluteFilePath().toStdString();
@@ -640,6 +644,7 @@ bool MainWindow::openBasemap(const QString& path) {
                                  .arg(gsd_m, 0, 'g', 3)
                                  .arg(crs));
     showResultsOnMap();
+    checkLogAgainstBasemaps();
     updateActions();
     return true;
   } catch (const std::exception& e) {
@@ -706,12 +711,50 @@ bool MainWindow::openTelemetry(const QString& path) {
                                  .arg(track.poses.size())
                                  .arg(track.poses.back().t_s - track.poses.front().t_s, 0, 'f', 1)
                                  .arg(where));
+    if (!frame_loader_->isOpen() && results_model_->results().empty()) useLogAsTimeline(track);
+    checkLogAgainstBasemaps();
     updateActions();
     return true;
   } catch (const std::exception& e) {
     reportError(tr("Cannot open flight log"), QString::fromStdString(e.what()));
     return false;
   }
+}
+
+void MainWindow::useLogAsTimeline(const geo::Track& gnss) {
+  if (gnss.poses.size() < 2) return;
+  std::vector<double> times;
+  times.reserve(gnss.poses.size());
+  for (const geo::TrackPose& p : gnss.poses)
+    if (times.empty() || p.t_s > times.back()) times.push_back(p.t_s);  // strictly increasing
+  const double span_s = times.back() - times.front();
+  const double rate = span_s > 0.0 ? (times.size() - 1) / span_s : 1.0;
+  const int count = static_cast<int>(times.size());
+  time_model_->setTimeline(count, rate, gnss.start_unix_s, std::move(times));
+  map_view_->zoomToGeoPoints(geoPointsOf(gnss.poses));
+}
+
+void MainWindow::checkLogAgainstBasemaps() {
+  if (!telemetry_ || basemap_boxes_.empty()) return;
+  const geo::Track track = io::gnssTrackFromTelemetry(*telemetry_);
+  if (track.poses.empty()) return;
+  auto inside = [](const geo::GeoBBox& box, const geo::TrackPose& p) {
+    const bool lon_in = box.crossesAntimeridian() ? (p.lon_deg >= box.min_lon_deg || p.lon_deg <= box.max_lon_deg)
+                                                  : (p.lon_deg >= box.min_lon_deg && p.lon_deg <= box.max_lon_deg);
+    return lon_in && p.lat_deg >= box.min_lat_deg && p.lat_deg <= box.max_lat_deg;
+  };
+  double nearest_m = std::numeric_limits<double>::infinity();
+  for (const geo::TrackPose& p : track.poses) {
+    for (const geo::GeoBBox& box : basemap_boxes_) {
+      if (inside(box, p)) return;  // the log reaches a basemap
+      const geo::GeoPoint centre{0.5 * (box.min_lat_deg + box.max_lat_deg), 0.5 * (box.min_lon_deg + box.max_lon_deg), 0.0};
+      nearest_m = std::min(nearest_m, geo::horizontalDistanceM({p.lat_deg, p.lon_deg, 0.0}, centre));
+    }
+  }
+  statusBar()->showMessage(tr("The flight log never passes over the basemaps: its nearest position is %1 from a "
+                              "basemap's centre. Is it the log of this flight, and the right map?")
+                               .arg(lengthText(nearest_m)),
+                           15000);
 }
 
 void MainWindow::setLogOffset(double offset_s) {
@@ -778,6 +821,7 @@ bool MainWindow::applyProject(const io::Project& project) {
     return false;
   }
   map_view_->clearBasemaps();
+  basemap_boxes_.clear();
   map_view_->clearTrackOverlays();
   plots_panel_->setTelemetryTrack(geo::Track());
   results_model_->clear();

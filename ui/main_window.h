@@ -31,6 +31,8 @@
 #include <memory>
 #include <optional>
 
+#include "core/geo/geodesy.h"
+#include "core/geo/track.h"
 #include "core/io/project_file.h"
 #include "ui/map_view.h"
 
@@ -243,6 +245,11 @@ class MainWindow : public QMainWindow {
   // no other project has) and fills in its results folder; false when it cannot be saved.
   bool saveForProcessing(io::Project* project);
   bool openDemoProject(const QString& project);
+  // A log opened without a video is reviewed on its own: its GNSS samples are the frames
+  // of the timeline.
+  void useLogAsTimeline(const geo::Track& gnss);
+  // The status bar says so when the log's positions lie off every basemap.
+  void checkLogAgainstBasemaps();
   void showMeasurement();
   void showCameraAtCurrentTime();
   // Places the open log on the video's clock (placeLogOnVideoClock) and redraws it.
@@ -344,6 +351,7 @@ class MainWindow : public QMainWindow {
   FileChooser file_chooser_;
   Asker asker_;
   io::Project saved_project_;  // the project as last opened or saved
+  std::vector<geo::GeoBBox> basemap_boxes_;  // WGS84 footprints of the open basemaps
 
   io::Project project_;
   QString project_path_;

@@ -7,6 +7,7 @@
 // files that read back; live processing (a fake runner) reaches the plots in batches of
 // at most one per 40 ms, and pause/cancel work; the timeline plays, steps and jumps.
 #include <QComboBox>
+#include <QDateTime>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
@@ -45,6 +46,7 @@
 #include "ui/map_view.h"
 #include "ui/open_flight_dialog.h"
 #include "ui/plots_panel.h"
+#include "ui/qcustomplot_include.h"
 #include "ui/processing_choice.h"
 #include "ui/processing_controller.h"
 #include "ui/processing_options.h"
@@ -355,6 +357,48 @@ class TestWorkspace : public QObject {
       QVERIFY(loaded.wait(kLoadTimeoutMs));
       QVERIFY(!window.frameLoader()->isOpen());  // the analyst's choice stays
     }
+  }
+
+  // Issue 20: a log opened without a video is a flight of its own: its samples make the
+  // timeline (enabled, UTC where the log has it), the plots span the whole log, the map
+  // follows it; a log that never passes over the basemap is said to be far from it.
+  void aLogAloneIsReviewedOnItsOwnTimeline() {
+    QTemporaryDir dir;
+    auto write_log = [&](const QString& name, double lat_shift_deg) {
+      const QString path = dir.filePath(name);
+      QFile file(path);
+      file.open(QIODevice::WriteOnly | QIODevice::Text);
+      QTextStream out(&file);
+      out.setRealNumberPrecision(12);
+      out << "time_utc,lat_deg,lon_deg,alt_m\n";
+      for (int i = 0; i < 600; ++i)  // 120 s at 5 Hz
+        out << QDateTime::fromSecsSinceEpoch(1717236000, Qt::UTC).addMSecs(i * 200).toString(Qt::ISODateWithMs)
+            << "," << flight_.gnss.poses[i % 60].lat_deg + lat_shift_deg << "," << flight_.gnss.poses[i % 60].lon_deg
+            << ",30\n";
+      return path;
+    };
+    ui::MainWindow window(batchOptions());
+    window.resize(1280, 800);
+    window.show();
+    QVERIFY(window.openBasemap(flight_.basemap));
+    QVERIFY(window.openTelemetry(write_log("alone.csv", 0.0)));
+    QCOMPARE(window.timeModel()->frameCount(), 600);
+    QVERIFY(window.timeline()->isEnabled());
+    QVERIFY(std::abs(window.timeModel()->durationS() - 119.8) < 1e-3);
+    QCOMPARE(window.timeline()->timeLabel()->text(), QString("2024-06-01 10:00:00.000 UTC"));
+    QTRY_VERIFY_WITH_TIMEOUT(std::abs(window.plotsPanel()->speedPlot()->plot()->xAxis->range().upper - 119.8) < 1e-3, 2000);
+    window.timeModel()->seekToTime(61.0);  // sample 305: the flight's frame 5
+    QTRY_VERIFY_WITH_TIMEOUT(overlayNamed(window.mapView(), "gnss-now") != nullptr, kLoadTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(std::abs(overlayNamed(window.mapView(), "gnss-now")->points.front().lat_deg -
+                                      flight_.gnss.poses[5].lat_deg) < 1e-9,
+                             2000);  // at the next view tick
+    QVERIFY(!window.statusBar()->currentMessage().contains("never passes"));
+
+    // 1 degree north of the map: said so.
+    QVERIFY(window.openTelemetry(write_log("far.csv", 1.0)));
+    QVERIFY2(window.statusBar()->currentMessage().contains("never passes over the basemaps"),
+             qPrintable(window.statusBar()->currentMessage()));
+    QVERIFY(window.statusBar()->currentMessage().contains(" km "));
   }
 
   void clickOnMapSeeksTimelineAndVideo() {
