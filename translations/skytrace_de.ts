@@ -1016,6 +1016,10 @@
         <source>The flight log never passes over the basemaps: its nearest position is %1 from a basemap&apos;s centre. Is it the log of this flight, and the right map?</source>
         <translation>Das Fluglog führt nie über die Basiskarten: seine nächste Position liegt %1 vom Mittelpunkt einer Basiskarte entfernt. Ist es das Log dieses Flugs und die richtige Karte?</translation>
     </message>
+    <message>
+        <source>paused</source>
+        <translation>angehalten</translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>
@@ -1311,14 +1315,6 @@
         <translation>Satellitenstufe</translation>
     </message>
     <message>
-        <source>Processing uses ORB instead.</source>
-        <translation>Die Verarbeitung verwendet stattdessen ORB.</translation>
-    </message>
-    <message>
-        <source>Processing stops with this error.</source>
-        <translation>Die Verarbeitung bricht mit diesem Fehler ab.</translation>
-    </message>
-    <message>
         <source>Visual odometry:</source>
         <translation>Visuelle Odometrie:</translation>
     </message>
@@ -1369,6 +1365,34 @@ Overlapped mode only: the sequential mode always registers every keyframe.</sour
         <translation>Aus (Live-Betrieb): die visuelle Odometrie wartet nie; solange die Satellitenstufe beschäftigt ist, wird nur das neueste Schlüsselbild behalten und ältere Registrierungsanfragen werden verworfen.
 Ein (Offline-Auswertung): die visuelle Odometrie wartet, bis die Satellitenstufe Platz hat, sodass jedes Schlüsselbild registriert wird; die Verarbeitung läuft dann im Tempo der langsameren Stufe.
 Nur im überlappenden Modus: der sequenzielle Modus registriert immer jedes Schlüsselbild.</translation>
+    </message>
+    <message>
+        <source>Model Folder</source>
+        <translation>Modellordner</translation>
+    </message>
+    <message>
+        <source>Processing stops with this error: choose the Model folder that holds the file, or another model.</source>
+        <translation>Die Verarbeitung bricht mit diesem Fehler ab: den Modellordner wählen, der die Datei enthält, oder ein anderes Modell.</translation>
+    </message>
+    <message>
+        <source>Processing uses ORB instead, or choose the Model folder that holds the file.</source>
+        <translation>Die Verarbeitung nutzt stattdessen ORB, oder den Modellordner wählen, der die Datei enthält.</translation>
+    </message>
+    <message>
+        <source>Model folder:</source>
+        <translation>Modellordner:</translation>
+    </message>
+    <message>
+        <source>Browse...</source>
+        <translation>Durchsuchen...</translation>
+    </message>
+    <message>
+        <source>Set by SKYTRACE_MODEL_DIR, which wins over this setting</source>
+        <translation>Durch SKYTRACE_MODEL_DIR gesetzt, das Vorrang vor dieser Einstellung hat</translation>
+    </message>
+    <message>
+        <source>Where weight files are looked for (the folder and its sub-folders), for every project</source>
+        <translation>Wo Gewichtsdateien gesucht werden (der Ordner und seine Unterordner), für jedes Projekt</translation>
     </message>
 </context>
 <context>

@@ -1016,6 +1016,10 @@
         <source>The flight log never passes over the basemaps: its nearest position is %1 from a basemap&apos;s centre. Is it the log of this flight, and the right map?</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>paused</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>
@@ -1311,14 +1315,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Processing uses ORB instead.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Processing stops with this error.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Visual odometry:</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1366,6 +1362,34 @@
         <source>Off (live use): visual odometry never waits; while the satellite stage is busy, only the newest keyframe is kept and older registration requests are dropped.
 On (offline review): visual odometry waits until the satellite stage has room, so every keyframe is registered; processing then runs at the pace of the slower stage.
 Overlapped mode only: the sequential mode always registers every keyframe.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model Folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Processing stops with this error: choose the Model folder that holds the file, or another model.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Processing uses ORB instead, or choose the Model folder that holds the file.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model folder:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Browse...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Set by SKYTRACE_MODEL_DIR, which wins over this setting</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Where weight files are looked for (the folder and its sub-folders), for every project</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -46,6 +46,7 @@
 #include "core/nav/camera_model.h"
 #include "core/nav/camera_pose.h"
 #include "core/util/atomic_file.h"
+#include "core/vision/model_paths.h"
 #include "core/vision/torch_runtime.h"
 #include "ui/demo_builder.h"
 #include "ui/events_panel.h"
@@ -77,6 +78,7 @@ const QString kGeometryKey = QStringLiteral("mainWindow/geometry");
 const QString kStateKey = QStringLiteral("mainWindow/state");
 const QString kShownPlotsKey = QStringLiteral("plots/shown");      // the stacked time plots shown
 const QString kPlotSplitterKey = QStringLiteral("plots/splitter");  // their heights
+const QString kModelFolderKey = QStringLiteral("models/folder");    // vision::setDefaultModelDirectory
 constexpr int kStateVersion = 3;  // 3: the events dock, the stacked plots
 constexpr int kSyncIntervalMs = 40;  // at most one repaint per view per 40 ms
 
@@ -230,7 +232,9 @@ void MainWindow::createModels() {
                                           : tr("ETA %1:%2")
                                                 .arg(static_cast<int>(eta_s) / 60)
                                                 .arg(static_cast<int>(eta_s) % 60, 2, 10, QLatin1Char('0'));
-            eta_label_->setText(stage.isEmpty() ? eta : stage + QStringLiteral(" · ") + eta);
+            // A paused run reports the stage it stopped in: say that it is paused.
+            const QString doing = processing_->isPaused() ? tr("paused") : stage;
+            eta_label_->setText(doing.isEmpty() ? eta : doing + QStringLiteral(" · ") + eta);
           });
   connect(processing_, &ProcessingController::finished, this, [this](bool completed, const QString& dir) {
     updateProcessingState();
@@ -517,6 +521,7 @@ void MainWindow::createStatusBar() {
   progress_bar_->setMaximumWidth(160);
   progress_bar_->setTextVisible(false);
   eta_label_ = new QLabel(this);
+  eta_label_->setObjectName(QStringLiteral("etaLabel"));
   pause_button_ = new QToolButton(this);
   pause_button_->setDefaultAction(pause_action_);
   cancel_button_ = new QToolButton(this);
@@ -1678,6 +1683,7 @@ void MainWindow::restoreSettings() {
                                        [&](const QString& e) { return !kinds.contains(e.section(':', 0, 0)); }),
                         recent_entries_.end());
   rebuildRecentMenu();
+  vision::setDefaultModelDirectory(settings.value(kModelFolderKey).toString().toStdString());
   restoreGeometry(settings.value(kGeometryKey).toByteArray());
   restoreState(settings.value(kStateKey).toByteArray(), kStateVersion);
   if (settings.contains(kShownPlotsKey)) plots_panel_->stack()->setShownKeys(settings.value(kShownPlotsKey).toStringList());
@@ -1689,6 +1695,7 @@ void MainWindow::saveSettings() const {
   settings.setValue(kRecentKey, recent_entries_);
   settings.setValue(kGeometryKey, saveGeometry());
   settings.setValue(kStateKey, saveState(kStateVersion));
+  settings.setValue(kModelFolderKey, QString::fromStdString(vision::defaultModelDirectory()));
   settings.setValue(kShownPlotsKey, plots_panel_->stack()->shownKeys());
   settings.setValue(kPlotSplitterKey, plots_panel_->stack()->splitter()->saveState());
 }

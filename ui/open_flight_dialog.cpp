@@ -248,7 +248,7 @@ void OpenFlightDialog::updateState() {
   const QString problem = validationMessage();
   validation_label_->setText(problem);
   buttons_->button(QDialogButtonBox::Ok)->setEnabled(problem.isEmpty());
-  growToFit(this);
+  fitHeightToContents(this);
 }
 
 void OpenFlightDialog::retranslateUi() {

@@ -2,11 +2,14 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QDialogButtonBox>
 #include <QEvent>
 #include <QGridLayout>
 #include <QLayout>
+#include <QFileDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QVBoxLayout>
 
@@ -14,6 +17,7 @@
 
 #include "core/nav/model_choice.h"
 #include "core/util/error.h"
+#include "core/vision/model_paths.h"
 #include "core/vision/torch_runtime.h"
 #include "ui/processing_choice.h"
 
@@ -66,6 +70,30 @@ ProcessingOptionsWidget::ProcessingOptionsWidget(QWidget* parent) : QWidget(pare
   for (const char* mode : kModes) mode_box_->addItem(QString(), QString::fromLatin1(mode));
   every_keyframe_box_ = new QCheckBox(this);
   every_keyframe_box_->setObjectName(QStringLiteral("registerEveryKeyframe"));
+  model_folder_label_ = new QLabel(this);
+  model_folder_edit_ = new QLineEdit(this);
+  model_folder_edit_->setObjectName(QStringLiteral("modelFolder"));
+  model_folder_button_ = new QPushButton(this);
+  const QString from_environment = qEnvironmentVariable("SKYTRACE_MODEL_DIR");
+  model_folder_edit_->setText(from_environment.isEmpty()
+                                  ? QString::fromStdString(vision::defaultModelDirectory())
+                                  : from_environment);
+  model_folder_edit_->setReadOnly(!from_environment.isEmpty());
+  model_folder_button_->setEnabled(from_environment.isEmpty());
+  auto apply_folder = [this] {
+    const QString folder = model_folder_edit_->text().trimmed();
+    if (folder.toStdString() == vision::defaultModelDirectory() || model_folder_edit_->isReadOnly()) return;
+    vision::setDefaultModelDirectory(folder.toStdString());
+    Q_EMIT modelFolderChanged(folder);
+    updateNote();
+  };
+  connect(model_folder_edit_, &QLineEdit::editingFinished, this, apply_folder);
+  connect(model_folder_button_, &QPushButton::clicked, this, [this, apply_folder] {
+    const QString folder = QFileDialog::getExistingDirectory(this, tr("Model Folder"), model_folder_edit_->text());
+    if (folder.isEmpty()) return;
+    model_folder_edit_->setText(folder);
+    apply_folder();
+  });
   note_label_ = new QLabel(this);
   note_label_->setWordWrap(true);
   note_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -83,8 +111,11 @@ ProcessingOptionsWidget::ProcessingOptionsWidget(QWidget* parent) : QWidget(pare
   grid->addWidget(mode_label_, 2, 0);
   grid->addWidget(mode_box_, 2, 1, 1, 2);
   grid->addWidget(every_keyframe_box_, 3, 1, 1, 2);
-  grid->addWidget(note_label_, 4, 0, 1, 3);
-  grid->addWidget(problem_label_, 5, 0, 1, 3);
+  grid->addWidget(model_folder_label_, 4, 0);
+  grid->addWidget(model_folder_edit_, 4, 1);
+  grid->addWidget(model_folder_button_, 4, 2);
+  grid->addWidget(note_label_, 5, 0, 1, 3);
+  grid->addWidget(problem_label_, 6, 0, 1, 3);
   grid->setColumnStretch(1, 1);
 
   for (QComboBox* box : {vo_model_box_, vo_device_box_, satellite_model_box_, satellite_device_box_})
@@ -148,13 +179,19 @@ QString ProcessingOptionsWidget::weightsNoteFor(const io::Project& project) {
   } catch (const Error&) {
     return {};  // an invalid choice is a problem, not a note
   }
+  // One consequence for the whole run: when a stage cannot run, processing stops, and
+  // another stage's fallback to ORB never happens.
+  const bool stops = std::any_of(missing.begin(), missing.end(), [](const MissingWeights& m) { return !m.falls_back; });
   QStringList lines;
   for (const MissingWeights& m : missing) {
+    if (stops && m.falls_back) continue;
     const QString stage = m.stage == "visual odometry" ? tr("Visual odometry") : tr("Satellite stage");
-    const QString consequence = m.falls_back ? tr("Processing uses ORB instead.")
-                                             : tr("Processing stops with this error.");
-    lines << QStringLiteral("%1: %2 %3").arg(stage, QString::fromStdString(m.message), consequence);
+    lines << QStringLiteral("%1: %2").arg(stage, QString::fromStdString(m.message));
   }
+  if (lines.isEmpty()) return {};
+  lines << (stops ? tr("Processing stops with this error: choose the Model folder that holds the file, or "
+                       "another model.")
+                  : tr("Processing uses ORB instead, or choose the Model folder that holds the file."));
   return lines.join(QLatin1Char('\n'));
 }
 
@@ -183,6 +220,12 @@ void ProcessingOptionsWidget::retranslateUi() {
   for (QComboBox* box : {vo_device_box_, satellite_device_box_})
     box->setToolTip(tr("auto, cpu or cuda:N"));
   mode_label_->setText(tr("Mode:"));
+  model_folder_label_->setText(tr("Model folder:"));
+  model_folder_button_->setText(tr("Browse..."));
+  model_folder_edit_->setToolTip(model_folder_edit_->isReadOnly()
+                                     ? tr("Set by SKYTRACE_MODEL_DIR, which wins over this setting")
+                                     : tr("Where weight files are looked for (the folder and its sub-folders), for "
+                                          "every project"));
   mode_box_->setItemText(0, tr("Automatic (frame-parallel on two or more GPUs, overlapped on one, "
                                "sequential on the CPU)"));
   mode_box_->setItemText(1, tr("Overlapped (engine: decode, VO and satellite threads)"));
@@ -218,15 +261,19 @@ ProcessingOptionsDialog::ProcessingOptionsDialog(QWidget* parent) : QDialog(pare
 
 void ProcessingOptionsDialog::updateState() {
   buttons_->button(QDialogButtonBox::Ok)->setEnabled(widget_->problem().isEmpty());
-  growToFit(this);
+  fitHeightToContents(this);
 }
 
-void growToFit(QWidget* window) {
+void fitHeightToContents(QWidget* window) {
   QLayout* layout = window->layout();
   if (!layout) return;
+  // A note just shown or hidden reaches the cached size hints with its posted layout
+  // request: deliver those now.
+  QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
   const int needed = layout->hasHeightForWidth() ? layout->totalHeightForWidth(window->width())
                                                  : layout->totalSizeHint().height();
-  if (needed > window->height()) window->resize(window->width(), needed);
+  const int height = std::max(needed, window->minimumSizeHint().height());
+  if (height != window->height()) window->resize(window->width(), height);
 }
 
 void ProcessingOptionsDialog::retranslateUi() { setWindowTitle(tr("Processing Options")); }

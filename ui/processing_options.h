@@ -9,6 +9,10 @@
 //                            weights file the choice needs and cannot find (the file, the
 //                            folders searched, where the authors publish it) and what
 //                            processing then does; an unknown spec is shown as a problem.
+//                            The model folder where weights are looked for is the
+//                            application's (vision::setDefaultModelDirectory), set here
+//                            and applied at once to every project; SKYTRACE_MODEL_DIR,
+//                            when set, wins and is shown instead.
 //   ProcessingOptionsDialog  the widget with OK/Cancel (Process > Processing Options).
 // The choice lives in io::Project (vo_model, satellite_model, vo_device, satellite_device,
 // processing_mode, register_every_keyframe; feature_model/device follow the VO choice for
@@ -25,6 +29,8 @@ class QCheckBox;
 class QComboBox;
 class QDialogButtonBox;
 class QLabel;
+class QLineEdit;
+class QPushButton;
 
 namespace skytrace::ui {
 
@@ -51,6 +57,8 @@ class ProcessingOptionsWidget : public QWidget {
   QComboBox* modeBox() const { return mode_box_; }
   // Enabled only while the mode is overlapped.
   QCheckBox* everyKeyframeBox() const { return every_keyframe_box_; }
+  // The application's model folder (read-only while SKYTRACE_MODEL_DIR is set).
+  QLineEdit* modelFolderEdit() const { return model_folder_edit_; }
 
   // The note for a project's choice, and its problem (pure: for tests and other views).
   static QString weightsNoteFor(const io::Project& project);
@@ -58,6 +66,8 @@ class ProcessingOptionsWidget : public QWidget {
 
  Q_SIGNALS:
   void changed();
+  // The analyst set the application's model folder (already applied).
+  void modelFolderChanged(const QString& folder);
 
  protected:
   void changeEvent(QEvent* event) override;
@@ -76,13 +86,16 @@ class ProcessingOptionsWidget : public QWidget {
   QLabel* mode_label_ = nullptr;
   QComboBox* mode_box_ = nullptr;
   QCheckBox* every_keyframe_box_ = nullptr;
+  QLabel* model_folder_label_ = nullptr;
+  QLineEdit* model_folder_edit_ = nullptr;
+  QPushButton* model_folder_button_ = nullptr;
   QLabel* note_label_ = nullptr;
   QLabel* problem_label_ = nullptr;
 };
 
-// Makes `window` taller (never smaller) when its word-wrapped notes need more height
-// than it has at its current width.
-void growToFit(QWidget* window);
+// Gives `window` the height its contents need at its current width: taller when a
+// word-wrapped note appears, shorter again when it goes (the width is the analyst's).
+void fitHeightToContents(QWidget* window);
 
 class ProcessingOptionsDialog : public QDialog {
   Q_OBJECT

@@ -35,6 +35,11 @@ void setDefaultModelDirectory(const std::string& directory) {
   defaultDirectory() = directory;
 }
 
+std::string defaultModelDirectory() {
+  std::lock_guard<std::mutex> lock(directoryMutex());
+  return defaultDirectory();
+}
+
 std::string modelDirectory() {
   const char* env = std::getenv("SKYTRACE_MODEL_DIR");
   if (env && *env) return env;
@@ -68,8 +73,8 @@ std::string resolveWeightsPath(const std::string& model_name, const std::string&
   std::string message = "weights for " + model_name + " not found: expected the file '" +
                         published_file + "'";
   if (directory.empty()) {
-    message += "; no model folder is configured (set SKYTRACE_MODEL_DIR or the model folder "
-               "setting, or pass --weights PATH)";
+    message += "; no model folder is configured (set SKYTRACE_MODEL_DIR, or skytrace's Model folder "
+               "in Processing Options, or pass --weights PATH to skytrace-cli)";
   } else {
     message += " in " + directory + " or its sub-folders (searched " +
                std::to_string(searched.size()) + " folders; set SKYTRACE_MODEL_DIR or pass "

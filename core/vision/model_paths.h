@@ -7,8 +7,11 @@
 
 namespace skytrace::vision {
 
-// Sets the model directory used when SKYTRACE_MODEL_DIR is unset (app setting).
+// Sets the model directory used when SKYTRACE_MODEL_DIR is unset (app setting: the GUI's
+// Model folder).
 void setDefaultModelDirectory(const std::string& directory);
+// The directory set above ("" when none), whatever SKYTRACE_MODEL_DIR says.
+std::string defaultModelDirectory();
 
 // The model directory in effect ("" when none is configured).
 std::string modelDirectory();

@@ -23,6 +23,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLineEdit>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTemporaryDir>
@@ -42,6 +43,7 @@
 #include "tests/ui/cli_process_runner.h"
 #include "core/app/flight_results.h"
 #include "ui/latency_plot.h"
+#include "core/vision/model_paths.h"
 #include "ui/main_window.h"
 #include "ui/plots_panel.h"
 #include "ui/processing_choice.h"
@@ -372,6 +374,25 @@ class TestEngineProcessing : public QObject {
     const QString fallback_note = ui::ProcessingOptionsWidget::weightsNoteFor(choice);
     QVERIFY2(fallback_note.contains("aliked-n16rot.pth") && fallback_note.contains("ORB"),
              qPrintable(fallback_note));
+    // Issue 20: VO would fall back to ORB, but the satellite stage stops the run: the note
+    // says that once, not both.
+    choice.satellite_model = "dinov2+litesam";
+    const QString stopping_note = ui::ProcessingOptionsWidget::weightsNoteFor(choice);
+    QVERIFY2(stopping_note.contains("Processing stops") && !stopping_note.contains("uses ORB"),
+             qPrintable(stopping_note));
+    if (qEnvironmentVariableIsEmpty("SKYTRACE_MODEL_DIR")) {
+      // The Model folder of Processing Options is where the files are looked for.
+      QTemporaryDir models;
+      QFile(models.filePath("aliked-n16rot.pth")).open(QIODevice::WriteOnly);
+      ui::ProcessingOptionsWidget widget;
+      widget.modelFolderEdit()->setText(models.path());
+      QMetaObject::invokeMethod(widget.modelFolderEdit(), "editingFinished");
+      QCOMPARE(QString::fromStdString(vision::defaultModelDirectory()), models.path());
+      choice.satellite_model = "orb";
+      QVERIFY2(ui::ProcessingOptionsWidget::weightsNoteFor(choice).isEmpty(),
+               qPrintable(ui::ProcessingOptionsWidget::weightsNoteFor(choice)));
+      vision::setDefaultModelDirectory("");
+    }
 
     choice.vo_model = "orb";
     choice.satellite_model = "dinov2+litesam";

@@ -652,6 +652,8 @@ class TestWorkspace : public QObject {
     const std::int64_t at_pause = frames_done->load();
     QTest::qWait(300);
     QVERIFY(frames_done->load() <= at_pause + 1);  // at most the frame in progress
+    // Issue 20: the status bar said "navigating" (the stage it stopped in) while paused.
+    QTRY_VERIFY_WITH_TIMEOUT(window.findChild<QLabel*>("etaLabel")->text().startsWith("paused"), 2000);
     QVERIFY(progress.count() >= 1);
     QVERIFY(progress.last().at(0).toDouble() > 0.0);
     window.action("cancelProcessing")->trigger();
@@ -854,6 +856,15 @@ class TestWorkspace : public QObject {
     const QString note = dialog.modelNote();
     QVERIFY2(note.contains("aliked-n16rot.pth") && note.contains("ORB"), qPrintable(note));
     QCOMPARE(dialog.project().vo_model, std::string("aliked-n16rot"));
+    // Issue 20: the dialog grew with the note and never shrank.
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    const int with_note = dialog.height();
+    vo_model->setCurrentText("sift");
+    QVERIFY2(dialog.height() < with_note, qPrintable(QString("%1 -> %2").arg(with_note).arg(dialog.height())));
+    vo_model->setCurrentText("aliked-n16rot");
+    QCOMPARE(dialog.height(), with_note);
+    dialog.hide();
     QFile weights(models.filePath("aliked-n16rot.pth"));
     QVERIFY(weights.open(QIODevice::WriteOnly));
     weights.close();
