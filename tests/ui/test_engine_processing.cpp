@@ -45,6 +45,7 @@
 #include "ui/latency_plot.h"
 #include "core/vision/model_paths.h"
 #include "ui/main_window.h"
+#include "tests/ui/window_test_support.h"
 #include "ui/plots_panel.h"
 #include "ui/processing_choice.h"
 #include "ui/processing_controller.h"
@@ -52,18 +53,12 @@
 #include "ui/results_model.h"
 
 using namespace skytrace;
+using test::batchOptions;
 
 namespace {
 
 constexpr int kRunTimeoutMs = 50000;
 constexpr int kLoadTimeoutMs = 20000;
-
-ui::MainWindowOptions batchOptions() {
-  ui::MainWindowOptions options;
-  options.interactive = false;
-  options.persist_settings = false;
-  return options;
-}
 
 QJsonObject readJson(const QString& path) {
   QFile file(path);

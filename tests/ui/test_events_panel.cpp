@@ -16,24 +16,19 @@
 #include "tests/synthetic_flight.h"
 #include "ui/events_panel.h"
 #include "ui/main_window.h"
+#include "tests/ui/window_test_support.h"
 #include "ui/results_model.h"
 #include "ui/time_model.h"
 #include "ui/timeline_widget.h"
 #include "ui/video_panel.h"
 
 using namespace skytrace;
+using test::batchOptions;
 using app::FlightEventKind;
 
 namespace {
 
 constexpr int kLoadTimeoutMs = 20000;
-
-ui::MainWindowOptions batchOptions() {
-  ui::MainWindowOptions options;
-  options.interactive = false;
-  options.persist_settings = false;
-  return options;
-}
 
 // Pixels of `image` within `tolerance` of `colour` in every channel.
 int pixelsOfColour(const QImage& image, const QColor& colour, int tolerance = 12) {

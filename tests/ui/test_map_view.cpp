@@ -53,6 +53,16 @@ void click(QWidget* widget, QPointF pos) {
   sendMouse(widget, QEvent::MouseButtonRelease, pos, Qt::LeftButton, Qt::NoButton);
 }
 
+// A track overlay with one clickable point (video time t_s) under a widget pixel.
+void addClickablePoint(ui::MapView& view, QPointF at, double t_s) {
+  ui::MapView::TrackOverlay track;
+  track.name = "track";
+  track.points = {*view.geoFromWidget(at)};
+  track.t_s = {t_s};
+  track.color = Qt::red;
+  view.setTrackOverlay(track);
+}
+
 QAction* actionNamed(QMenu* menu, const char* name) {
   for (QAction* action : menu->actions())
     if (action->objectName() == QLatin1String(name)) return action;
@@ -231,12 +241,7 @@ class TestMapView : public QObject {
     auto basemap = openShared("data/orthophotos/australia.tif");
     ui::MapView view;
     QVERIFY(showWithBasemap(view, basemap, QSize(800, 600)));
-    ui::MapView::TrackOverlay track;  // a clickable point where the first click lands
-    track.name = "track";
-    track.points = {*view.geoFromWidget(QPointF(100, 100))};
-    track.t_s = {12.5};
-    track.color = Qt::red;
-    view.setTrackOverlay(track);
+    addClickablePoint(view, QPointF(100, 100), 12.5);  // where the first click lands
     QSignalSpy seeks(&view, &ui::MapView::timeClicked);
     QSignalSpy changes(&view, &ui::MapView::measurementChanged);
 
@@ -298,12 +303,7 @@ class TestMapView : public QObject {
     auto basemap = openShared("data/orthophotos/australia.tif");
     ui::MapView view;
     QVERIFY(showWithBasemap(view, basemap, QSize(800, 600)));
-    ui::MapView::TrackOverlay track;
-    track.name = "track";
-    track.points = {*view.geoFromWidget(QPointF(300, 200))};
-    track.t_s = {42.0};
-    track.color = Qt::red;
-    view.setTrackOverlay(track);
+    addClickablePoint(view, QPointF(300, 200), 42.0);
     QSignalSpy seeks(&view, &ui::MapView::timeClicked);
 
     const QPointF near(320, 210);  // 22 px from the track point

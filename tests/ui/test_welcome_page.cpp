@@ -14,22 +14,17 @@
 #include "tests/synthetic_flight.h"
 #include "ui/demo_builder.h"
 #include "ui/main_window.h"
+#include "tests/ui/window_test_support.h"
 #include "ui/map_view.h"
 #include "ui/processing_controller.h"
 #include "ui/welcome_page.h"
 
 using namespace skytrace;
+using test::batchOptions;
 
 namespace {
 
 constexpr int kTimeoutMs = 120000;
-
-ui::MainWindowOptions batchOptions() {
-  ui::MainWindowOptions options;
-  options.interactive = false;
-  options.persist_settings = false;
-  return options;
-}
 
 }  // namespace
 

@@ -43,6 +43,7 @@
 #include "core/app/flight_results.h"
 #include "ui/latency_plot.h"
 #include "ui/main_window.h"
+#include "tests/ui/window_test_support.h"
 #include "ui/map_view.h"
 #include "ui/open_flight_dialog.h"
 #include "ui/plots_panel.h"
@@ -58,17 +59,11 @@
 #include "ui/video_panel.h"
 
 using namespace skytrace;
+using test::batchOptions;
 
 namespace {
 
 constexpr int kLoadTimeoutMs = 20000;
-
-ui::MainWindowOptions batchOptions() {
-  ui::MainWindowOptions options;
-  options.interactive = false;
-  options.persist_settings = false;
-  return options;
-}
 
 const ui::MapView::TrackOverlay* overlayNamed(const ui::MapView* map, const QString& name) {
   for (const auto& overlay : map->trackOverlays())
