@@ -79,6 +79,9 @@ const QString kStateKey = QStringLiteral("mainWindow/state");
 const QString kShownPlotsKey = QStringLiteral("plots/shown");      // the stacked time plots shown
 const QString kPlotSplitterKey = QStringLiteral("plots/splitter");  // their heights
 const QString kModelFolderKey = QStringLiteral("models/folder");    // vision::setDefaultModelDirectory
+const QString kLastFolderKey = QStringLiteral("files/lastFolder");  // where file dialogs open
+const QString kSpeedKey = QStringLiteral("playback/speed");
+const QString kColouringKey = QStringLiteral("map/trackColouring");  // TrackColouring
 constexpr int kStateVersion = 3;  // 3: the events dock, the stacked plots
 constexpr int kSyncIntervalMs = 40;  // at most one repaint per view per 40 ms
 
@@ -1508,17 +1511,23 @@ bool MainWindow::exportPlotImage(const QString& path) {
 QString MainWindow::chooseFile(const QString& purpose, const QString& caption, const QString& filter) {
   if (file_chooser_) return file_chooser_(purpose, caption, filter);
   if (!options_.interactive) return {};
-  if (purpose == QLatin1String("folder")) return QFileDialog::getExistingDirectory(this, caption);
-  if (purpose == QLatin1String("save")) {
+  // Every dialog starts in the folder of the last file chosen (remembered across sessions).
+  QString path;
+  if (purpose == QLatin1String("folder")) {
+    path = QFileDialog::getExistingDirectory(this, caption, last_folder_);
+  } else if (purpose == QLatin1String("save")) {
     QString selected;
-    QString path = QFileDialog::getSaveFileName(this, caption, QString(), filter, &selected);
+    path = QFileDialog::getSaveFileName(this, caption, last_folder_, filter, &selected);
     // Append the chosen filter's extension when the name has none ("Track" -> Track.gpx).
     const int star = selected.indexOf(QLatin1String("*."));
     if (!path.isEmpty() && QFileInfo(path).suffix().isEmpty() && star >= 0)
       path += selected.mid(star + 1, selected.indexOf(QRegularExpression(QStringLiteral("[ )]")), star) - star - 1);
-    return path;
+  } else {
+    path = QFileDialog::getOpenFileName(this, caption, last_folder_, filter);
   }
-  return QFileDialog::getOpenFileName(this, caption, QString(), filter);
+  if (!path.isEmpty())
+    last_folder_ = purpose == QLatin1String("folder") ? path : QFileInfo(path).absolutePath();
+  return path;
 }
 
 void MainWindow::chooseFlight() {
@@ -1686,6 +1695,13 @@ void MainWindow::restoreSettings() {
   vision::setDefaultModelDirectory(settings.value(kModelFolderKey).toString().toStdString());
   restoreGeometry(settings.value(kGeometryKey).toByteArray());
   restoreState(settings.value(kStateKey).toByteArray(), kStateVersion);
+  last_folder_ = settings.value(kLastFolderKey).toString();
+  time_model_->setSpeed(settings.value(kSpeedKey, 1.0).toDouble());
+  const int colouring = settings.value(kColouringKey, 0).toInt();
+  QAction* colour_action = colouring == int(TrackColouring::Uncertainty)   ? colour_sigma_action_
+                           : colouring == int(TrackColouring::Discrepancy) ? colour_discrepancy_action_
+                                                                           : colour_plain_action_;
+  if (!colour_action->isChecked()) colour_action->trigger();
   if (settings.contains(kShownPlotsKey)) plots_panel_->stack()->setShownKeys(settings.value(kShownPlotsKey).toStringList());
   plots_panel_->stack()->splitter()->restoreState(settings.value(kPlotSplitterKey).toByteArray());
 }
@@ -1696,6 +1712,9 @@ void MainWindow::saveSettings() const {
   settings.setValue(kGeometryKey, saveGeometry());
   settings.setValue(kStateKey, saveState(kStateVersion));
   settings.setValue(kModelFolderKey, QString::fromStdString(vision::defaultModelDirectory()));
+  settings.setValue(kLastFolderKey, last_folder_);
+  settings.setValue(kSpeedKey, time_model_->speed());
+  settings.setValue(kColouringKey, int(colouring_));
   settings.setValue(kShownPlotsKey, plots_panel_->stack()->shownKeys());
   settings.setValue(kPlotSplitterKey, plots_panel_->stack()->splitter()->saveState());
 }

@@ -350,6 +350,7 @@ class MainWindow : public QMainWindow {
   QStringList recent_entries_;
   FileChooser file_chooser_;
   Asker asker_;
+  QString last_folder_;  // of the last file chosen in a dialog
   io::Project saved_project_;  // the project as last opened or saved
   std::vector<geo::GeoBBox> basemap_boxes_;  // WGS84 footprints of the open basemaps
 

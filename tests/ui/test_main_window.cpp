@@ -30,6 +30,9 @@
 #include "tests/ui/image_checks.h"
 #include "ui/frame_loader.h"
 #include "ui/main_window.h"
+#include "ui/plots_panel.h"
+#include "ui/time_model.h"
+#include "ui/time_plot_stack.h"
 #include "ui/map_view.h"
 #include "ui/time_model.h"
 #include "ui/video_panel.h"
@@ -312,10 +315,17 @@ class TestMainWindow : public QObject {
       QCOMPARE(window.recentFiles().size(), 2);
       QCOMPARE(window.recentFiles().first(), QFileInfo(ortho).absoluteFilePath());
       window.findChild<QDockWidget*>("plotDock")->hide();
+      // Issue 20: speed, colour mode and the stacked plots shown are remembered too.
+      window.timeModel()->setSpeed(4.0);
+      window.action("colourUncertainty")->trigger();
+      window.plotsPanel()->showPlots({"altitude", "latency"});
       window.close();
     }
     QVERIFY(QSettings().contains("mainWindow/geometry"));
     ui::MainWindow reopened(batchOptions());
+    QCOMPARE(reopened.timeModel()->speed(), 4.0);
+    QVERIFY(reopened.action("colourUncertainty")->isChecked());
+    QCOMPARE(reopened.plotsPanel()->stack()->shownKeys(), QStringList({"altitude", "latency"}));
     QCOMPARE(reopened.recentFiles().size(), 2);
     QCOMPARE(reopened.recentFiles().first(), QFileInfo(ortho).absoluteFilePath());
     reopened.show();
