@@ -29,7 +29,10 @@ double nearestRank(std::vector<double> values, double q) {
 
 LatencyPlot::LatencyPlot(QWidget* parent) : TimePlot(parent) {
   readout_ = new QLabel(this);
-  readout_->setWordWrap(true);
+  // One line (the plot may be stacked 70 px high); the whole readout is its tooltip.
+  readout_->setWordWrap(false);
+  readout_->setMinimumWidth(1);
+  readout_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);  // the plot takes the height
   QFont small = readout_->font();
   small.setPointSizeF(small.pointSizeF() * 0.85);
   readout_->setFont(small);
@@ -47,8 +50,6 @@ LatencyPlot::LatencyPlot(QWidget* parent) : TimePlot(parent) {
     bars_.push_back(bars);
   }
   for (QCPBars* bars : bars_) bars->removeFromLegend();  // until they have data
-  plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
-  plot_->legend->setWrap(4);
   retranslateUi();
 }
 
@@ -114,6 +115,7 @@ void LatencyPlot::retranslateUi() {
   setAxisTitles(tr("Video time [s]"), tr("Latency [ms]"));
   if (frames_ == 0) {
     readout_->setText(tr("No latency samples yet."));
+    readout_->setToolTip(QString());
     return;
   }
   QStringList parts;
@@ -130,6 +132,7 @@ void LatencyPlot::retranslateUi() {
                  .arg(s.p50_ms, 0, 'f', 1)
                  .arg(s.p99_ms, 0, 'f', 1);
   readout_->setText(parts.join(QStringLiteral(" · ")));
+  readout_->setToolTip(parts.join(QLatin1Char('\n')));
 }
 
 void LatencyPlot::changeEvent(QEvent* event) {
