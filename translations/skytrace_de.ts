@@ -71,6 +71,14 @@
         <source>Plots to show, comma-separated: trajectory, or time plots stacked on one time axis: altitude, heading, speed, discrepancy, latency, gpu.</source>
         <translation>Anzuzeigende Diagramme, durch Kommas getrennt: trajectory, oder Zeitdiagramme übereinander auf einer Zeitachse: altitude, heading, speed, discrepancy, latency, gpu.</translation>
     </message>
+    <message>
+        <source>Write the flight report (FILE.html and FILE.pdf) after loading, then quit (no dialogs).</source>
+        <translation>Nach dem Laden den Flugbericht (FILE.html und FILE.pdf) schreiben und beenden (ohne Dialoge).</translation>
+    </message>
+    <message>
+        <source>--screenshot and --report cannot be combined</source>
+        <translation>--screenshot und --report lassen sich nicht kombinieren</translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::DemoBuilder</name>
@@ -220,6 +228,201 @@
     <message>
         <source>Show or hide the events of this kind, in the list and on the timeline</source>
         <translation>Ereignisse dieser Art in der Liste und auf der Zeitleiste zeigen oder ausblenden</translation>
+    </message>
+</context>
+<context>
+    <name>skytrace::ui::FlightReport</name>
+    <message>
+        <source>Flight report: %1</source>
+        <translation>Flugbericht: %1</translation>
+    </message>
+    <message>
+        <source>Results folder</source>
+        <translation>Ergebnisordner</translation>
+    </message>
+    <message>
+        <source>Video</source>
+        <translation>Video</translation>
+    </message>
+    <message>
+        <source>Flight log</source>
+        <translation>Fluglog</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>keines</translation>
+    </message>
+    <message>
+        <source>Basemap</source>
+        <translation>Basiskarte</translation>
+    </message>
+    <message>
+        <source>Flight start (UTC)</source>
+        <translation>Flugbeginn (UTC)</translation>
+    </message>
+    <message>
+        <source>Report made</source>
+        <translation>Bericht erstellt</translation>
+    </message>
+    <message>
+        <source>Software</source>
+        <translation>Software</translation>
+    </message>
+    <message>
+        <source>Skytrace %1</source>
+        <translation>Skytrace %1</translation>
+    </message>
+    <message>
+        <source>Summary</source>
+        <translation>Übersicht</translation>
+    </message>
+    <message>
+        <source>Frames processed</source>
+        <translation>Verarbeitete Bilder</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 von %2</translation>
+    </message>
+    <message>
+        <source>Frames with a position</source>
+        <translation>Bilder mit Position</translation>
+    </message>
+    <message>
+        <source>%1 (%2 %)</source>
+        <translation>%1 (%2 %)</translation>
+    </message>
+    <message>
+        <source>Basemap registrations</source>
+        <translation>Registrierungen auf der Basiskarte</translation>
+    </message>
+    <message>
+        <source>%1 accepted, %2 rejected</source>
+        <translation>%1 angenommen, %2 abgelehnt</translation>
+    </message>
+    <message>
+        <source>Frames odometry lost</source>
+        <translation>Bilder ohne Odometrie</translation>
+    </message>
+    <message>
+        <source>Track uncertainty (1 sigma)</source>
+        <translation>Unsicherheit der Spur (1 Sigma)</translation>
+    </message>
+    <message>
+        <source>median %1 m, largest %2 m</source>
+        <translation>Median %1 m, größte %2 m</translation>
+    </message>
+    <message>
+        <source>Logged GNSS against the visual track</source>
+        <translation>Aufgezeichnetes GNSS gegen die visuelle Spur</translation>
+    </message>
+    <message>
+        <source>%1 frames compared, median %2 m, largest %3 m; flagged stretches: %4</source>
+        <translation>%1 Bilder verglichen, Median %2 m, größter %3 m; markierte Abschnitte: %4</translation>
+    </message>
+    <message>
+        <source>Log clock</source>
+        <translation>Uhr des Logs</translation>
+    </message>
+    <message>
+        <source>measured offset %1 s (1 sigma %2 s; the run used %3 s)</source>
+        <translation>gemessener Versatz %1 s (1 Sigma %2 s; der Lauf nutzte %3 s)</translation>
+    </message>
+    <message>
+        <source>Map</source>
+        <translation>Karte</translation>
+    </message>
+    <message>
+        <source>No map: no basemap was open.</source>
+        <translation>Keine Karte: keine Basiskarte war geöffnet.</translation>
+    </message>
+    <message>
+        <source>Plots</source>
+        <translation>Diagramme</translation>
+    </message>
+    <message>
+        <source>No plot was shown.</source>
+        <translation>Kein Diagramm war sichtbar.</translation>
+    </message>
+    <message>
+        <source>GNSS flagged</source>
+        <translation>GNSS markiert</translation>
+    </message>
+    <message>
+        <source>No stretch of the logged GNSS was flagged.</source>
+        <translation>Kein Abschnitt des aufgezeichneten GNSS wurde markiert.</translation>
+    </message>
+    <message>
+        <source>From</source>
+        <translation>Von</translation>
+    </message>
+    <message>
+        <source>To</source>
+        <translation>Bis</translation>
+    </message>
+    <message>
+        <source>Largest distance</source>
+        <translation>Größter Abstand</translation>
+    </message>
+    <message>
+        <source>%1 m</source>
+        <translation>%1 m</translation>
+    </message>
+    <message>
+        <source>Events</source>
+        <translation>Ereignisse</translation>
+    </message>
+    <message>
+        <source>No events.</source>
+        <translation>Keine Ereignisse.</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>Zeit</translation>
+    </message>
+    <message>
+        <source>Event</source>
+        <translation>Ereignis</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>Details</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>Einstellungen</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>Gerät</translation>
+    </message>
+    <message>
+        <source>Visual odometry</source>
+        <translation>Visuelle Odometrie</translation>
+    </message>
+    <message>
+        <source>Satellite stage</source>
+        <translation>Satellitenstufe</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>Modus</translation>
+    </message>
+    <message>
+        <source>Camera</source>
+        <translation>Kamera</translation>
+    </message>
+    <message>
+        <source>Fallback</source>
+        <translation>Ausweichlösung</translation>
+    </message>
+    <message>
+        <source>Flight report</source>
+        <translation>Flugbericht</translation>
+    </message>
+    <message>
+        <source>cannot write %1</source>
+        <translation>%1 kann nicht geschrieben werden</translation>
     </message>
 </context>
 <context>
@@ -649,10 +852,6 @@
         <translation>&amp;Flugbahn...</translation>
     </message>
     <message>
-        <source>&amp;Report...</source>
-        <translation>&amp;Bericht...</translation>
-    </message>
-    <message>
         <source>&amp;Latency CSV...</source>
         <translation>&amp;Latenz-CSV...</translation>
     </message>
@@ -1019,6 +1218,38 @@
     <message>
         <source>paused</source>
         <translation>angehalten</translation>
+    </message>
+    <message>
+        <source>Export Flight Report</source>
+        <translation>Flugbericht exportieren</translation>
+    </message>
+    <message>
+        <source>HTML and PDF (*.html)</source>
+        <translation>HTML und PDF (*.html)</translation>
+    </message>
+    <message>
+        <source>&amp;Report (report.json)...</source>
+        <translation>&amp;Bericht (report.json)...</translation>
+    </message>
+    <message>
+        <source>&amp;Flight Report (HTML and PDF)...</source>
+        <translation>&amp;Flugbericht (HTML und PDF)...</translation>
+    </message>
+    <message>
+        <source>Write a report to send: the map and plots as shown, summary, flagged GNSS, events and settings</source>
+        <translation>Einen Bericht zum Versenden schreiben: Karte und Diagramme wie angezeigt, Übersicht, markiertes GNSS, Ereignisse und Einstellungen</translation>
+    </message>
+    <message>
+        <source>Cannot write the flight report</source>
+        <translation>Flugbericht kann nicht geschrieben werden</translation>
+    </message>
+    <message>
+        <source>there are no results yet: process the flight first</source>
+        <translation>es gibt noch keine Ergebnisse: zuerst den Flug verarbeiten</translation>
+    </message>
+    <message>
+        <source>Skytrace: %1</source>
+        <translation>Skytrace: %1</translation>
     </message>
 </context>
 <context>

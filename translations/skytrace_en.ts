@@ -71,6 +71,14 @@
         <source>Plots to show, comma-separated: trajectory, or time plots stacked on one time axis: altitude, heading, speed, discrepancy, latency, gpu.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Write the flight report (FILE.html and FILE.pdf) after loading, then quit (no dialogs).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>--screenshot and --report cannot be combined</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::DemoBuilder</name>
@@ -219,6 +227,201 @@
     </message>
     <message>
         <source>Show or hide the events of this kind, in the list and on the timeline</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>skytrace::ui::FlightReport</name>
+    <message>
+        <source>Flight report: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Results folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Video</source>
+        <translation type="unfinished">Video</translation>
+    </message>
+    <message>
+        <source>Flight log</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Basemap</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Flight start (UTC)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Report made</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Software</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Skytrace %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Summary</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Frames processed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Frames with a position</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (%2 %)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Basemap registrations</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 accepted, %2 rejected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Frames odometry lost</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Track uncertainty (1 sigma)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>median %1 m, largest %2 m</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Logged GNSS against the visual track</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 frames compared, median %2 m, largest %3 m; flagged stretches: %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Log clock</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>measured offset %1 s (1 sigma %2 s; the run used %3 s)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Map</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No map: no basemap was open.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Plots</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No plot was shown.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GNSS flagged</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No stretch of the logged GNSS was flagged.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>From</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>To</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Largest distance</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 m</source>
+        <translation type="unfinished">%1 m</translation>
+    </message>
+    <message>
+        <source>Events</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No events.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Event</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Visual odometry</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Satellite stage</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Camera</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fallback</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Flight report</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cannot write %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -641,10 +844,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>&amp;Report...</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>&amp;Latency CSV...</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1018,6 +1217,38 @@
     </message>
     <message>
         <source>paused</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export Flight Report</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>HTML and PDF (*.html)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Report (report.json)...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Flight Report (HTML and PDF)...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Write a report to send: the map and plots as shown, summary, flagged GNSS, events and settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot write the flight report</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>there are no results yet: process the flight first</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Skytrace: %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

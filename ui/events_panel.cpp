@@ -130,7 +130,7 @@ QColor EventsPanel::colourOf(FlightEventKind kind) {
   return QColor(Qt::gray);
 }
 
-QString EventsPanel::titleOf(FlightEventKind kind) const {
+QString EventsPanel::titleOf(FlightEventKind kind) {
   switch (kind) {
     case FlightEventKind::FlaggedGnss: return tr("GNSS flagged");
     case FlightEventKind::RejectedFixes: return tr("Registration rejected");
@@ -140,7 +140,7 @@ QString EventsPanel::titleOf(FlightEventKind kind) const {
   return QString();
 }
 
-QString EventsPanel::detailsOf(const FlightEvent& event) const {
+QString EventsPanel::detailsOf(const FlightEvent& event) {
   const QString duration = QLocale().toString(event.durationS(), 'f', 1);
   switch (event.kind) {
     case FlightEventKind::FlaggedGnss:
@@ -163,7 +163,7 @@ QString EventsPanel::detailsOf(const FlightEvent& event) const {
   return QString();
 }
 
-QString EventsPanel::timeText(double t_s) const {
+QString EventsPanel::timeText(double t_s) {
   const double rounded = std::round(t_s * 10.0) / 10.0;
   const int minutes = static_cast<int>(rounded / 60.0);
   return QStringLiteral("%1:%2").arg(minutes).arg(QLocale().toString(rounded - 60.0 * minutes, 'f', 1).rightJustified(4, QLatin1Char('0')));

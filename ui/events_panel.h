@@ -41,6 +41,10 @@ class EventsPanel : public QWidget {
   std::vector<TimelineMarker> markers() const;
 
   static QColor colourOf(app::FlightEventKind kind);
+  // An event in words (the list's columns; the flight report uses them too).
+  static QString titleOf(app::FlightEventKind kind);
+  static QString detailsOf(const app::FlightEvent& event);
+  static QString timeText(double t_s);  // "1:05.3" (video time)
 
  Q_SIGNALS:
   // The analyst chose an event: its start on the video timeline, seconds.
@@ -57,9 +61,6 @@ class EventsPanel : public QWidget {
  private:
   void rebuildList();
   void retranslateUi();
-  QString titleOf(app::FlightEventKind kind) const;
-  QString detailsOf(const app::FlightEvent& event) const;
-  QString timeText(double t_s) const;
   void activate(QTreeWidgetItem* item);
 
   ResultsModel* results_;

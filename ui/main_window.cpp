@@ -50,6 +50,7 @@
 #include "core/vision/torch_runtime.h"
 #include "ui/demo_builder.h"
 #include "ui/events_panel.h"
+#include "ui/flight_report.h"
 #include "ui/frame_loader.h"
 #include "ui/log_offset_widget.h"
 #include "ui/map_view.h"
@@ -331,6 +332,9 @@ void MainWindow::createActions() {
       QT_TR_NOOP("GeoJSON (*.geojson);;GPX (*.gpx);;KML (*.kml);;GeoPackage (*.gpkg);;CSV (*.csv)"));
   export_report_action_ = export_action("exportReport", {}, &MainWindow::exportReport,
                                         [] { return tr("Export Report"); }, QT_TR_NOOP("JSON (*.json)"));
+  export_flight_report_action_ =
+      export_action("exportFlightReport", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R), &MainWindow::exportFlightReport,
+                    [] { return tr("Export Flight Report"); }, QT_TR_NOOP("HTML and PDF (*.html)"));
   export_latency_action_ = export_action("exportLatency", {}, &MainWindow::exportLatencyCsv,
                                          [] { return tr("Export Latency"); }, QT_TR_NOOP("CSV (*.csv)"));
   export_map_action_ = export_action("exportMapImage", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M),
@@ -434,6 +438,7 @@ void MainWindow::createMenus() {
   export_menu_ = menuBar()->addMenu(QString());
   export_menu_->addAction(export_track_action_);
   export_menu_->addAction(export_log_track_action_);
+  export_menu_->addAction(export_flight_report_action_);
   export_menu_->addAction(export_report_action_);
   export_menu_->addAction(export_latency_action_);
   export_menu_->addSeparator();
@@ -586,7 +591,10 @@ void MainWindow::retranslateUi() {
   export_log_track_action_->setText(tr("&Flight Log as Track..."));
   export_log_track_action_->setStatusTip(
       tr("Write the open flight log's GNSS positions as a track, with their UTC times where the log has them"));
-  export_report_action_->setText(tr("&Report..."));
+  export_report_action_->setText(tr("&Report (report.json)..."));
+  export_flight_report_action_->setText(tr("&Flight Report (HTML and PDF)..."));
+  export_flight_report_action_->setStatusTip(
+      tr("Write a report to send: the map and plots as shown, summary, flagged GNSS, events and settings"));
   export_latency_action_->setText(tr("&Latency CSV..."));
   export_map_action_->setText(tr("&Map View as Image..."));
   export_plot_action_->setText(tr("Current &Plot as Image..."));
@@ -1419,6 +1427,7 @@ void MainWindow::updateActions() {
   export_track_action_->setEnabled(!r.primaryTrack().poses.empty());
   export_log_track_action_->setEnabled(telemetry_ != nullptr);
   export_report_action_->setEnabled(!r.report_json.empty());
+  export_flight_report_action_->setEnabled(!r.empty() && !r.folder.empty());
   export_latency_action_->setEnabled(!r.latency.empty());
   export_map_action_->setEnabled(map_view_->hasView());
 }
@@ -1474,6 +1483,25 @@ bool MainWindow::exportReport(const QString& path) {
     reportError(tr("Cannot export report"), QString::fromStdString(e.what()));
     return false;
   }
+}
+
+bool MainWindow::exportFlightReport(const QString& path) {
+  const FlightResults& results = results_model_->results();
+  if (results.empty() || results.folder.empty()) {
+    reportError(tr("Cannot write the flight report"), tr("there are no results yet: process the flight first"));
+    return false;
+  }
+  QString html_path = path;
+  if (QFileInfo(html_path).suffix().isEmpty()) html_path += QStringLiteral(".html");
+  const QImage map = map_view_->hasView() ? map_view_->grab().toImage() : QImage();
+  const QImage plots = plots_panel_->stack()->image(
+      tr("Skytrace: %1").arg(QFileInfo(QString::fromStdString(results.folder)).fileName()));
+  QString error;
+  if (!FlightReport::write(results, map, plots, QCoreApplication::applicationVersion(), html_path, &error)) {
+    reportError(tr("Cannot write the flight report"), error);
+    return false;
+  }
+  return true;
 }
 
 bool MainWindow::exportLatencyCsv(const QString& path) {

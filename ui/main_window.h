@@ -137,6 +137,9 @@ class MainWindow : public QMainWindow {
   // The open flight log's GNSS positions as a track (format from the extension).
   bool exportLogTrack(const QString& path);
   bool exportReport(const QString& path);
+  // The flight report (ui/flight_report.h): `path` (.html) and the PDF beside it, with
+  // the map and the stacked plots as shown. False after reporting.
+  bool exportFlightReport(const QString& path);
   bool exportLatencyCsv(const QString& path);
   bool exportMapImage(const QString& path);
   bool exportWindowImage(const QString& path);
@@ -322,6 +325,7 @@ class MainWindow : public QMainWindow {
   QAction* export_track_action_ = nullptr;
   QAction* export_log_track_action_ = nullptr;
   QAction* export_report_action_ = nullptr;
+  QAction* export_flight_report_action_ = nullptr;
   QAction* export_latency_action_ = nullptr;
   QAction* export_map_action_ = nullptr;
   QAction* export_window_action_ = nullptr;

@@ -149,43 +149,61 @@ const TimePlotStack::Entry* TimePlotStack::entryOf(TimePlot* plot) const {
   return nullptr;
 }
 
-bool TimePlotStack::exportImage(const QString& path, const QString& title) {
+namespace {
+
+// The exported picture: a title line, then each plot at 1400 x 300 px.
+constexpr int kExportWidthPx = 1400, kExportPlotHeightPx = 300, kExportTitleHeightPx = 50;
+
+void drawStack(QPainter& painter, const std::vector<TimePlot*>& shown, const QString& title) {
+  const int height = kExportTitleHeightPx + kExportPlotHeightPx * static_cast<int>(shown.size());
+  painter.fillRect(QRect(0, 0, kExportWidthPx, height), Qt::white);
+  QFont font = painter.font();
+  font.setPointSizeF(14);
+  font.setBold(true);
+  painter.setFont(font);
+  painter.setPen(Qt::black);
+  painter.drawText(QRect(16, 0, kExportWidthPx - 32, kExportTitleHeightPx), Qt::AlignVCenter | Qt::AlignLeft, title);
+  for (std::size_t i = 0; i < shown.size(); ++i)
+    painter.drawPixmap(0, kExportTitleHeightPx + static_cast<int>(i) * kExportPlotHeightPx,
+                       shown[i]->plot()->toPixmap(kExportWidthPx, kExportPlotHeightPx));
+}
+
+}  // namespace
+
+std::vector<TimePlot*> TimePlotStack::shownPlots() const {
   std::vector<TimePlot*> shown;
   for (const Entry& e : entries_)
     if (e.button->isChecked()) shown.push_back(e.plot);
+  return shown;
+}
+
+QImage TimePlotStack::image(const QString& title) {
+  const std::vector<TimePlot*> shown = shownPlots();
+  if (shown.empty()) return {};
+  QImage picture(kExportWidthPx, kExportTitleHeightPx + kExportPlotHeightPx * static_cast<int>(shown.size()),
+                 QImage::Format_RGB32);
+  QPainter painter(&picture);
+  drawStack(painter, shown, title);
+  return picture;
+}
+
+bool TimePlotStack::exportImage(const QString& path, const QString& title) {
+  const std::vector<TimePlot*> shown = shownPlots();
   if (shown.empty()) return false;
-  const int width = 1400, plot_height = 300, title_height = 50;
-  const int height = title_height + plot_height * static_cast<int>(shown.size());
-  auto draw = [&](QPainter& painter) {
-    painter.fillRect(QRect(0, 0, width, height), Qt::white);
-    QFont font = painter.font();
-    font.setPointSizeF(14);
-    font.setBold(true);
-    painter.setFont(font);
-    painter.setPen(Qt::black);
-    painter.drawText(QRect(16, 0, width - 32, title_height), Qt::AlignVCenter | Qt::AlignLeft, title);
-    for (std::size_t i = 0; i < shown.size(); ++i) {
-      const QPixmap pixmap = shown[i]->plot()->toPixmap(width, plot_height);
-      painter.drawPixmap(0, title_height + static_cast<int>(i) * plot_height, pixmap);
-    }
-  };
   if (QFileInfo(path).suffix().compare(QLatin1String("pdf"), Qt::CaseInsensitive) == 0) {
+    const int height = kExportTitleHeightPx + kExportPlotHeightPx * static_cast<int>(shown.size());
     QPdfWriter writer(path);
     writer.setTitle(title);
     writer.setCreator(QStringLiteral("Skytrace"));
-    writer.setPageSize(QPageSize(QSizeF(width, height), QPageSize::Point));
+    writer.setPageSize(QPageSize(QSizeF(kExportWidthPx, height), QPageSize::Point));
     writer.setPageMargins(QMarginsF(0, 0, 0, 0));
     writer.setResolution(72);
     QPainter painter;
     if (!painter.begin(&writer)) return false;
-    draw(painter);
+    drawStack(painter, shown, title);
     return painter.end();
   }
-  QImage image(width, height, QImage::Format_RGB32);
-  QPainter painter(&image);
-  draw(painter);
-  painter.end();
-  return image.save(path);
+  return image(title).save(path);
 }
 
 void TimePlotStack::retranslateUi() {

@@ -7,6 +7,7 @@
 // Thread: GUI thread only.
 #pragma once
 
+#include <QImage>
 #include <QWidget>
 
 #include <functional>
@@ -43,8 +44,10 @@ class TimePlotStack : public QWidget {
   void setRefit(std::function<void()> refit) { refit_ = std::move(refit); }
 
   // Renders the shown plots, one under the other, under `title`, as PNG or PDF (by the
-  // suffix); false on failure.
+  // suffix); false on failure (or nothing shown).
   bool exportImage(const QString& path, const QString& title);
+  // The same picture as an image (null when no plot is shown).
+  QImage image(const QString& title);
 
  Q_SIGNALS:
   // Plots were shown or hidden.
@@ -60,6 +63,7 @@ class TimePlotStack : public QWidget {
     QToolButton* button;
   };
   void linkTime(TimePlot* source);
+  std::vector<TimePlot*> shownPlots() const;
   void updateAxes();
   void retranslateUi();
   const Entry* entryOf(TimePlot* plot) const;

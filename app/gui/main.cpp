@@ -1,6 +1,7 @@
 // skytrace: GUI entry point.
 //   skytrace [--project P.skytrace] [--results DIR] [--basemap FILE]... [--video PATH]
-//            [--telemetry LOG] [--process] [--frame N] [--lang en|de] [--screenshot FILE.png] [FILE...]
+//            [--telemetry LOG] [--process] [--frame N] [--plot NAME[,NAME]] [--lang en|de]
+//            [--screenshot FILE.png | --report FILE.html] [FILE...]
 // Positional files are opened by kind (project, results folder, video, basemap, log).
 // --process processes what was opened (in process, views updating live) once loaded;
 // with --screenshot the window is captured after the run has ended and its results
@@ -9,6 +10,8 @@
 // --screenshot renders the window to PNG once everything named on the command line has
 // loaded (results read, map tiles and video frame shown), then quits: exit code 0, or 1
 // with a message on stderr when loading or writing failed. That mode opens no modal dialog.
+// --report is the same batch mode but writes the flight report (FILE.html and the PDF
+// beside it, ui/flight_report.h) instead of the screenshot.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QLibraryInfo>
@@ -50,8 +53,9 @@ void printError(const QString& message) {
 // frame); exits the event loop.
 class ScreenshotJob : public QObject {
  public:
-  ScreenshotJob(skytrace::ui::MainWindow* window, QString path, int frame, int timeout_ms, bool live)
-      : window_(window), path_(std::move(path)), frame_(frame), live_(live) {
+  // report: write the flight report to `path` instead of a screenshot.
+  ScreenshotJob(skytrace::ui::MainWindow* window, QString path, int frame, int timeout_ms, bool live, bool report)
+      : window_(window), path_(std::move(path)), frame_(frame), live_(live), report_(report) {
     connect(window_, &skytrace::ui::MainWindow::errorReported, this, [this](const QString&) {
       failed_ = true;
       QCoreApplication::exit(1);  // the window already printed the message to stderr
@@ -86,6 +90,10 @@ class ScreenshotJob : public QObject {
 
   void grabAndExit() {
     done_ = true;
+    if (report_) {
+      QCoreApplication::exit(window_->exportFlightReport(path_) ? 0 : 1);  // the window printed why
+      return;
+    }
     const QPixmap pixmap = window_->grab();
     if (!pixmap.save(path_, "PNG")) {
       printError(QCoreApplication::translate("skytrace", "cannot write the screenshot %1").arg(path_));
@@ -99,6 +107,7 @@ class ScreenshotJob : public QObject {
   QString path_;
   int frame_;
   bool live_;
+  bool report_;
   QTimer poll_;
   bool failed_ = false;
   bool done_ = false;
@@ -111,7 +120,7 @@ class ScreenshotJob : public QObject {
 void preferOffscreenForHeadlessScreenshots(int argc, char** argv) {
   bool screenshot = false;
   for (int i = 1; i < argc; ++i)
-    screenshot = screenshot || qstrncmp(argv[i], "--screenshot", 12) == 0;
+    screenshot = screenshot || qstrncmp(argv[i], "--screenshot", 12) == 0 || qstrncmp(argv[i], "--report", 8) == 0;
   if (screenshot && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") &&
       qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
     qputenv("QT_QPA_PLATFORM", "offscreen");
@@ -189,8 +198,13 @@ int main(int argc, char** argv) {
       QCoreApplication::translate(
           "skytrace", "Render the window to a PNG file after loading, then quit (no dialogs)."),
       QStringLiteral("FILE.png"));
+  const QCommandLineOption report_option(
+      QStringLiteral("report"),
+      QCoreApplication::translate("skytrace",
+                                  "Write the flight report (FILE.html and FILE.pdf) after loading, then quit (no dialogs)."),
+      QStringLiteral("FILE.html"));
   parser.addOptions({project_option, results_option, basemap_option, video_option, telemetry_option,
-                     frame_option, process_option, plot_option, lang_option, screenshot_option});
+                     frame_option, process_option, plot_option, lang_option, screenshot_option, report_option});
   parser.addPositionalArgument(
       QStringLiteral("files"),
       QCoreApplication::translate("skytrace", "Projects, results folders, videos, basemaps or logs to open."),
@@ -210,7 +224,12 @@ int main(int argc, char** argv) {
   }
 
   const QString screenshot = parser.value(screenshot_option);
-  const bool batch = !screenshot.isEmpty();
+  const QString report = parser.value(report_option);
+  if (!screenshot.isEmpty() && !report.isEmpty()) {
+    printError(QCoreApplication::translate("skytrace", "--screenshot and --report cannot be combined"));
+    return 2;
+  }
+  const bool batch = !screenshot.isEmpty() || !report.isEmpty();
   skytrace::ui::MainWindowOptions options;
   options.interactive = !batch;
   options.persist_settings = !batch;  // screenshots are reproducible: no saved layout
@@ -256,7 +275,8 @@ int main(int argc, char** argv) {
   }
   if (!loaded) return 1;  // the window printed why
   const bool process = parser.isSet(process_option);
-  ScreenshotJob job(&window, screenshot, start_frame, process ? kProcessScreenshotTimeoutMs : kScreenshotTimeoutMs,
-                    process && start_frame >= 0);
+  ScreenshotJob job(&window, report.isEmpty() ? screenshot : report, start_frame,
+                    process ? kProcessScreenshotTimeoutMs : kScreenshotTimeoutMs, process && start_frame >= 0,
+                    !report.isEmpty());
   return app.exec();
 }
