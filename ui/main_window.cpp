@@ -660,7 +660,7 @@ bool MainWindow::openBasemap(const QString& path) {
                                  .arg(gsd_m, 0, 'g', 3)
                                  .arg(crs));
     showResultsOnMap();
-    checkLogAgainstBasemaps();
+    if (telemetry_) checkLogAgainstBasemaps(io::gnssTrackFromTelemetry(*telemetry_));
     updateActions();
     return true;
   } catch (const std::exception& e) {
@@ -728,7 +728,7 @@ bool MainWindow::openTelemetry(const QString& path) {
                                  .arg(track.poses.back().t_s - track.poses.front().t_s, 0, 'f', 1)
                                  .arg(where));
     if (!frame_loader_->isOpen() && results_model_->results().empty()) useLogAsTimeline(track);
-    checkLogAgainstBasemaps();
+    checkLogAgainstBasemaps(track);
     updateActions();
     return true;
   } catch (const std::exception& e) {
@@ -750,19 +750,12 @@ void MainWindow::useLogAsTimeline(const geo::Track& gnss) {
   map_view_->zoomToGeoPoints(geoPointsOf(gnss.poses));
 }
 
-void MainWindow::checkLogAgainstBasemaps() {
-  if (!telemetry_ || basemap_boxes_.empty()) return;
-  const geo::Track track = io::gnssTrackFromTelemetry(*telemetry_);
-  if (track.poses.empty()) return;
-  auto inside = [](const geo::GeoBBox& box, const geo::TrackPose& p) {
-    const bool lon_in = box.crossesAntimeridian() ? (p.lon_deg >= box.min_lon_deg || p.lon_deg <= box.max_lon_deg)
-                                                  : (p.lon_deg >= box.min_lon_deg && p.lon_deg <= box.max_lon_deg);
-    return lon_in && p.lat_deg >= box.min_lat_deg && p.lat_deg <= box.max_lat_deg;
-  };
+void MainWindow::checkLogAgainstBasemaps(const geo::Track& gnss) {
+  if (basemap_boxes_.empty() || gnss.poses.empty()) return;
   double nearest_m = std::numeric_limits<double>::infinity();
-  for (const geo::TrackPose& p : track.poses) {
+  for (const geo::TrackPose& p : gnss.poses) {
     for (const geo::GeoBBox& box : basemap_boxes_) {
-      if (inside(box, p)) return;  // the log reaches a basemap
+      if (box.contains(p.lat_deg, p.lon_deg)) return;  // the log reaches a basemap
       const geo::GeoPoint centre{0.5 * (box.min_lat_deg + box.max_lat_deg), 0.5 * (box.min_lon_deg + box.max_lon_deg), 0.0};
       nearest_m = std::min(nearest_m, geo::horizontalDistanceM({p.lat_deg, p.lon_deg, 0.0}, centre));
     }

@@ -251,8 +251,8 @@ class MainWindow : public QMainWindow {
   // A log opened without a video is reviewed on its own: its GNSS samples are the frames
   // of the timeline.
   void useLogAsTimeline(const geo::Track& gnss);
-  // The status bar says so when the log's positions lie off every basemap.
-  void checkLogAgainstBasemaps();
+  // The status bar says so when the log's GNSS track lies off every basemap.
+  void checkLogAgainstBasemaps(const geo::Track& gnss);
   void showMeasurement();
   void showCameraAtCurrentTime();
   // Places the open log on the video's clock (placeLogOnVideoClock) and redraws it.

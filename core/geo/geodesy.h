@@ -56,6 +56,13 @@ struct GeoBBox {
   double max_lon_deg = 0.0;
 
   bool crossesAntimeridian() const { return min_lon_deg > max_lon_deg; }
+  // The point's latitude and longitude lie in the box (edges included; a box across the
+  // antimeridian holds the longitudes east of min and west of max).
+  bool contains(double lat_deg, double lon_deg) const {
+    const bool lon_in = crossesAntimeridian() ? (lon_deg >= min_lon_deg || lon_deg <= max_lon_deg)
+                                              : (lon_deg >= min_lon_deg && lon_deg <= max_lon_deg);
+    return lon_in && lat_deg >= min_lat_deg && lat_deg <= max_lat_deg;
+  }
 };
 
 // What the points of a GeoBBox are.

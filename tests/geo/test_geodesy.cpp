@@ -173,6 +173,19 @@ class TestGeodesy : public QObject {
     QVERIFY(std::abs(ringAreaM2(large) / 1e8 - 1.0) < 1e-5);
   }
 
+  void boxContainsPointsAcrossTheAntimeridianToo() {
+    const GeoBBox alps{46.0, 7.0, 47.0, 9.0};
+    QVERIFY(alps.contains(46.5, 8.0));
+    QVERIFY(alps.contains(46.0, 9.0));  // edges included
+    QVERIFY(!alps.contains(45.9, 8.0));
+    QVERIFY(!alps.contains(46.5, 9.1));
+    const GeoBBox fiji{-19.0, 177.0, -16.0, -179.0};  // across the antimeridian
+    QVERIFY(fiji.contains(-17.0, 179.5));
+    QVERIFY(fiji.contains(-17.0, -179.5));
+    QVERIFY(!fiji.contains(-17.0, 0.0));
+    QVERIFY(!fiji.contains(-17.0, 176.0));
+  }
+
   void boundingBoxOfPoints() {
     const GeoBBox plain = boundingBox({{47.0, 8.0, 0}, {47.5, 8.4, 0}, {46.9, 8.2, 0}}, PointSet::kPoints);
     QCOMPARE(plain.min_lat_deg, 46.9);
