@@ -60,10 +60,7 @@ class TestEventsPanel : public QObject {
     window.resize(1280, 800);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    QSignalSpy loaded(&window, &ui::MainWindow::resultsLoaded);
-    QVERIFY(window.openProject(flight_.project));
-    QVERIFY(loaded.wait(kLoadTimeoutMs));
-    QTRY_VERIFY_WITH_TIMEOUT(!window.isLoading(), kLoadTimeoutMs);
+    QVERIFY(test::openProjectAndWait(window, flight_.project, kLoadTimeoutMs));
 
     ui::EventsPanel* panel = window.eventsPanel();
     QTreeWidget* list = panel->list();
@@ -148,10 +145,7 @@ class TestEventsPanel : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     window.activateWindow();
     QVERIFY(QTest::qWaitForWindowActive(&window));
-    QSignalSpy loaded(&window, &ui::MainWindow::resultsLoaded);
-    QVERIFY(window.openProject(flight_.project));
-    QVERIFY(loaded.wait(kLoadTimeoutMs));
-    QTRY_VERIFY_WITH_TIMEOUT(!window.isLoading(), kLoadTimeoutMs);
+    QVERIFY(test::openProjectAndWait(window, flight_.project, kLoadTimeoutMs));
 
     QLineEdit* edit = window.timeline()->timeEdit();
     window.action("jumpToTime")->trigger();

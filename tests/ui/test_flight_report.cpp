@@ -53,10 +53,7 @@ class TestFlightReport : public QObject {
     ui::MainWindow window(test::batchOptions());
     window.resize(1280, 800);
     window.show();
-    QSignalSpy loaded(&window, &ui::MainWindow::resultsLoaded);
-    QVERIFY(window.openProject(flight_.project));
-    QVERIFY(loaded.wait(kTimeoutMs));
-    QTRY_VERIFY_WITH_TIMEOUT(!window.isLoading(), kTimeoutMs);
+    QVERIFY(test::openProjectAndWait(window, flight_.project, kTimeoutMs));
     QVERIFY(window.action("exportFlightReport")->isEnabled());
 
     QTemporaryDir out;

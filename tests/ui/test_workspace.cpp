@@ -230,10 +230,7 @@ class TestWorkspace : public QObject {
     window.resize(1280, 800);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    QSignalSpy loaded(&window, &ui::MainWindow::resultsLoaded);
-    QVERIFY(window.openProject(flight_.project));
-    QVERIFY(loaded.wait(kLoadTimeoutMs));
-    QTRY_VERIFY_WITH_TIMEOUT(!window.isLoading(), kLoadTimeoutMs);
+    QVERIFY(test::openProjectAndWait(window, flight_.project, kLoadTimeoutMs));
     ui::LogOffsetWidget* offset = window.logOffset();
     QVERIFY(!offset->offsetBox()->isEnabled());  // no log yet
     QVERIFY(!offset->measuredButton()->isEnabled());
@@ -401,10 +398,7 @@ class TestWorkspace : public QObject {
     window.resize(1280, 800);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    QSignalSpy loaded(&window, &ui::MainWindow::resultsLoaded);
-    QVERIFY(window.openProject(flight_.project));
-    QVERIFY(loaded.wait(kLoadTimeoutMs));
-    QTRY_VERIFY_WITH_TIMEOUT(!window.isLoading(), kLoadTimeoutMs);
+    QVERIFY(test::openProjectAndWait(window, flight_.project, kLoadTimeoutMs));
 
     const int target = 47;  // not a fix frame, far from the other tracks' nearest points
     const geo::TrackPose& pose = flight_.visual.poses[target];
@@ -427,10 +421,7 @@ class TestWorkspace : public QObject {
     ui::MainWindow window(batchOptions());
     window.resize(1280, 800);
     window.show();
-    QSignalSpy loaded(&window, &ui::MainWindow::resultsLoaded);
-    QVERIFY(window.openProject(flight_.project));
-    QVERIFY(loaded.wait(kLoadTimeoutMs));
-    QTRY_VERIFY_WITH_TIMEOUT(!window.isLoading(), kLoadTimeoutMs);
+    QVERIFY(test::openProjectAndWait(window, flight_.project, kLoadTimeoutMs));
     QTemporaryDir out;
     QString next_path;
     QStringList captions;
