@@ -109,35 +109,36 @@ void MapView::addBasemap(std::shared_ptr<const geo::Basemap> basemap) {
   MapLayer layer;
   layer.basemap = std::move(basemap);
   if (layers_.empty()) {
-    layer.bounds_in_view = layer.basemap->mapBounds();
+    // The first basemap defines the view (replacing a grid view).
+    auto frame = std::make_shared<ViewFrame>();
+    frame->converter = std::shared_ptr<const geo::MapGeoConverter>(layer.basemap, &layer.basemap->converter());
+    frame->crs_wkt = layer.basemap->crsWkt();
+    frame->crs_name = layer.basemap->crsName();
     const double unit_px = layer.basemap->mapFromPixel().pixelWidth();
-    metres_per_unit_ = unit_px > 0 ? layer.basemap->pixelSizeXM() / unit_px : 1.0;
+    frame->metres_per_unit = unit_px > 0 ? layer.basemap->pixelSizeXM() / unit_px : 1.0;
+    frame->finest_units_per_px = unit_px / 16.0;  // up to 16x magnification
+    layer.bounds_in_view = layer.basemap->mapBounds();
+    layers_.push_back(std::move(layer));
+    setFrame(std::move(frame));
+    zoomToFit();
+    return;
+  }
+  if (layer.basemap->crsWkt() != frame_->crs_wkt) {
+    layer.layer_from_view = std::make_shared<const geo::CrsTransform>(frame_->crs_wkt, layer.basemap->crsWkt());
+    layer.view_from_layer = std::make_shared<const geo::CrsTransform>(layer.basemap->crsWkt(), frame_->crs_wkt);
+    layer.bounds_in_view =
+        geo::envelopeOf(layer.view_from_layer->transform(borderSamples(layer.basemap->mapBounds())));
   } else {
-    const geo::Basemap& view_basemap = *layers_.front().basemap;
-    if (layer.basemap->crsWkt() != view_basemap.crsWkt()) {
-      layer.layer_from_view =
-          std::make_shared<const geo::CrsTransform>(view_basemap.crsWkt(), layer.basemap->crsWkt());
-      layer.view_from_layer =
-          std::make_shared<const geo::CrsTransform>(layer.basemap->crsWkt(), view_basemap.crsWkt());
-      layer.bounds_in_view =
-          geo::envelopeOf(layer.view_from_layer->transform(borderSamples(layer.basemap->mapBounds())));
-    } else {
-      layer.bounds_in_view = layer.basemap->mapBounds();
-    }
+    layer.bounds_in_view = layer.basemap->mapBounds();
   }
   layers_.push_back(std::move(layer));
-  if (layers_.size() == 1) {
-    projectOverlays();
-    projectCamera();
-    zoomToFit();
-  } else {
-    clampScale();
-    scheduleLoad();
-  }
+  clampScale();
+  scheduleLoad();
 }
 
 void MapView::clearBasemaps() {
   layers_.clear();
+  frame_.reset();
   overlay_points_in_view_.assign(overlays_.size(), {});
   camera_in_view_.clear();
   images_.clear();
@@ -145,15 +146,48 @@ void MapView::clearBasemaps() {
   shown_generation_ = requested_generation_;
   accept_from_generation_ = requested_generation_;
   load_timer_.stop();
+  setUpGridViewIfNeeded();  // the overlays stay on screen, on a grid
   update();
   Q_EMIT viewChanged();
+}
+
+void MapView::setFrame(std::shared_ptr<const ViewFrame> frame) {
+  frame_ = std::move(frame);
+  projectOverlays();
+  projectCamera();
+}
+
+void MapView::setUpGridViewIfNeeded() {
+  if (frame_) return;
+  const auto with_points = std::find_if(overlays_.begin(), overlays_.end(),
+                                        [](const TrackOverlay& o) { return !o.points.empty(); });
+  if (with_points == overlays_.end()) return;
+  try {
+    auto frame = std::make_shared<ViewFrame>();
+    const std::string utm = geo::utmCrsFor(with_points->points.front());
+    frame->converter = std::make_shared<const geo::MapGeoConverter>(utm);
+    frame->crs_wkt = utm;
+    frame->crs_name = geo::describeCrs(utm).shortName();
+    frame->metres_per_unit = 1.0;
+    frame->finest_units_per_px = 0.01;  // 1 cm per pixel
+    setFrame(std::move(frame));
+  } catch (const std::exception& e) {  // a point outside every zone's domain (bad data)
+    Q_EMIT loadFailed(tr("Cannot place track %1 on the map: %2")
+                          .arg(with_points->name, QString::fromStdString(e.what())));
+    return;
+  }
+  zoomToFit();
 }
 
 void MapView::setTrackOverlay(const TrackOverlay& overlay) {
   auto same_name = [&](const TrackOverlay& o) { return o.name == overlay.name; };
   overlays_.erase(std::remove_if(overlays_.begin(), overlays_.end(), same_name), overlays_.end());
   overlays_.push_back(overlay);
-  projectOverlays();
+  if (frame_) {
+    projectOverlays();
+  } else {
+    setUpGridViewIfNeeded();
+  }
   update();
 }
 
@@ -175,6 +209,11 @@ void MapView::removeTrackOverlaysWithPrefix(const QString& prefix) {
 void MapView::clearTrackOverlays() {
   overlays_.clear();
   overlay_points_in_view_.clear();
+  if (isGridView()) {
+    frame_.reset();  // nothing left to show on the grid
+    camera_in_view_.clear();
+    Q_EMIT viewChanged();
+  }
   update();
 }
 
@@ -186,22 +225,22 @@ void MapView::setCameraMarker(const std::optional<CameraMarker>& marker) {
 
 void MapView::projectCamera() {
   camera_in_view_.clear();
-  if (!camera_ || layers_.empty()) return;
+  if (!camera_ || !frame_) return;
   std::vector<geo::GeoPoint> points;
   points.reserve(camera_->footprint.size() + 1);
   points.push_back(camera_->position);
   points.insert(points.end(), camera_->footprint.begin(), camera_->footprint.end());
   try {
-    camera_in_view_ = layers_.front().basemap->converter().mapFromGeo(points);
+    camera_in_view_ = frame_->converter->mapFromGeo(points);
   } catch (const std::exception&) {
     camera_in_view_.clear();  // outside the CRS's domain: not drawn
   }
 }
 
 std::optional<QPointF> MapView::widgetFromGeo(const geo::GeoPoint& point) const {
-  if (layers_.empty()) return std::nullopt;
+  if (!frame_) return std::nullopt;
   try {
-    return widgetFromMap(layers_.front().basemap->converter().mapFromGeo(point));
+    return widgetFromMap(frame_->converter->mapFromGeo(point));
   } catch (const std::exception&) {
     return std::nullopt;
   }
@@ -237,8 +276,8 @@ std::optional<double> MapView::timeNearWidgetPoint(const QPointF& p_in_widget, d
 
 void MapView::projectOverlays() {
   overlay_points_in_view_.assign(overlays_.size(), {});
-  if (layers_.empty()) return;  // no view CRS yet; projected when the first basemap comes
-  const geo::MapGeoConverter& view_converter = layers_.front().basemap->converter();
+  if (!frame_) return;  // no view CRS yet; projected when the view is set up
+  const geo::MapGeoConverter& view_converter = *frame_->converter;
   for (std::size_t i = 0; i < overlays_.size(); ++i) {
     try {
       overlay_points_in_view_[i] = view_converter.mapFromGeo(overlays_[i].points);
@@ -249,19 +288,27 @@ void MapView::projectOverlays() {
   }
 }
 
-geo::MapRect MapView::layersBounds() const {
-  geo::MapRect r = layers_.front().bounds_in_view;
+geo::MapRect MapView::contentBounds() const {
+  std::vector<geo::MapPoint> corners;
   for (const MapLayer& layer : layers_) {
-    r.min_x = std::min(r.min_x, layer.bounds_in_view.min_x);
-    r.min_y = std::min(r.min_y, layer.bounds_in_view.min_y);
-    r.max_x = std::max(r.max_x, layer.bounds_in_view.max_x);
-    r.max_y = std::max(r.max_y, layer.bounds_in_view.max_y);
+    corners.push_back({layer.bounds_in_view.min_x, layer.bounds_in_view.min_y});
+    corners.push_back({layer.bounds_in_view.max_x, layer.bounds_in_view.max_y});
   }
-  return r;
+  if (!corners.empty()) return geo::envelopeOf(corners);
+  for (const std::vector<geo::MapPoint>& points : overlay_points_in_view_)
+    for (const geo::MapPoint& p : points)
+      if (std::isfinite(p.x) && std::isfinite(p.y)) corners.push_back(p);
+  if (corners.empty()) return {centre_.x, centre_.y, centre_.x, centre_.y};
+  const geo::MapRect r = geo::envelopeOf(corners);
+  // A single point (or a track standing still) still gets a 100 m wide grid view.
+  const double min_extent_units = 100.0 / (frame_ ? frame_->metres_per_unit : 1.0);
+  const double grow_x = 0.5 * std::max(0.0, min_extent_units - r.width());
+  const double grow_y = 0.5 * std::max(0.0, min_extent_units - r.height());
+  return {r.min_x - grow_x, r.min_y - grow_y, r.max_x + grow_x, r.max_y + grow_y};
 }
 
 std::string MapView::viewCrsName() const {
-  return layers_.empty() ? std::string() : layers_.front().basemap->crsName();
+  return frame_ ? frame_->crs_name : std::string();
 }
 
 geo::MapRect MapView::visibleMapRect() const {
@@ -281,9 +328,9 @@ QPointF MapView::widgetFromMap(const geo::MapPoint& p) const {
 }
 
 std::optional<geo::GeoPoint> MapView::geoFromWidget(const QPointF& p_in_widget) const {
-  if (layers_.empty()) return std::nullopt;
+  if (!frame_) return std::nullopt;
   try {
-    return layers_.front().basemap->converter().geoFromMap(mapFromWidget(p_in_widget));
+    return frame_->converter->geoFromMap(mapFromWidget(p_in_widget));
   } catch (const Error&) {
     return std::nullopt;
   }
@@ -297,17 +344,16 @@ void MapView::setView(const geo::MapPoint& centre, double units_per_px) {
 }
 
 void MapView::clampScale() {
-  if (layers_.empty()) return;
-  const geo::Basemap& base = *layers_.front().basemap;
-  min_units_per_px_ = base.mapFromPixel().pixelWidth() / 16.0;  // up to 16x magnification
-  const geo::MapRect bounds = layersBounds();
+  if (!frame_) return;
+  min_units_per_px_ = frame_->finest_units_per_px;
+  const geo::MapRect bounds = contentBounds();
   const double extent = std::max(bounds.width(), bounds.height());
   max_units_per_px_ = std::max(min_units_per_px_, 16.0 * extent / std::max(1, std::min(width(), height())));
   units_per_px_ = std::clamp(units_per_px_, min_units_per_px_, max_units_per_px_);
 }
 
 void MapView::zoomBy(double factor, const QPointF& anchor) {
-  if (layers_.empty() || !(factor > 0.0)) return;
+  if (!frame_ || !(factor > 0.0)) return;
   const geo::MapPoint fixed = mapFromWidget(anchor);
   units_per_px_ /= factor;
   clampScale();
@@ -317,16 +363,16 @@ void MapView::zoomBy(double factor, const QPointF& anchor) {
 }
 
 void MapView::panByPixels(const QPointF& delta) {
-  if (layers_.empty()) return;
+  if (!frame_) return;
   centre_.x -= delta.x() * units_per_px_;
   centre_.y += delta.y() * units_per_px_;
   scheduleLoad();
 }
 
 void MapView::zoomToFit() {
-  if (layers_.empty()) return;
+  if (!frame_) return;
   if (width() <= 1 || height() <= 1 || !isVisible()) fit_on_resize_ = true;
-  const geo::MapRect bounds = layersBounds();
+  const geo::MapRect bounds = contentBounds();
   centre_ = {0.5 * (bounds.min_x + bounds.max_x), 0.5 * (bounds.min_y + bounds.max_y)};
   units_per_px_ = 1.05 * std::max(bounds.width() / std::max(1, width()),
                                   bounds.height() / std::max(1, height()));
@@ -335,10 +381,10 @@ void MapView::zoomToFit() {
 }
 
 void MapView::zoomToGeoPoints(const std::vector<geo::GeoPoint>& points, double margin) {
-  if (layers_.empty() || points.empty()) return;
+  if (!frame_ || points.empty()) return;
   std::vector<geo::MapPoint> in_view;
   try {
-    in_view = layers_.front().basemap->converter().mapFromGeo(points);
+    in_view = frame_->converter->mapFromGeo(points);
   } catch (const std::exception&) {
     return;
   }
@@ -468,12 +514,13 @@ void MapView::drawCamera(QPainter& painter) const {
 void MapView::paintEvent(QPaintEvent*) {
   QPainter painter(this);
   painter.fillRect(rect(), QColor(38, 42, 48));
-  if (layers_.empty()) {
+  if (!frame_) {
     painter.setPen(QColor(190, 196, 204));
     painter.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap,
                      tr("No basemap. Use File > Open Basemap... to show one."));
     return;
   }
+  if (isGridView()) drawGrid(painter);
   painter.setRenderHint(QPainter::SmoothPixmapTransform);
   for (const MapLayerImage& layer_image : images_) {
     const QImage& image = layer_image.image;
@@ -515,6 +562,30 @@ void MapView::paintEvent(QPaintEvent*) {
     painter.drawLine(origin, origin + QPointF(length_px, 0));
     drawHaloText(painter, origin + QPointF(0, -8), font(), label);
   }
+}
+
+void MapView::drawGrid(QPainter& painter) const {
+  // Grid lines every "nice" distance (about 100 px apart) in the UTM zone, and a note
+  // saying what the analyst is looking at (a tooltip-free way to tell it is no imagery).
+  const double spacing_m = niceLengthM(100.0 * metresPerPixel());
+  const double spacing_units = spacing_m / frame_->metres_per_unit;
+  const geo::MapRect visible = visibleMapRect();
+  if (spacing_units > 0.0 && visible.width() / spacing_units < 400.0 && visible.height() / spacing_units < 400.0) {
+    painter.setPen(QPen(QColor(255, 255, 255, 28), 1));
+    for (double x = std::ceil(visible.min_x / spacing_units) * spacing_units; x <= visible.max_x; x += spacing_units) {
+      const double px = widgetFromMap({x, 0.0}).x();
+      painter.drawLine(QPointF(px, 0), QPointF(px, height()));
+    }
+    for (double y = std::ceil(visible.min_y / spacing_units) * spacing_units; y <= visible.max_y; y += spacing_units) {
+      const double py = widgetFromMap({0.0, y}).y();
+      painter.drawLine(QPointF(0, py), QPointF(width(), py));
+    }
+  }
+  // Bottom right, clear of the legend (top right) and the scale bar (bottom left).
+  const QString note = tr("No basemap: %1 grid, %2").arg(lengthText(spacing_m), QString::fromStdString(frame_->crs_name));
+  const QFontMetricsF metrics(font());
+  const QString shown = metrics.elidedText(note, Qt::ElideRight, std::max(0.0, width() - 200.0));
+  drawHaloText(painter, QPointF(width() - metrics.horizontalAdvance(shown) - 12.0, height() - 10.0), font(), shown);
 }
 
 void MapView::drawMeasurement(QPainter& painter) const {
@@ -566,7 +637,7 @@ QSizeF MapView::legendSize() const {
 }
 
 QRectF MapView::legendRect() const {
-  if (!legend_visible_ || layers_.empty() || (legend_entries_.empty() && !legend_ramp_)) return {};
+  if (!legend_visible_ || !frame_ || (legend_entries_.empty() && !legend_ramp_)) return {};
   const QSizeF size = legendSize();
   return QRectF(QPointF(width() - size.width() - 10.0, 10.0), size);
 }
@@ -719,7 +790,7 @@ void MapView::keyPressEvent(QKeyEvent* event) {
 
 void MapView::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
-  if (layers_.empty()) return;
+  if (!frame_) return;
   if (fit_on_resize_ && width() > 1 && height() > 1) {
     fit_on_resize_ = false;
     zoomToFit();

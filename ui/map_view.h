@@ -1,8 +1,10 @@
 // MapView: a pan/zoom view over georeferenced basemaps.
 //
-// The view lives in one map CRS (the first basemap's) and is described by the map
-// point at the widget centre and the map units per widget pixel; y grows north (the
-// widget's y grows down). Whenever the view changes, the visible window of every layer
+// The view lives in one map CRS and is described by the map point at the widget centre
+// and the map units per widget pixel; y grows north (the widget's y grows down). The
+// view CRS is the first basemap's; without a basemap, the overlays are drawn on a plain
+// metre grid in the UTM zone of the first overlay point (a log reviewed on its own), and
+// the first basemap added later takes the view over. Whenever the view changes, the visible window of every layer
 // is read again through geo::Basemap::readWindow at the view's ground resolution, on a
 // private worker thread, debounced to one read per 40 ms; until it arrives the previous
 // images stay drawn at their map positions, so panning and zooming stay smooth. Layers in
@@ -47,20 +49,23 @@ class MapView : public QWidget {
   // Waits for a read in flight (bounded by one window read) before returning.
   ~MapView() override;
 
-  // Adds a layer drawn above the earlier ones. The first layer sets the view CRS and
-  // fits the view to it. Throws skytrace::GeoreferenceError when the layer's CRS cannot
+  // Adds a layer drawn above the earlier ones. The first layer sets the view CRS (also
+  // over a grid view without basemaps) and fits the view to it. Throws skytrace::GeoreferenceError when the layer's CRS cannot
   // be transformed to the view's.
   void addBasemap(std::shared_ptr<const geo::Basemap> basemap);
   void clearBasemaps();
   int basemapCount() const { return static_cast<int>(layers_.size()); }
 
-  // The view: centre map point (view CRS units) and map units per widget pixel.
-  bool hasView() const { return !layers_.empty(); }
+  // The view: centre map point (view CRS units) and map units per widget pixel. There
+  // is a view once a basemap or an overlay with points is there.
+  bool hasView() const { return frame_ != nullptr; }
+  // True while the view is the plain grid of a view without basemaps.
+  bool isGridView() const { return frame_ && layers_.empty(); }
   geo::MapRect visibleMapRect() const;
   geo::MapPoint centre() const { return centre_; }
   double unitsPerPixel() const { return units_per_px_; }
   // Ground metres covered by one widget pixel (what the reads request).
-  double metresPerPixel() const { return units_per_px_ * metres_per_unit_; }
+  double metresPerPixel() const { return units_per_px_ * (frame_ ? frame_->metres_per_unit : 1.0); }
   std::string viewCrsName() const;
 
   geo::MapPoint mapFromWidget(const QPointF& p_in_widget) const;
@@ -74,7 +79,7 @@ class MapView : public QWidget {
   void zoomBy(double factor) { zoomBy(factor, QPointF(width() / 2.0, height() / 2.0)); }
   // Moves the map content by `delta_in_widget` pixels (a drag).
   void panByPixels(const QPointF& delta_in_widget);
-  // Shows all layers.
+  // Shows all layers (without basemaps: all overlays).
   void zoomToFit();
   // Shows these WGS84 points with a margin (fraction of the extent on each side); no-op
   // without a view or points.
@@ -82,7 +87,8 @@ class MapView : public QWidget {
 
   // A polyline and/or point markers drawn above the basemaps (a track, registration
   // fixes, highlighted segments), WGS84 degrees. Replaces an overlay of the same name.
-  // Drawn once a basemap defines the view CRS, in increasing `z`.
+  // Drawn in increasing `z`. The first overlay with points sets up a grid view when
+  // there is no view yet.
   enum class Marker { None, Dot, Ring, Cross };
   struct TrackOverlay {
     QString name;
@@ -201,11 +207,23 @@ class MapView : public QWidget {
   void keyPressEvent(QKeyEvent* event) override;
 
  private:
+  // The view CRS: how WGS84 maps to view units and what a unit is on the ground.
+  struct ViewFrame {
+    std::shared_ptr<const geo::MapGeoConverter> converter;
+    std::string crs_wkt;   // as the layers' transforms need it
+    std::string crs_name;  // "WGS 84 / UTM zone 30N (EPSG:32630)"
+    double metres_per_unit = 1.0;
+    double finest_units_per_px = 1e-9;  // the closest zoom
+  };
+  void setFrame(std::shared_ptr<const ViewFrame> frame);  // re-projects overlays and camera
+  void setUpGridViewIfNeeded();  // a UTM grid view for the overlays when there is no view
+  geo::MapRect contentBounds() const;  // the layers, or without them the overlays
+  void drawGrid(QPainter& painter) const;
+
   void scheduleLoad();
   void startLoad();
   void onLoadFinished();
   void clampScale();
-  geo::MapRect layersBounds() const;
 
   void projectOverlays();  // overlays_ -> overlay_points_in_view_ (view CRS)
   void projectCamera();    // camera_ -> camera_in_view_
@@ -216,6 +234,7 @@ class MapView : public QWidget {
   void drawLegend(QPainter& painter) const;
   QSizeF legendSize() const;
 
+  std::shared_ptr<const ViewFrame> frame_;  // null: no view yet
   std::vector<MapLayer> layers_;
   std::vector<TrackOverlay> overlays_;
   std::vector<std::vector<geo::MapPoint>> overlay_points_in_view_;  // parallel to overlays_
@@ -224,7 +243,6 @@ class MapView : public QWidget {
   std::vector<MapLayerImage> images_;
   geo::MapPoint centre_;
   double units_per_px_ = 1.0;
-  double metres_per_unit_ = 1.0;
   double min_units_per_px_ = 1e-9;
   double max_units_per_px_ = 1e9;
   bool fit_on_resize_ = false;

@@ -2,6 +2,7 @@
 
 #include <ogr_spatialref.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <mutex>
@@ -171,6 +172,12 @@ MapPoint MapGeoConverter::mapFromEnu(const LocalEnuFrame& frame, const EnuPoint&
 std::string wgs84Crs() {
   static const std::string wkt = detail::wktOf(*detail::makeWgs84());
   return wkt;
+}
+
+std::string utmCrsFor(const GeoPoint& point) {
+  const double lon = std::fmod(std::fmod(point.lon_deg + 180.0, 360.0) + 360.0, 360.0);  // [0, 360)
+  const int zone = std::clamp(static_cast<int>(std::floor(lon / 6.0)) + 1, 1, 60);
+  return "EPSG:" + std::to_string((point.lat_deg >= 0.0 ? 32600 : 32700) + zone);
 }
 
 std::string CrsInfo::shortName() const {

@@ -77,6 +77,12 @@ class MapGeoConverter {
 // The WKT of WGS84 geographic (EPSG:4326).
 std::string wgs84Crs();
 
+// The WGS 84 / UTM zone holding a point, as "EPSG:326zz" (north) or "EPSG:327zz"
+// (south): a metric CRS for drawing or measuring near that point when no map supplies
+// one. Zones are the regular 6-degree ones (no Norway/Svalbard exceptions); longitudes
+// outside [-180, 180) are wrapped.
+std::string utmCrsFor(const GeoPoint& point);
+
 // Facts about a CRS definition (throw GeoreferenceError if it cannot be parsed).
 struct CrsInfo {
   std::string wkt;         // normalised WKT2

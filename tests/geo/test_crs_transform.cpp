@@ -163,6 +163,22 @@ class TestCrsTransform : public QObject {
     QCOMPARE(QString::fromStdString(wgs.authority), QString("EPSG:4326"));
   }
 
+  void utmZoneOfAPoint() {
+    QCOMPARE(QString::fromStdString(utmCrsFor({-34.93, 138.6, 0})), QString("EPSG:32754"));  // Adelaide
+    QCOMPARE(QString::fromStdString(utmCrsFor({50.82, -0.14, 0})), QString("EPSG:32630"));   // Brighton
+    QCOMPARE(QString::fromStdString(utmCrsFor({0.0, -180.0, 0})), QString("EPSG:32601"));
+    QCOMPARE(QString::fromStdString(utmCrsFor({10.0, 180.0, 0})), QString("EPSG:32601"));   // wraps
+    QCOMPARE(QString::fromStdString(utmCrsFor({10.0, 179.99, 0})), QString("EPSG:32660"));
+    // The zone's central meridian is within 3 degrees of the point: scale near 1 there.
+    const GeoPoint p{47.37, 8.54, 0};
+    const MapGeoConverter zone(utmCrsFor(p));
+    const MapPoint a = zone.mapFromGeo(p);
+    const MapPoint b = zone.mapFromGeo(GeoPoint{47.37, 8.54 + 0.01, 0});
+    const double grid_m = std::hypot(b.x - a.x, b.y - a.y);
+    const double geodesic_m = horizontalDistanceM(p, GeoPoint{47.37, 8.54 + 0.01, 0});
+    QVERIFY2(std::abs(grid_m / geodesic_m - 1.0) < 1e-3, qPrintable(QString::number(grid_m / geodesic_m)));
+  }
+
   void errorsAreTyped() {
     QVERIFY_THROWS_EXCEPTION(skytrace::GeoreferenceError, CrsTransform("not a crs", "EPSG:4326"));
     QVERIFY_THROWS_EXCEPTION(skytrace::GeoreferenceError, MapGeoConverter(""));

@@ -272,6 +272,73 @@ class TestMapView : public QObject {
     QCOMPARE(ui::areaText(12500.0), QString("1.25 ha"));
   }
 
+  // Issue 20: a log reviewed without any basemap is drawn on a metre grid in its UTM zone
+  // (the map is never empty while there is a track); the first basemap takes the view
+  // over, and closing it leaves the track on the grid.
+  void trackWithoutBasemapIsDrawnOnAGrid() {
+    ui::MapView view;
+    view.resize(800, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(!view.hasView());
+    // A 400 m track heading east, then 300 m north, over Adelaide (UTM zone 54S).
+    const geo::LocalEnuFrame enu(geo::GeoPoint{-34.93, 138.60, 0.0});
+    ui::MapView::TrackOverlay track;
+    track.name = "gnss:log";
+    track.color = QColor(255, 196, 0);
+    track.casing = false;
+    for (int k = 0; k <= 70; ++k) {
+      const geo::EnuPoint p = k <= 40 ? geo::EnuPoint{10.0 * k, 0.0, 0.0} : geo::EnuPoint{400.0, 10.0 * (k - 40), 0.0};
+      track.points.push_back(enu.toGeo(p));
+      track.t_s.push_back(k);
+    }
+    view.setTrackOverlay(track);
+    QVERIFY(view.hasView());
+    QVERIFY(view.isGridView());
+    QCOMPARE(QString::fromStdString(view.viewCrsName()), QString("WGS 84 / UTM zone 54S (EPSG:32754)"));
+    // Fitted: the whole track inside the widget, the 400 m leg spanning most of it.
+    for (const geo::GeoPoint& p : track.points) QVERIFY(QRectF(view.rect()).contains(*view.widgetFromGeo(p)));
+    const QPointF west = *view.widgetFromGeo(track.points.front());
+    const QPointF corner = *view.widgetFromGeo(track.points[40]);
+    QVERIFY2(corner.x() - west.x() > 400, qPrintable(QString::number(corner.x() - west.x())));
+    // East is right: grid north is within the meridian convergence (-1.4 deg here) of north.
+    QVERIFY(std::abs(corner.y() - west.y()) < 0.03 * (corner.x() - west.x()));
+    const double mpp = view.metresPerPixel();
+    const double leg_px = std::hypot(corner.x() - west.x(), corner.y() - west.y());
+    QVERIFY2(std::abs(leg_px * mpp / 400.0 - 1.0) < 2e-3, qPrintable(QString::number(mpp)));
+    // What a person sees: the track's colour on the leg, grid lines elsewhere.
+    const QImage shot = view.grab().toImage();
+    const QPointF mid = (west + corner) / 2.0;
+    QCOMPARE(QColor(shot.pixel(mid.toPoint())), QColor(255, 196, 0));
+    QVERIFY(test::distinctColours(shot, QRect(0, 0, 800, 600)) >= 3);  // background, grid, track
+    // Seeking and measuring work on the grid as on imagery.
+    QSignalSpy seeks(&view, &ui::MapView::timeClicked);
+    click(&view, corner);
+    QCOMPARE(seeks.count(), 1);
+    QCOMPARE(seeks.front().front().toDouble(), 40.0);
+    view.setMeasuring(true);
+    click(&view, west);
+    click(&view, corner);
+    QVERIFY2(std::abs(view.measuredLengthM() - 400.0) < 1.0, qPrintable(QString::number(view.measuredLengthM())));
+    view.setMeasuring(false);
+
+    // A basemap takes the view over; the track is placed in its CRS.
+    auto basemap = openShared("data/orthophotos/australia.tif");
+    view.addBasemap(basemap);
+    QVERIFY(QTest::qWaitFor([&] { return view.isIdle(); }, kIdleTimeoutMs));
+    QVERIFY(!view.isGridView());
+    QCOMPARE(view.viewCrsName(), basemap->crsName());
+    const geo::MapPoint in_basemap = basemap->converter().mapFromGeo(track.points[40]);
+    const QPointF expected = view.widgetFromMap(in_basemap);
+    QVERIFY((*view.widgetFromGeo(track.points[40]) - expected).manhattanLength() < 1e-6);
+
+    view.clearBasemaps();  // the track stays, on the grid again
+    QVERIFY(view.isGridView());
+    QVERIFY(QRectF(view.rect()).contains(*view.widgetFromGeo(track.points[40])));
+    view.clearTrackOverlays();  // nothing left: no view, the "no basemap" note
+    QVERIFY(!view.hasView());
+  }
+
   void legendSaysWhatIsDrawn() {
     auto basemap = openShared("data/orthophotos/australia.tif");
     ui::MapView view;
