@@ -20,6 +20,10 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+// Speeds are averaged over 1 s: logs repeat positions between GNSS fixes, and frame-to-
+// frame visual steps are noisy (geo::groundSpeedsMps).
+constexpr double kSpeedWindowS = 1.0;
+
 enum TrackSeries { kVisual = 0, kOdometry = 1, kGnss = 2 };
 
 struct TrackColumns {
@@ -44,14 +48,9 @@ TrackColumns columnsOf(const geo::Track& track, const geo::LocalEnuFrame& enu) {
       c.heading_deg.back() = kNaN;
     }
     c.heading_deg << heading;
-    double speed = kNaN;
-    if (i > 0) {
-      const double dt = p.t_s - track.poses[i - 1].t_s;
-      if (dt > 1e-6) speed = std::hypot(c.east_m[i] - c.east_m[i - 1], c.north_m[i] - c.north_m[i - 1]) / dt;
-    }
-    c.speed_mps << speed;
   }
-  if (c.speed_mps.size() > 1) c.speed_mps[0] = c.speed_mps[1];
+  const std::vector<double> speeds = geo::groundSpeedsMps(track, kSpeedWindowS);
+  c.speed_mps = QVector<double>(speeds.begin(), speeds.end());
   return c;
 }
 

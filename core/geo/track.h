@@ -59,4 +59,13 @@ struct Track {
   std::vector<TrackPose> poses;
 };
 
+// Horizontal ground speed at each pose, m/s (parallel to track.poses): the geodesic
+// distance between the first and last pose within `window_s` seconds centred on it,
+// over their time difference; where that window holds no other pose, over the
+// neighbouring poses. A window of a few samples keeps logs that repeat a position
+// between GNSS updates (a 10 Hz receiver in a 60 Hz log) from reading as alternating
+// standstill and double speed. NaN where no later or earlier pose has a later time.
+// Poses must be in time order.
+std::vector<double> groundSpeedsMps(const Track& track, double window_s);
+
 }  // namespace skytrace::geo
