@@ -203,7 +203,7 @@ void MainWindow::createModels() {
 
   connect(time_model_, &TimeModel::currentFrameChanged, this, [this] { scheduleSync(true, false); });
   connect(time_model_, &TimeModel::timelineChanged, this, [this] {
-    plots_panel_->setTimeline(time_model_->fps(), time_model_->durationS());
+    plots_panel_->setTimeline(time_model_->fps(), time_model_->durationS(), time_model_->startUnixS());
   });
   connect(results_model_, &ResultsModel::changed, this, [this] { scheduleSync(false, true); });
   connect(frame_loader_, &FrameLoader::frameReady, this, &MainWindow::onFrameReady);

@@ -101,9 +101,12 @@ PlotsPanel::PlotsPanel(ResultsModel* results, QWidget* parent) : QWidget(parent)
   retranslateUi();
 }
 
-void PlotsPanel::setTimeline(double fps, double duration_s) {
+void PlotsPanel::setTimeline(double fps, double duration_s, double start_unix_s) {
   fps_ = fps > 0 ? fps : 10.0;
   duration_s_ = duration_s;
+  for (TimePlot* plot : {altitude_, heading_, speed_, discrepancy_, static_cast<TimePlot*>(latency_),
+                         static_cast<TimePlot*>(gpu_memory_)})
+    plot->setTimeOrigin(start_unix_s);
   refit_ = true;
   refreshData();
 }

@@ -9,6 +9,8 @@
 
 #include <QWidget>
 
+#include <limits>
+
 #include <memory>
 #include <optional>
 
@@ -51,8 +53,10 @@ class PlotsPanel : public QWidget {
   // Refits every plot to its data and the whole flight (Reset Zoom).
   void refit();
 
-  // Video frame rate (for latency bars) and duration (x range of the time plots).
-  void setTimeline(double fps, double duration_s);
+  // Video frame rate (for latency bars), duration (x range of the time plots) and UTC
+  // of t_s = 0 (Unix seconds; NaN: unknown, the time axes show video seconds).
+  void setTimeline(double fps, double duration_s,
+                   double start_unix_s = std::numeric_limits<double>::quiet_NaN());
   // The flight log's GNSS track, plotted when the results hold none (no processing yet,
   // or a run without telemetry).
   void setTelemetryTrack(const geo::Track& track);

@@ -1,6 +1,8 @@
 #include "ui/time_plot.h"
 
+#include <QDateTime>
 #include <QFileInfo>
+#include <QTimeZone>
 #include <QLocale>
 #include <QVBoxLayout>
 
@@ -12,6 +14,48 @@
 #include "ui/qcustomplot_include.h"
 
 namespace skytrace::ui {
+namespace {
+
+// Labels a time axis of seconds after `origin` (Unix seconds) with UTC clock times, at
+// steps a clock reader expects (1, 2, 5, 10, 15, 30 s, 1, 2, 5, 10, 15, 30 min, ...)
+// and at round UTC times, not at round offsets from the origin.
+class UtcTimeTicker : public QCPAxisTicker {
+ public:
+  explicit UtcTimeTicker(double origin_unix_s) : origin_(origin_unix_s) {}
+
+ protected:
+  double getTickStep(const QCPRange& range) override {
+    static const double kSteps[] = {0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800,
+                                    3600, 7200, 10800, 21600, 43200, 86400};
+    const double target = range.size() / std::max(1, tickCount());
+    for (double step : kSteps)
+      if (step >= target) return step_ = step;
+    return step_ = 86400.0 * std::ceil(target / 86400.0);
+  }
+  int getSubTickCount(double) override { return 0; }
+  QVector<double> createTickVector(double step, const QCPRange& range) override {
+    QVector<double> ticks;
+    if (!(step > 0.0)) return ticks;
+    const double first = std::ceil((range.lower + origin_) / step) * step - origin_;
+    for (int k = 0; k < 1000; ++k) {
+      const double t = first + k * step;
+      if (t > range.upper) break;
+      ticks << t;
+    }
+    return ticks;
+  }
+  QString getTickLabel(double tick, const QLocale&, QChar, int) override {
+    const QDateTime utc =
+        QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(std::llround((origin_ + tick) * 1000.0)), QTimeZone::utc());
+    return utc.toString(step_ < 1.0 ? QStringLiteral("HH:mm:ss.z") : QStringLiteral("HH:mm:ss"));
+  }
+
+ private:
+  double origin_;
+  double step_ = 1.0;
+};
+
+}  // namespace
 
 TimePlot::TimePlot(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
   auto* layout = new QVBoxLayout(this);
@@ -111,6 +155,11 @@ void TimePlot::setHoverTime(double t_s) {
   hover_line_->setVisible(true);
   const QLocale locale;
   QStringList lines{tr("t = %1 s").arg(locale.toString(t_s, 'f', 2))};
+  if (std::isfinite(start_unix_s_)) {
+    const QDateTime utc = QDateTime::fromMSecsSinceEpoch(
+        static_cast<qint64>(std::llround((start_unix_s_ + t_s) * 1000.0)), QTimeZone::utc());
+    lines.front() += QStringLiteral("  ") + tr("%1 UTC").arg(utc.toString(QStringLiteral("HH:mm:ss.zzz")));
+  }
   for (QCPGraph* graph : graphs_) {
     if (!graph->visible() || graph->dataCount() == 0 || graph->name().isEmpty()) continue;
     // The nearest sample within half a second (none: the series has no value there).
@@ -147,7 +196,34 @@ void TimePlot::setLeftMargin(int px) {
 void TimePlot::setTimeAxisLabelled(bool labelled) {
   time_axis_labelled_ = labelled;
   plot_->xAxis->setTickLabels(labelled);
-  plot_->xAxis->setLabel(labelled ? time_title_ : QString());
+  applyTimeTitle();
+}
+
+void TimePlot::setTimeOrigin(double start_unix_s) {
+  if (std::isfinite(start_unix_s) == std::isfinite(start_unix_s_) &&
+      (!std::isfinite(start_unix_s) || start_unix_s == start_unix_s_))
+    return;
+  start_unix_s_ = start_unix_s;
+  if (std::isfinite(start_unix_s_)) {
+    plot_->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new UtcTimeTicker(start_unix_s_)));
+  } else {
+    plot_->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+  }
+  applyTimeTitle();
+  replotIfVisible();
+}
+
+QStringList TimePlot::timeTickLabels() const {
+  QVector<double> ticks;
+  QVector<QString> labels;
+  plot_->xAxis->ticker()->generate(plot_->xAxis->range(), plot_->locale(), plot_->xAxis->numberFormat().at(0),
+                                   plot_->xAxis->numberPrecision(), ticks, nullptr, &labels);
+  return QStringList(labels.begin(), labels.end());
+}
+
+void TimePlot::applyTimeTitle() {
+  const QString title = std::isfinite(start_unix_s_) ? tr("Time [UTC]") : time_title_;
+  plot_->xAxis->setLabel(time_axis_labelled_ ? title : QString());
 }
 
 int TimePlot::addSeries(const QColor& colour, Qt::PenStyle style, double width, bool dots) {
@@ -191,7 +267,7 @@ void TimePlot::setShadedSpans(const std::vector<std::pair<double, double>>& span
 
 void TimePlot::setAxisTitles(const QString& x_title, const QString& y_title) {
   time_title_ = x_title;
-  plot_->xAxis->setLabel(time_axis_labelled_ ? x_title : QString());
+  applyTimeTitle();
   plot_->yAxis->setLabel(y_title);
 }
 
@@ -235,6 +311,22 @@ void TimePlot::replotIfVisible() {
 void TimePlot::commitData() {
   int points = 0;
   for (QCPGraph* graph : graphs_) points += graph->dataCount();
+  // The legend lists the series that have data, in series order (a log-only flight has
+  // no visual series to explain); a hidden series keeps its greyed entry.
+  std::vector<QCPGraph*> wanted, listed;
+  for (QCPGraph* graph : graphs_) {
+    if (graph->dataCount() > 0 && !graph->name().isEmpty()) wanted.push_back(graph);
+    if (plot_->legend->hasItemWithPlottable(graph)) listed.push_back(graph);
+  }
+  if (wanted != listed) {
+    for (QCPGraph* graph : listed) graph->removeFromLegend();
+    for (QCPGraph* graph : wanted) {
+      graph->addToLegend();
+      plot_->legend->itemWithPlottable(graph)->setTextColor(graph->visible() ? Qt::black : QColor(170, 170, 170));
+    }
+    plot_->legend->setVisible(plot_->legend->itemCount() > 0);
+    replotIfVisible();
+  }
   Q_EMIT dataUpdated(points);
 }
 

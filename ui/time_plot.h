@@ -10,6 +10,7 @@
 #include <QVector>
 #include <QWidget>
 
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -41,7 +42,15 @@ class TimePlot : public QWidget {
   // Shaded vertical spans [start_s, end_s] (e.g. flagged discrepancy segments).
   void setShadedSpans(const std::vector<std::pair<double, double>>& spans, const QColor& colour);
   int shadedSpanCount() const { return static_cast<int>(spans_.size()); }
+  // x_title names video seconds (used while the time origin is unknown).
   void setAxisTitles(const QString& x_title, const QString& y_title);
+  // UTC of t_s = 0 (Unix seconds). Finite: the time axis is labelled with UTC clock times
+  // at round steps (whole seconds, minutes, ...) and titled "Time [UTC]", and the hover
+  // read-out gives the UTC time too. NaN (the default): video seconds.
+  void setTimeOrigin(double start_unix_s);
+  double timeOrigin() const { return start_unix_s_; }
+  // The time axis' tick labels for its current range, as drawn.
+  QStringList timeTickLabels() const;
 
   // Fits both axes to the data (x over [0, duration_s] when duration_s > 0). The value
   // axis covers the shown series' 0.5-99.5 % quantiles, widened to their extremes unless
@@ -93,7 +102,10 @@ class TimePlot : public QWidget {
 
   QCPItemStraightLine* hover_line_ = nullptr;
   QCPItemText* hover_text_ = nullptr;
+  void applyTimeTitle();
+
   QString time_title_;
+  double start_unix_s_ = std::numeric_limits<double>::quiet_NaN();
   bool time_axis_labelled_ = true;
 };
 

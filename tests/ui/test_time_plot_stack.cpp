@@ -3,12 +3,15 @@
 // a legend click hides a series, the value axis ignores far outliers, only the bottom
 // plot labels time, the shown plots are kept by key, and the stack exports as one image.
 #include <QMouseEvent>
+#include <QRegularExpression>
 #include <QSplitter>
 #include <QTemporaryDir>
 #include <QToolButton>
 #include <QtTest>
 
 #include <cmath>
+#include <limits>
+#include <memory>
 
 #include "ui/qcustomplot_include.h"
 #include "ui/time_plot.h"
@@ -114,6 +117,61 @@ class TestTimePlotStack : public QObject {
     QVERIFY(plot.isSeriesShown(0));
     plot.rescale(10.0);
     QVERIFY(plot.plot()->yAxis->range().upper > 1000.0);  // shown again, fitted again
+
+    // The legend lists only series with data, in series order; an empty plot has none.
+    plot.addSeries(Qt::green);
+    plot.setSeriesName(2, "Raw visual odometry");
+    plot.commitData();
+    QCOMPARE(plot.plot()->legend->itemCount(), 2);
+    plot.setSeriesData(0, {}, {});
+    plot.commitData();
+    QCOMPARE(plot.plot()->legend->itemCount(), 1);
+    QVERIFY(plot.plot()->legend->hasItemWithPlottable(plot.plot()->graph(1)));
+    fill(&plot, 2, [](double) { return 3.0; });
+    fill(&plot, 0, [](double) { return 1000.0; });
+    plot.commitData();
+    QCOMPARE(plot.plot()->legend->itemCount(), 3);
+    QVERIFY(plot.plot()->legend->itemWithPlottable(plot.plot()->graph(0)) == plot.plot()->legend->item(0));
+    for (int k = 0; k < 3; ++k) plot.setSeriesData(k, {}, {});
+    plot.commitData();
+    QVERIFY(!plot.plot()->legend->visible());  // no empty legend box
+  }
+
+  // Issue 20: where the flight's UTC is known, the time axis reads UTC clock times at
+  // round UTC seconds (not round offsets from the video start) and the hover read-out
+  // says the UTC time; without it, video seconds.
+  void timeAxisShowsUtcWhereKnown() {
+    std::unique_ptr<ui::TimePlot> plot(makePlot("Speed"));
+    fill(plot.get(), 0, [](double t) { return t; });
+    plot->resize(800, 200);
+    plot->show();
+    QVERIFY(QTest::qWaitForWindowExposed(plot.get()));
+    plot->plot()->xAxis->setRange(0.0, 120.0);
+    plot->plot()->replot();
+    QCOMPARE(plot->plot()->xAxis->label(), QString("Video time [s]"));
+    QVERIFY2(plot->timeTickLabels().contains("50"), qPrintable(plot->timeTickLabels().join(' ')));
+
+    const double start_unix_s = 1585840848.77 - 50.05;  // m2zoom.SRT: 15:20:48.770 at 50.05 s
+    plot->setTimeOrigin(start_unix_s);
+    plot->plot()->replot();
+    QCOMPARE(plot->plot()->xAxis->label(), QString("Time [UTC]"));
+    const QStringList labels = plot->timeTickLabels();
+    QVERIFY2(labels.size() >= 3, qPrintable(labels.join(' ')));
+    QVector<double> ticks;
+    plot->plot()->xAxis->ticker()->generate(plot->plot()->xAxis->range(), QLocale(), 'g', 6, ticks, nullptr, nullptr);
+    QCOMPARE(ticks.size(), labels.size());
+    for (int k = 0; k < labels.size(); ++k) {
+      QVERIFY2(QRegularExpression("^15:2[01]:[0-5][0-9]$").match(labels[k]).hasMatch(), qPrintable(labels[k]));
+      const double utc_s = start_unix_s + ticks[k];
+      QVERIFY2(std::abs(utc_s - std::round(utc_s / 10.0) * 10.0) < 1e-3, qPrintable(labels[k]));  // round times
+    }
+    plot->setHoverTime(50.05);
+    QVERIFY2(plot->hoverText().contains("15:20:48.770 UTC"), qPrintable(plot->hoverText()));
+
+    plot->setTimeOrigin(std::numeric_limits<double>::quiet_NaN());
+    plot->plot()->replot();
+    QCOMPARE(plot->plot()->xAxis->label(), QString("Video time [s]"));
+    QVERIFY2(plot->timeTickLabels().contains("50"), qPrintable(plot->timeTickLabels().join(' ')));
   }
 
   void theStackExportsAsOneTitledImage() {
