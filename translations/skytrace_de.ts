@@ -477,6 +477,38 @@
         <source>Latency [ms]</source>
         <translation>Latenz [ms]</translation>
     </message>
+    <message>
+        <source>Decode</source>
+        <translation>Dekodieren</translation>
+    </message>
+    <message>
+        <source>Upload</source>
+        <translation>Hochladen</translation>
+    </message>
+    <message>
+        <source>Features</source>
+        <translation>Merkmale</translation>
+    </message>
+    <message>
+        <source>Matching</source>
+        <translation>Zuordnung</translation>
+    </message>
+    <message>
+        <source>Pose</source>
+        <translation>Pose</translation>
+    </message>
+    <message>
+        <source>Retrieval</source>
+        <translation>Suche</translation>
+    </message>
+    <message>
+        <source>Fine matching</source>
+        <translation>Feinzuordnung</translation>
+    </message>
+    <message>
+        <source>Fusion</source>
+        <translation>Fusion</translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::LogOffsetWidget</name>
@@ -694,10 +726,6 @@
     <message>
         <source>Open a flight log (DJI SRT, PX4 ULog, ArduPilot .bin, MAVLink .tlog, GPX, CSV) and show its GNSS track on the map</source>
         <translation>Ein Fluglog (DJI SRT, PX4 ULog, ArduPilot .bin, MAVLink .tlog, GPX, CSV) öffnen und seinen GNSS-Track auf der Karte anzeigen</translation>
-    </message>
-    <message>
-        <source> (shown once a basemap is open)</source>
-        <translation> (wird angezeigt, sobald eine Basiskarte geöffnet ist)</translation>
     </message>
     <message>
         <source>Flight log %1: %2 GNSS positions over %3 s%4</source>
@@ -942,10 +970,6 @@
     <message>
         <source>%1 is not a results folder (it holds neither track.csv nor report.json)</source>
         <translation>%1 ist kein Ergebnisordner (er enthält weder track.csv noch report.json)</translation>
-    </message>
-    <message>
-        <source>Results shown; open a basemap to see them on the map</source>
-        <translation>Ergebnisse geladen; eine Basiskarte öffnen, um sie auf der Karte zu sehen</translation>
     </message>
     <message>
         <source>No camera footprint: %1</source>
@@ -1251,6 +1275,14 @@
         <source>Skytrace: %1</source>
         <translation>Skytrace: %1</translation>
     </message>
+    <message>
+        <source> (on a grid until a basemap is open)</source>
+        <translation> (auf einem Gitter, bis eine Basiskarte geöffnet ist)</translation>
+    </message>
+    <message>
+        <source>Results shown on a grid; open a basemap to see the imagery under them</source>
+        <translation>Ergebnisse auf einem Gitter angezeigt; eine Basiskarte öffnen, um die Bilder darunter zu sehen</translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>
@@ -1309,6 +1341,10 @@
     <message>
         <source>&amp;Measure From Here</source>
         <translation>Von hier &amp;messen</translation>
+    </message>
+    <message>
+        <source>No basemap: %1 grid, %2</source>
+        <translation>Keine Basiskarte: %1-Gitter, %2</translation>
     </message>
 </context>
 <context>
@@ -1638,6 +1674,14 @@ Nur im überlappenden Modus: der sequenzielle Modus registriert immer jedes Schl
     <message>
         <source>t = %1 s</source>
         <translation>t = %1 s</translation>
+    </message>
+    <message>
+        <source>%1 UTC</source>
+        <translation>%1 UTC</translation>
+    </message>
+    <message>
+        <source>Time [UTC]</source>
+        <translation>Zeit [UTC]</translation>
     </message>
 </context>
 <context>

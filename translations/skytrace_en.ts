@@ -477,6 +477,38 @@
         <source>Latency [ms]</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Decode</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Upload</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Features</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Matching</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pose</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Retrieval</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fine matching</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fusion</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::LogOffsetWidget</name>
@@ -689,10 +721,6 @@
     </message>
     <message>
         <source>Open Flight &amp;Log...</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source> (shown once a basemap is open)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -933,10 +961,6 @@
     </message>
     <message>
         <source>%1 is not a results folder (it holds neither track.csv nor report.json)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Results shown; open a basemap to see them on the map</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1251,6 +1275,14 @@
         <source>Skytrace: %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source> (on a grid until a basemap is open)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Results shown on a grid; open a basemap to see the imagery under them</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>
@@ -1308,6 +1340,10 @@
     </message>
     <message>
         <source>&amp;Measure From Here</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No basemap: %1 grid, %2</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1635,6 +1671,14 @@ Overlapped mode only: the sequential mode always registers every keyframe.</sour
     <name>skytrace::ui::TimePlot</name>
     <message>
         <source>t = %1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 UTC</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time [UTC]</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -1,5 +1,8 @@
 #include "ui/latency_plot.h"
 
+#include <QCoreApplication>
+#include <QLocale>
+
 #include <QEvent>
 #include <QLabel>
 #include <QVBoxLayout>
@@ -43,7 +46,6 @@ LatencyPlot::LatencyPlot(QWidget* parent) : TimePlot(parent) {
     auto* bars = new QCPBars(plot_->xAxis, plot_->yAxis);
     bars->setPen(Qt::NoPen);
     bars->setBrush(kStageColours[i]);
-    bars->setName(QString::fromLatin1(engine::stageName(static_cast<engine::Stage>(i))));
     bars->setStackingGap(0);
     if (below) bars->moveAbove(below);
     below = bars;
@@ -113,26 +115,38 @@ QString LatencyPlot::readoutText() const { return readout_->text(); }
 
 void LatencyPlot::retranslateUi() {
   setAxisTitles(tr("Video time [s]"), tr("Latency [ms]"));
+  for (int i = 0; i < engine::kStageCount; ++i) bars_[i]->setName(stageDisplayName(static_cast<engine::Stage>(i)));
   if (frames_ == 0) {
     readout_->setText(tr("No latency samples yet."));
     readout_->setToolTip(QString());
     return;
   }
   QStringList parts;
+  const QLocale locale;
   parts << tr("Frame: p50 %1 ms, p99 %2 ms (%3 frames), slowest %4 ms (frame %5)")
-               .arg(frame_p50_ms_, 0, 'f', 1)
-               .arg(frame_p99_ms_, 0, 'f', 1)
-               .arg(frames_)
-               .arg(slowest_ms_, 0, 'f', 1)
+               .arg(locale.toString(frame_p50_ms_, 'f', 1), locale.toString(frame_p99_ms_, 'f', 1),
+                    locale.toString(frames_), locale.toString(slowest_ms_, 'f', 1))
                .arg(slowest_frame_);
   if (frames_above_axis_ > 0) parts << tr("frames above the axis: %1").arg(frames_above_axis_);
   for (const engine::StageStatistics& s : stats_)
     parts << tr("%1: p50 %2 / p99 %3 ms")
-                 .arg(QString::fromLatin1(engine::stageName(s.stage)))
-                 .arg(s.p50_ms, 0, 'f', 1)
-                 .arg(s.p99_ms, 0, 'f', 1);
+                 .arg(stageDisplayName(s.stage), locale.toString(s.p50_ms, 'f', 1), locale.toString(s.p99_ms, 'f', 1));
   readout_->setText(parts.join(QStringLiteral(" · ")));
   readout_->setToolTip(parts.join(QLatin1Char('\n')));
+}
+
+QString stageDisplayName(engine::Stage stage) {
+  switch (stage) {
+    case engine::Stage::Decode: return QCoreApplication::translate("skytrace::ui::LatencyPlot", "Decode");
+    case engine::Stage::Upload: return QCoreApplication::translate("skytrace::ui::LatencyPlot", "Upload");
+    case engine::Stage::Extract: return QCoreApplication::translate("skytrace::ui::LatencyPlot", "Features");
+    case engine::Stage::Match: return QCoreApplication::translate("skytrace::ui::LatencyPlot", "Matching");
+    case engine::Stage::Pose: return QCoreApplication::translate("skytrace::ui::LatencyPlot", "Pose");
+    case engine::Stage::Retrieval: return QCoreApplication::translate("skytrace::ui::LatencyPlot", "Retrieval");
+    case engine::Stage::FineMatch: return QCoreApplication::translate("skytrace::ui::LatencyPlot", "Fine matching");
+    case engine::Stage::Fusion: return QCoreApplication::translate("skytrace::ui::LatencyPlot", "Fusion");
+  }
+  return QString::fromLatin1(engine::stageName(stage));
 }
 
 void LatencyPlot::changeEvent(QEvent* event) {

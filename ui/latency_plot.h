@@ -62,4 +62,8 @@ class GpuMemoryPlot : public TimePlot {
   bool has_data_ = false;
 };
 
+// A stage's name for the analyst, translated ("Features", "Fine matching"); the files
+// keep engine::stageName's stable keys.
+QString stageDisplayName(engine::Stage stage);
+
 }  // namespace skytrace::ui

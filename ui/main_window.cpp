@@ -657,7 +657,7 @@ bool MainWindow::openBasemap(const QString& path) {
                                  .arg(QFileInfo(path).fileName())
                                  .arg(width)
                                  .arg(height)
-                                 .arg(gsd_m, 0, 'g', 3)
+                                 .arg(QLocale().toString(gsd_m, 'g', 3))
                                  .arg(crs));
     showResultsOnMap();
     if (telemetry_) checkLogAgainstBasemaps(io::gnssTrackFromTelemetry(*telemetry_));
@@ -691,7 +691,7 @@ bool MainWindow::openVideo(const QString& path) {
     statusBar()->showMessage(tr("Video %1: %2 frames, %3 fps, %4 x %5 px")
                                  .arg(QFileInfo(path).fileName())
                                  .arg(info.frame_count)
-                                 .arg(info.fps, 0, 'g', 4)
+                                 .arg(QLocale().toString(info.fps, 'g', 4))
                                  .arg(info.width_px)
                                  .arg(info.height_px));
     updateFootprintCamera();
@@ -719,13 +719,11 @@ bool MainWindow::openTelemetry(const QString& path) {
     project_.telemetry_path = absolute;
     placeLog();
     const geo::Track track = io::gnssTrackFromTelemetry(*telemetry_);
-    const QString where = map_view_->hasView()
-                              ? QString()
-                              : tr(" (shown once a basemap is open)");
+    const QString where = map_view_->isGridView() ? tr(" (on a grid until a basemap is open)") : QString();
     statusBar()->showMessage(tr("Flight log %1: %2 GNSS positions over %3 s%4")
                                  .arg(QFileInfo(path).fileName())
                                  .arg(track.poses.size())
-                                 .arg(track.poses.back().t_s - track.poses.front().t_s, 0, 'f', 1)
+                                 .arg(QLocale().toString(track.poses.back().t_s - track.poses.front().t_s, 'f', 1))
                                  .arg(where));
     if (!frame_loader_->isOpen() && results_model_->results().empty()) useLogAsTimeline(track);
     checkLogAgainstBasemaps(track);
@@ -965,8 +963,8 @@ void MainWindow::onResultsRead(const FlightResults& results) {
   zoomToTrack();  // the flight, not the whole basemap
   updateFootprintCamera();
   ensureTimeline();
-  if (!map_view_->hasView() && !results.primaryTrack().poses.empty())
-    statusBar()->showMessage(tr("Results shown; open a basemap to see them on the map"));
+  if (map_view_->isGridView() && !results.primaryTrack().poses.empty())
+    statusBar()->showMessage(tr("Results shown on a grid; open a basemap to see the imagery under them"));
   for (const std::string& warning : results.warnings)
     statusBar()->showMessage(QString::fromStdString(warning), 8000);
   updateEngineLabel();
@@ -1065,13 +1063,13 @@ QString MainWindow::frameCaption(int index, double t_s) const {
                 .arg(QFileInfo(video_path_).fileName())
                 .arg(index)
                 .arg(video_frame_count_)
-                .arg(t_s, 0, 'f', 3)
+                .arg(QLocale().toString(t_s, 'f', 3))
                 .arg(announced_frame_count_)
           : tr("%1 - frame %2 of %3, t = %4 s")
                 .arg(QFileInfo(video_path_).fileName())
                 .arg(index)
                 .arg(video_frame_count_)
-                .arg(t_s, 0, 'f', 3);
+                .arg(QLocale().toString(t_s, 'f', 3));
 }
 
 void MainWindow::showVideoOverlayFor(int frame) {
@@ -1782,7 +1780,7 @@ void MainWindow::updateScaleLabel() {
     scale_label_->setText(tr("No map"));
     return;
   }
-  scale_label_->setText(tr("Scale %1 m/px").arg(map_view_->metresPerPixel(), 0, 'g', 3));
+  scale_label_->setText(tr("Scale %1 m/px").arg(QLocale().toString(map_view_->metresPerPixel(), 'g', 3)));
 }
 
 void MainWindow::updateCursorLabel(bool over_map, double lat_deg, double lon_deg) {
@@ -1793,7 +1791,7 @@ void MainWindow::updateCursorLabel(bool over_map, double lat_deg, double lon_deg
     cursor_label_->setText(tr("Lat -, Lon -"));
     return;
   }
-  cursor_label_->setText(tr("Lat %1°, Lon %2°").arg(lat_deg, 0, 'f', 6).arg(lon_deg, 0, 'f', 6));
+  cursor_label_->setText(tr("Lat %1°, Lon %2°").arg(QLocale().toString(lat_deg, 'f', 6), QLocale().toString(lon_deg, 'f', 6)));
 }
 
 TrajectoryPlot* MainWindow::trajectoryPlot() const { return plots_panel_->trajectoryPlot(); }

@@ -1,6 +1,7 @@
 #include "ui/time_model.h"
 
 #include <QDateTime>
+#include <QLocale>
 
 #include <algorithm>
 #include <cmath>
@@ -117,7 +118,7 @@ void TimeModel::tick() {
 
 QString TimeModel::logTimeText(double t_s) const {
   if (!std::isfinite(start_unix_s_))
-    return tr("t = %1 s").arg(t_s, 0, 'f', 3);
+    return tr("t = %1 s").arg(QLocale().toString(t_s, 'f', 3));
   const qint64 ms = static_cast<qint64>(std::llround((start_unix_s_ + t_s) * 1000.0));
   return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")) +
          QStringLiteral(" UTC");

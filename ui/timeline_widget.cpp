@@ -7,6 +7,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPainter>
 #include <QSignalBlocker>
 #include <QSlider>
@@ -25,7 +26,10 @@
 namespace skytrace::ui {
 
 bool parseTimeText(const QString& text, double* t_s) {
-  const QStringList parts = text.trimmed().split(QLatin1Char(':'));
+  // A decimal comma (as the German field shows it) or point; no thousands separators.
+  QString plain = text.trimmed();
+  plain.replace(QLatin1Char(','), QLatin1Char('.'));
+  const QStringList parts = plain.split(QLatin1Char(':'));
   if (parts.isEmpty() || parts.size() > 3) return false;
   double total = 0.0;
   for (const QString& part : parts) {
@@ -162,7 +166,7 @@ TimelineWidget::TimelineWidget(TimeModel* model, QWidget* parent) : QWidget(pare
   cancel_typing->setShortcutContext(Qt::WidgetShortcut);
   time_edit_->addAction(cancel_typing);
   connect(cancel_typing, &QAction::triggered, this, [this] {
-    time_edit_->setText(QString::number(model_->currentTimeS(), 'f', 2));
+    time_edit_->setText(QLocale().toString(model_->currentTimeS(), 'f', 2));
     time_edit_->clearFocus();
   });
   connect(speed_box_, &QComboBox::currentIndexChanged, this,
@@ -205,14 +209,14 @@ void TimelineWidget::syncFrame() {
   slider_->setValue(frame);
   frame_box_->setValue(frame);
   const double t_s = model_->currentTimeS();
-  if (!time_edit_->hasFocus()) time_edit_->setText(QString::number(t_s, 'f', 2));
+  if (!time_edit_->hasFocus()) time_edit_->setText(QLocale().toString(t_s, 'f', 2));
   time_label_->setText(model_->logTimeText(t_s));
 }
 
 void TimelineWidget::jumpToTypedTime() {
   double t_s = 0.0;
   if (parseTimeText(time_edit_->text(), &t_s)) model_->seekToTime(t_s);
-  time_edit_->setText(QString::number(model_->currentTimeS(), 'f', 2));
+  time_edit_->setText(QLocale().toString(model_->currentTimeS(), 'f', 2));
   // Hand the keyboard back: the playback shortcuts (Space, Left, Right) are the window's.
   if (time_edit_->hasFocus()) time_edit_->clearFocus();
 }

@@ -29,6 +29,7 @@
 #include "tests/test_support.h"
 #include "tests/ui/image_checks.h"
 #include "ui/frame_loader.h"
+#include "ui/latency_plot.h"
 #include "ui/main_window.h"
 #include "ui/plots_panel.h"
 #include "ui/time_model.h"
@@ -384,6 +385,34 @@ class TestMainWindow : public QObject {
     QCoreApplication::removeTranslator(&german);
     QCoreApplication::processEvents();
     QCOMPARE(window.fileMenu()->title(), QString("&File"));
+  }
+
+  // Issue 20: in German the numbers have decimal commas and the latency stages German
+  // names (the files keep their stable English keys).
+  void germanNumbersAndStageNames() {
+    QTranslator german;
+    QVERIFY(german.load(qEnvironmentVariable("SKYTRACE_BUILD_DIR") + "/app/gui/skytrace_de.qm"));
+    QCoreApplication::installTranslator(&german);
+    const QLocale previous;
+    QLocale::setDefault(QLocale(QLocale::German, QLocale::Germany));
+    ui::LatencyPlot plot;
+    std::vector<engine::LatencySample> samples;
+    for (int frame = 0; frame < 10; ++frame) {
+      for (engine::Stage stage : {engine::Stage::Extract, engine::Stage::FineMatch}) {
+        engine::LatencySample s;
+        s.frame = frame;
+        s.stage = stage;
+        s.duration_ms = stage == engine::Stage::Extract ? 2.5 : 12.31;
+        samples.push_back(s);
+      }
+    }
+    plot.setSamples(samples, 30.0);
+    const QString readout = plot.readoutText();
+    QLocale::setDefault(previous);
+    QCoreApplication::removeTranslator(&german);
+    QVERIFY2(readout.contains("Merkmale: p50 2,5 / p99 2,5 ms"), qPrintable(readout));
+    QVERIFY2(readout.contains("Feinzuordnung: p50 12,3"), qPrintable(readout));
+    QCOMPARE(ui::stageDisplayName(engine::Stage::Extract), QString("Features"));  // English again
   }
 
   // Issue 20: Qt's own strings (here QCommandLineParser's) follow the interface language

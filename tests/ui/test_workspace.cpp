@@ -736,6 +736,8 @@ class TestWorkspace : public QObject {
     double t_s = 0;
     QVERIFY(ui::parseTimeText("1:02:03.5", &t_s));
     QCOMPARE(t_s, 3723.5);
+    QVERIFY(ui::parseTimeText("0:50,25", &t_s));  // a decimal comma, as German shows it
+    QCOMPARE(t_s, 50.25);
     QVERIFY(!ui::parseTimeText("abc", &t_s));
   }
 
