@@ -12,6 +12,7 @@
 #include <array>
 #include <map>
 
+#include "core/util/statistics.h"
 #include "ui/qcustomplot_include.h"
 
 namespace skytrace::ui {
@@ -20,13 +21,6 @@ namespace {
 const QColor kStageColours[engine::kStageCount] = {
     QColor(150, 150, 150), QColor(110, 170, 220), QColor(230, 90, 60),  QColor(240, 170, 40),
     QColor(120, 190, 90),  QColor(150, 110, 200), QColor(200, 90, 160), QColor(70, 190, 190)};
-
-double nearestRank(std::vector<double> values, double q) {
-  if (values.empty()) return 0.0;
-  std::sort(values.begin(), values.end());
-  const std::size_t rank = static_cast<std::size_t>(std::ceil(q * values.size()));
-  return values[std::clamp<std::size_t>(rank, 1, values.size()) - 1];
-}
 
 }  // namespace
 
@@ -95,8 +89,8 @@ void LatencyPlot::setSamples(const std::vector<engine::LatencySample>& samples, 
     }
   }
   frames_ = static_cast<int>(by_frame.size());
-  frame_p50_ms_ = nearestRank(totals, 0.50);
-  frame_p99_ms_ = nearestRank(totals, 0.99);
+  frame_p50_ms_ = quantile(totals, 0.50);
+  frame_p99_ms_ = quantile(totals, 0.99);
   stats_ = engine::computeStageStatistics(samples);
   const double axis_top_ms = std::max(1.0, std::min(1.1 * slowest_ms_, 3.0 * frame_p99_ms_));
   frames_above_axis_ = static_cast<int>(

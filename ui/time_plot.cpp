@@ -280,6 +280,8 @@ void TimePlot::rescale(double duration_s) {
   }
   if (!values.empty()) {
     std::sort(values.begin(), values.end());
+    // Quantiles by position (index q * (n - 1), rounded down): of 101 samples, 0.995
+    // picks the second largest, so one spike stays out of the fit.
     auto quantile = [&](double q) { return values[static_cast<std::size_t>(q * (values.size() - 1))]; };
     const double low = quantile(0.005), high = quantile(0.995);
     const double spread = high - low;

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "core/util/atomic_file.h"
+#include "core/util/statistics.h"
 
 namespace skytrace::engine {
 
@@ -24,11 +25,6 @@ std::size_t roundUpToPowerOfTwo(std::size_t n) {
   return p;
 }
 
-double nearestRank(const std::vector<double>& sorted, double fraction) {
-  const auto n = sorted.size();
-  const auto rank = static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(n)));
-  return sorted[std::min(n - 1, rank == 0 ? 0 : rank - 1)];
-}
 }  // namespace
 
 struct LatencyRecorder::Slot {
@@ -158,8 +154,8 @@ std::vector<StageStatistics> computeStageStatistics(const std::vector<LatencySam
     double sum = 0.0;
     for (double d : durations) sum += d;
     stats.mean_ms = sum / static_cast<double>(durations.size());
-    stats.p50_ms = nearestRank(durations, 0.50);
-    stats.p99_ms = nearestRank(durations, 0.99);
+    stats.p50_ms = quantile(durations, 0.50);
+    stats.p99_ms = quantile(durations, 0.99);
     stats.max_ms = durations.back();
     result.push_back(stats);
   }

@@ -1,4 +1,5 @@
-// median(): odd and even counts, an outlier, the caller's vector untouched.
+// median() and quantile(): odd and even counts, an outlier, the nearest rank, the
+// caller's vector untouched.
 #include <QtTest>
 
 #include <vector>
@@ -21,6 +22,19 @@ class TestStatistics : public QObject {
     const std::vector<double> values = {9.0, 1.0, 5.0};
     QCOMPARE(skytrace::median(values), 5.0);
     QCOMPARE(values, (std::vector<double>{9.0, 1.0, 5.0}));
+  }
+
+  void quantileIsTheNearestRank() {
+    std::vector<double> hundred;
+    for (int i = 100; i >= 1; --i) hundred.push_back(i);  // 100 .. 1
+    QCOMPARE(skytrace::quantile(hundred, 0.99), 99.0);
+    QCOMPARE(skytrace::quantile(hundred, 0.5), 50.0);
+    QCOMPARE(skytrace::quantile(hundred, 0.0), 1.0);
+    QCOMPARE(skytrace::quantile(hundred, 1.0), 100.0);
+    QCOMPARE(skytrace::quantile(hundred, 2.0), 100.0);  // clamped
+    QCOMPARE(skytrace::quantile({4.0, 1.0, 3.0, 2.0}, 0.5), 2.0);  // the lower middle value
+    QCOMPARE(skytrace::quantile({}, 0.5), 0.0);
+    QCOMPARE(hundred.front(), 100.0);  // untouched
   }
 };
 
