@@ -305,20 +305,8 @@
         <translation>Bilder ohne Odometrie</translation>
     </message>
     <message>
-        <source>Track uncertainty (1 sigma)</source>
-        <translation>Unsicherheit der Spur (1 Sigma)</translation>
-    </message>
-    <message>
-        <source>median %1 m, largest %2 m</source>
-        <translation>Median %1 m, größte %2 m</translation>
-    </message>
-    <message>
         <source>Logged GNSS against the visual track</source>
         <translation>Aufgezeichnetes GNSS gegen die visuelle Spur</translation>
-    </message>
-    <message>
-        <source>%1 frames compared, median %2 m, largest %3 m; flagged stretches: %4</source>
-        <translation>%1 Bilder verglichen, Median %2 m, größter %3 m; markierte Abschnitte: %4</translation>
     </message>
     <message>
         <source>Log clock</source>
@@ -423,6 +411,94 @@
     <message>
         <source>cannot write %1</source>
         <translation>%1 kann nicht geschrieben werden</translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <source>Accuracy</source>
+        <translation>Genauigkeit</translation>
+    </message>
+    <message>
+        <source>Against a reference track</source>
+        <translation>Gegen eine Referenzspur</translation>
+    </message>
+    <message>
+        <source>Reference</source>
+        <translation>Referenz</translation>
+    </message>
+    <message>
+        <source>Alignment</source>
+        <translation>Ausrichtung</translation>
+    </message>
+    <message>
+        <source>%1 fit of the track onto the reference before scoring</source>
+        <translation>%1-Anpassung der Spur an die Referenz vor der Bewertung</translation>
+    </message>
+    <message>
+        <source>Reference frames with a position</source>
+        <translation>Referenzbilder mit Position</translation>
+    </message>
+    <message>
+        <source>Horizontal error</source>
+        <translation>Horizontaler Fehler</translation>
+    </message>
+    <message>
+        <source>RMSE %1, median %2, p90 %3, largest %4</source>
+        <translation>RMSE %1, Median %2, p90 %3, größter %4</translation>
+    </message>
+    <message>
+        <source>Within 5 / 10 / 20 m</source>
+        <translation>Innerhalb 5 / 10 / 20 m</translation>
+    </message>
+    <message>
+        <source>Vertical error (RMSE)</source>
+        <translation>Vertikaler Fehler (RMSE)</translation>
+    </message>
+    <message>
+        <source>Heading error (RMSE)</source>
+        <translation>Kursfehler (RMSE)</translation>
+    </message>
+    <message>
+        <source>%1 deg</source>
+        <translation>%1 Grad</translation>
+    </message>
+    <message>
+        <source>No reference track was scored: the figures below are the track&apos;s own estimate. To score it against a reference (an RTK log, a surveyed path), write the results folder&apos;s accuracy.json with: skytrace-cli eval --truth REFERENCE --track RESULTS/track.csv --out RESULTS/accuracy.json</source>
+        <translation>Keine Referenzspur bewertet: die folgenden Werte sind die eigene Schätzung der Spur. Um sie gegen eine Referenz (ein RTK-Log, einen vermessenen Weg) zu bewerten, die Datei accuracy.json des Ergebnisordners schreiben mit: skytrace-cli eval --truth REFERENCE --track RESULTS/track.csv --out RESULTS/accuracy.json</translation>
+    </message>
+    <message>
+        <source>Estimated uncertainty (1 sigma)</source>
+        <translation>Geschätzte Unsicherheit (1 Sigma)</translation>
+    </message>
+    <message>
+        <source>Frames with an estimate</source>
+        <translation>Bilder mit Schätzung</translation>
+    </message>
+    <message>
+        <source>Median / p90 / largest</source>
+        <translation>Median / p90 / größte</translation>
+    </message>
+    <message>
+        <source>Frames compared</source>
+        <translation>Verglichene Bilder</translation>
+    </message>
+    <message>
+        <source>Distance: median / p90 / largest</source>
+        <translation>Abstand: Median / p90 / größter</translation>
+    </message>
+    <message>
+        <source>Beyond 3 sigma of the visual track</source>
+        <translation>Außerhalb von 3 Sigma der visuellen Spur</translation>
+    </message>
+    <message>
+        <source>%1 of %2 frames</source>
+        <translation>%1 von %2 Bildern</translation>
+    </message>
+    <message>
+        <source>Flagged stretches</source>
+        <translation>Markierte Abschnitte</translation>
     </message>
 </context>
 <context>

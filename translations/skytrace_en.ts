@@ -305,19 +305,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Track uncertainty (1 sigma)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>median %1 m, largest %2 m</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Logged GNSS against the visual track</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1 frames compared, median %2 m, largest %3 m; flagged stretches: %4</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -422,6 +410,94 @@
     </message>
     <message>
         <source>cannot write %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Accuracy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Against a reference track</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reference</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Alignment</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 fit of the track onto the reference before scoring</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reference frames with a position</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Horizontal error</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>RMSE %1, median %2, p90 %3, largest %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Within 5 / 10 / 20 m</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Vertical error (RMSE)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Heading error (RMSE)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 deg</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No reference track was scored: the figures below are the track&apos;s own estimate. To score it against a reference (an RTK log, a surveyed path), write the results folder&apos;s accuracy.json with: skytrace-cli eval --truth REFERENCE --track RESULTS/track.csv --out RESULTS/accuracy.json</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Estimated uncertainty (1 sigma)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Frames with an estimate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Median / p90 / largest</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Frames compared</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Distance: median / p90 / largest</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Beyond 3 sigma of the visual track</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 of %2 frames</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Flagged stretches</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -1,6 +1,7 @@
 #include "ui/flight_report.h"
 
 #include <QBuffer>
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QFileInfo>
 #include <QLocale>
@@ -55,7 +56,87 @@ double reportNumber(const nlohmann::json& report, std::initializer_list<const ch
   return node->is_number() ? node->get<double>() : std::nan("");
 }
 
+// "12.3 m" with the locale's decimal mark.
+QString metres(double value_m, int decimals) {
+  return QCoreApplication::translate("skytrace::ui::FlightReport", "%1 m").arg(number(value_m, decimals));
+}
+
+QString percent(double fraction) {
+  return QCoreApplication::translate("skytrace::ui::FlightReport", "%1 %").arg(number(100.0 * fraction, 1));
+}
+
 }  // namespace
+
+// Accuracy: against a reference track where the results folder holds an evaluation
+// (accuracy.json), and the track's own uncertainty estimate.
+QString FlightReport::accuracySection(const app::FlightResults& r) {
+  QString h = QStringLiteral("<h2>%1</h2>\n").arg(escaped(tr("Accuracy")));
+  if (r.accuracy) {
+    const app::AccuracySummary& a = *r.accuracy;
+    h += QStringLiteral("<h3>%1</h3>\n<table>\n").arg(escaped(tr("Against a reference track")));
+    h += row(tr("Reference"), escaped(QFileInfo(QString::fromStdString(a.reference)).fileName()));
+    if (a.alignment != "none")
+      h += row(tr("Alignment"), escaped(tr("%1 fit of the track onto the reference before scoring")
+                                            .arg(QString::fromStdString(a.alignment))));
+    h += row(tr("Reference frames with a position"),
+             escaped(tr("%1 of %2").arg(number(a.fraction_with_position * a.reference_frames, 0),
+                                        number(a.reference_frames, 0))));
+    h += row(tr("Horizontal error"), escaped(tr("RMSE %1, median %2, p90 %3, largest %4")
+                                                 .arg(metres(a.rmse_m, 2), metres(a.median_m, 2),
+                                                      metres(a.p90_m, 2), metres(a.max_m, 2))));
+    h += row(tr("Within 5 / 10 / 20 m"),
+             escaped(QStringLiteral("%1 / %2 / %3").arg(percent(a.within_5m), percent(a.within_10m), percent(a.within_20m))));
+    if (std::isfinite(a.vertical_rmse_m)) h += row(tr("Vertical error (RMSE)"), escaped(metres(a.vertical_rmse_m, 2)));
+    if (std::isfinite(a.heading_rmse_deg))
+      h += row(tr("Heading error (RMSE)"), escaped(tr("%1 deg").arg(number(a.heading_rmse_deg, 2))));
+    h += QStringLiteral("</table>\n");
+  } else {
+    h += QStringLiteral("<p>%1</p>\n").arg(escaped(
+        tr("No reference track was scored: the figures below are the track's own estimate. "
+           "To score it against a reference (an RTK log, a surveyed path), write the results "
+           "folder's accuracy.json with: skytrace-cli eval --truth REFERENCE --track "
+           "RESULTS/track.csv --out RESULTS/accuracy.json")));
+  }
+  std::vector<double> sigmas;
+  for (const geo::TrackPose& p : r.primaryTrack().poses)
+    if (std::isfinite(p.sigma_m)) sigmas.push_back(p.sigma_m);
+  if (!sigmas.empty()) {
+    h += QStringLiteral("<h3>%1</h3>\n<table>\n").arg(escaped(tr("Estimated uncertainty (1 sigma)")));
+    h += row(tr("Frames with an estimate"), escaped(number(double(sigmas.size()), 0)));
+    h += row(tr("Median / p90 / largest"),
+             escaped(QStringLiteral("%1 / %2 / %3")
+                         .arg(metres(median(sigmas), 2), metres(quantile(sigmas, 0.9), 2),
+                              metres(*std::max_element(sigmas.begin(), sigmas.end()), 2))));
+    h += QStringLiteral("</table>\n");
+  }
+  return h;
+}
+
+// The logged GNSS against the visual track (discrepancy.csv).
+QString FlightReport::discrepancySection(const app::FlightResults& r) {
+  if (r.discrepancy.empty()) return {};
+  std::vector<double> distances;
+  int beyond_3_sigma = 0, with_sigma = 0;
+  for (const app::DiscrepancyRecord& d : r.discrepancy) {
+    distances.push_back(d.distance_m);
+    if (std::isfinite(d.sigma_m) && d.sigma_m > 0.0) {
+      ++with_sigma;
+      beyond_3_sigma += d.distance_m > 3.0 * d.sigma_m ? 1 : 0;
+    }
+  }
+  QString h = QStringLiteral("<h2>%1</h2>\n<table>\n").arg(escaped(tr("Logged GNSS against the visual track")));
+  h += row(tr("Frames compared"), escaped(number(double(distances.size()), 0)));
+  h += row(tr("Distance: median / p90 / largest"),
+           escaped(QStringLiteral("%1 / %2 / %3")
+                       .arg(metres(median(distances), 1), metres(quantile(distances, 0.9), 1),
+                            metres(*std::max_element(distances.begin(), distances.end()), 1))));
+  if (with_sigma > 0)
+    h += row(tr("Beyond 3 sigma of the visual track"),
+             escaped(tr("%1 of %2 frames").arg(number(beyond_3_sigma, 0), number(with_sigma, 0))));
+  h += row(tr("Flagged stretches"), escaped(number(double(r.flagged_segments.size()), 0)));
+  h += QStringLiteral("</table>\n");
+  return h;
+}
 
 QString FlightReport::html(const app::FlightResults& r, const QString& map_src, const QString& plots_src,
                            const QString& version, int image_width) {
@@ -94,12 +175,12 @@ QString FlightReport::html(const app::FlightResults& r, const QString& map_src, 
   const double processed = reportNumber(report, {"frames", "processed"});
   const double placed = reportNumber(report, {"frames", "with_position"});
   if (std::isfinite(processed))
-    h += row(tr("Frames processed"), std::isfinite(total) ? escaped(tr("%1 of %2").arg(processed).arg(total))
-                                                          : escaped(QString::number(processed)));
+    h += row(tr("Frames processed"), std::isfinite(total) ? escaped(tr("%1 of %2").arg(number(processed, 0), number(total, 0)))
+                                                          : escaped(number(processed, 0)));
   h += row(tr("Frames with a position"),
            std::isfinite(placed) && processed > 0
-               ? escaped(tr("%1 (%2 %)").arg(placed).arg(number(100.0 * placed / processed, 1)))
-               : escaped(QString::number(r.primaryTrack().poses.size())));
+               ? escaped(tr("%1 (%2 %)").arg(number(placed, 0), number(100.0 * placed / processed, 1)))
+               : escaped(number(double(r.primaryTrack().poses.size()), 0)));
   int accepted = 0;
   for (const app::RegistrationFixRecord& fix : r.fixes) accepted += fix.accepted ? 1 : 0;
   h += row(tr("Basemap registrations"),
@@ -107,28 +188,14 @@ QString FlightReport::html(const app::FlightResults& r, const QString& map_src, 
   int lost = 0;
   for (const geo::FrameSpan& span : r.odometry_lost) lost += int(span.end_frame - span.start_frame + 1);
   h += row(tr("Frames odometry lost"), escaped(QString::number(lost)));
-  std::vector<double> sigmas;
-  for (const geo::TrackPose& p : r.primaryTrack().poses)
-    if (std::isfinite(p.sigma_m)) sigmas.push_back(p.sigma_m);
-  if (!sigmas.empty())
-    h += row(tr("Track uncertainty (1 sigma)"),
-             escaped(tr("median %1 m, largest %2 m")
-                         .arg(number(median(sigmas), 2), number(*std::max_element(sigmas.begin(), sigmas.end()), 2))));
-  if (!r.discrepancy.empty()) {
-    std::vector<double> distances;
-    for (const app::DiscrepancyRecord& d : r.discrepancy) distances.push_back(d.distance_m);
-    h += row(tr("Logged GNSS against the visual track"),
-             escaped(tr("%1 frames compared, median %2 m, largest %3 m; flagged stretches: %4")
-                         .arg(distances.size())
-                         .arg(number(median(distances), 1), number(*std::max_element(distances.begin(), distances.end()), 1))
-                         .arg(r.flagged_segments.size())));
-  }
   if (r.log_alignment.estimated)
     h += row(tr("Log clock"), escaped(tr("measured offset %1 s (1 sigma %2 s; the run used %3 s)")
                                           .arg(number(r.log_alignment.best_time_offset_s, 2),
                                                number(r.log_alignment.sigma_s, 2),
                                                number(r.log_alignment.time_offset_used_s, 2))));
   h += QStringLiteral("</table>\n");
+  h += accuracySection(r);
+  h += discrepancySection(r);
 
   // Pictures.
   h += QStringLiteral("<h2>%1</h2>\n").arg(escaped(tr("Map")));

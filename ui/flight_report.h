@@ -5,8 +5,10 @@
 //   - the flight: results folder, video, flight log, when the report was made, software
 //     version;
 //   - a summary: frames processed and placed, registrations accepted and rejected,
-//     frames odometry lost, the track's uncertainty, the GNSS check (flagged stretches,
-//     the log clock's measured offset);
+//     frames odometry lost, the log clock's measured offset;
+//   - accuracy: against a reference track where the results folder holds an evaluation
+//     (accuracy.json, app::AccuracySummary), and the track's estimated uncertainty;
+//   - the logged GNSS against the visual track (distances, flagged stretches);
 //   - the map and the plots;
 //   - the flagged GNSS stretches and every event (app::flightEvents) in time order;
 //   - the settings the run used (inputs, device, models, mode; report.json's own text).
@@ -36,6 +38,13 @@ class FlightReport {
   // the HTML file, resource names for the PDF), `image_width` wide.
   static QString html(const app::FlightResults& results, const QString& map_src, const QString& plots_src,
                       const QString& version, int image_width);
+
+ private:
+  // The report's Accuracy section: the score against a reference track where the results
+  // hold one (accuracy.json), else how to make one; the track's estimated uncertainty.
+  static QString accuracySection(const app::FlightResults& results);
+  // Logged GNSS against the visual track: distances, frames beyond 3 sigma, stretches.
+  static QString discrepancySection(const app::FlightResults& results);
 };
 
 }  // namespace skytrace::ui

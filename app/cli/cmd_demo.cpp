@@ -108,7 +108,8 @@ int runDemo(const QStringList& args) {
     const sim::FlightSimulationResult r = sim::simulateFlight(o, stderrProgress());
 
     // First report: the simulated GNSS (with its spoofed segment) against the truth.
-    const geo::Track truth = sim::readCsvTrack(r.truth_path);
+    geo::Track truth = sim::readCsvTrack(r.truth_path);
+    truth.name = r.truth_path.string();  // the reports name the file
     // The GNSS fixes as any analyst would get them: flight.srt through the DJI SRT reader.
     const geo::Track gnss = io::gnssTrackFromTelemetry(io::readDjiSrt(r.srt_path.string()));
     const sim::EvalReport report = sim::evaluateTrack(truth, gnss, {});
@@ -155,6 +156,8 @@ int runDemo(const QStringList& args) {
     const nav::NavigationResult& result = outcome.result;
     const sim::EvalReport visual = sim::evaluateTrack(truth, result.track, {});
     writeFileAtomically(dir / "report_visual.json", sim::evalReportJson(visual, false));
+    // The same score inside the results folder, where the GUI and its flight report read it.
+    writeFileAtomically(std::filesystem::path(project.results_dir) / "accuracy.json", sim::evalReportJson(visual, false));
     cv::imwrite((dir / "report_visual.png").string(), sim::renderEvalPlot(visual));
     cout << QString::asprintf("  process/                 results folder (track.*, fixes.csv, report.json, ...)\n"
                               "  report_visual.json/.png  visual track vs truth: RMSE %.2f m, p90 %.2f m, "

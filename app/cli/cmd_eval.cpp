@@ -35,7 +35,8 @@ int runEval(const QStringList& args) {
   parser.addOptions({
       {"truth", "Ground-truth track (truth.csv from render, or any track file).", "FILE"},
       {"track", "Track to score (csv, geojson, gpx, gpkg, kml).", "FILE"},
-      {"out", "Report JSON path; the plot goes next to it as <name>.png.", "FILE"},
+      {"out", "Report JSON path; the plot goes next to it as <name>.png. Written as "
+              "accuracy.json into a results folder, the GUI and its flight report show it.", "FILE"},
       {"align", "Match truth and track by 'frame' index (default) or 'time' (interpolated); "
                 "or fit the track onto the truth first: 'rigid' or 'similarity' (Umeyama, "
                 "frame matching unless --match time).", "MODE", "frame"},

@@ -230,6 +230,42 @@ void readReport(const fs::path& path, FlightResults* results) {
   }
 }
 
+}  // namespace
+
+AccuracySummary readAccuracyReport(const std::string& path) {
+  nlohmann::json report;
+  try {
+    report = nlohmann::json::parse(readFileBytes(path));
+  } catch (const nlohmann::json::exception& e) {
+    throw FormatError(path + ": not JSON (" + e.what() + ")");
+  }
+  try {
+    const nlohmann::json& overall = report.at("overall");
+    const nlohmann::json& horizontal = overall.at("horizontal_error");
+    AccuracySummary a;
+    a.reference = report.value("truth", std::string());
+    a.alignment = report.contains("alignment") ? report["alignment"].value("type", std::string("none")) : "none";
+    a.reference_frames = overall.at("truth_frames").get<int>();
+    a.fraction_with_position = overall.at("fraction_with_position").get<double>();
+    a.rmse_m = horizontal.at("rmse_m").get<double>();
+    a.median_m = horizontal.at("median_m").get<double>();
+    a.p90_m = horizontal.at("p90_m").get<double>();
+    a.max_m = horizontal.at("max_m").get<double>();
+    a.within_5m = overall.at("within_5m").get<double>();
+    a.within_10m = overall.at("within_10m").get<double>();
+    a.within_20m = overall.at("within_20m").get<double>();
+    const auto vertical = overall.find("vertical_abs_error");
+    if (vertical != overall.end() && vertical->value("count", 0) > 0) a.vertical_rmse_m = vertical->at("rmse_m").get<double>();
+    const auto heading = overall.find("heading_rmse_deg");
+    if (heading != overall.end() && heading->is_number()) a.heading_rmse_deg = heading->get<double>();
+    return a;
+  } catch (const nlohmann::json::exception& e) {
+    throw FormatError(path + ": not an evaluation report of skytrace-cli eval (" + e.what() + ")");
+  }
+}
+
+namespace {
+
 // A rendered flight (skytrace-cli render) keeps its ground height in flight.json beside
 // the video: the ENU origin is at ground level.
 double groundAltFromFlightJson(const fs::path& video_path) {
@@ -332,6 +368,9 @@ FlightResults readResultsFolder(const std::string& folder) {
   optional("fixes.csv", [&](const fs::path& p) { results.fixes = readFixes(p); });
   optional("discrepancy.csv", [&](const fs::path& p) { results.discrepancy = readDiscrepancy(p); });
   optional("latency.csv", [&](const fs::path& p) { results.latency = readLatency(p); });
+  optional("accuracy.json", [&](const fs::path& p) { results.accuracy = readAccuracyReport(p.string()); });
+  if (!results.accuracy && !fs::exists(dir / "accuracy.json", ec))  // a batch's flight names it eval.json
+    optional("eval.json", [&](const fs::path& p) { results.accuracy = readAccuracyReport(p.string()); });
 
   if (results.flagged_segments.empty()) results.flagged_segments = segmentsFromFlags(results.discrepancy);
   if (!std::isfinite(results.ground_alt_m) && !results.report_json.empty()) {

@@ -72,6 +72,22 @@ struct ResultsInputs {
   std::string camera;
 };
 
+// How the track scored against a reference track: accuracy.json in the results folder,
+// an evaluation report as `skytrace-cli eval --out RESULTS/accuracy.json` writes it (the
+// demo writes one against its truth), else the eval.json a batch writes beside a flight's
+// results (docs/process_output.md). Distances horizontal,
+// metres; fractions over every reference frame (frames without a position are misses).
+struct AccuracySummary {
+  std::string reference;  // the reference track's file, as the evaluation named it
+  std::string alignment;  // "none", "rigid" or "similarity" (fitted before scoring)
+  int reference_frames = 0;
+  double fraction_with_position = 0.0;
+  double rmse_m = 0.0, median_m = 0.0, p90_m = 0.0, max_m = 0.0;
+  double within_5m = 0.0, within_10m = 0.0, within_20m = 0.0;
+  double vertical_rmse_m = std::numeric_limits<double>::quiet_NaN();   // NaN: not compared
+  double heading_rmse_deg = std::numeric_limits<double>::quiet_NaN();  // NaN: not compared
+};
+
 struct FlightResults {
   std::string folder;     // where it was read from; empty for live results
   geo::Track track;       // fused visual track (smoothed, or the online one while live)
@@ -96,6 +112,7 @@ struct FlightResults {
   double ground_alt_m = std::numeric_limits<double>::quiet_NaN();
   LogAlignmentSummary log_alignment;
   ResultsInputs inputs;
+  std::optional<AccuracySummary> accuracy;  // unset: no accuracy.json
   std::vector<std::string> warnings;  // optional files missing or unreadable
 
   bool empty() const { return track.poses.empty() && odometry.poses.empty() && online.poses.empty(); }
@@ -108,13 +125,17 @@ bool isResultsFolder(const std::string& folder);
 
 // Reads a results folder. Throws IoError when the folder has neither track.csv nor
 // report.json, FormatError naming the file when one of them is malformed; a missing or
-// malformed optional file (odometry, online, gnss, fixes, discrepancy, latency) only
-// adds a warning.
+// malformed optional file (odometry, online, gnss, fixes, discrepancy, latency,
+// accuracy) only adds a warning.
 FlightResults readResultsFolder(const std::string& folder);
 
 // Index of the pose nearest in time to t_s (binary search on t_s; poses in time order);
 // -1 for an empty track.
 int poseIndexAt(const geo::Track& track, double t_s);
+
+// An evaluation report's summary (the JSON `skytrace-cli eval` writes). Throws
+// FormatError naming `path` when it is not one.
+AccuracySummary readAccuracyReport(const std::string& path);
 
 // The engine's stage for a name written by engine::stageName; false when unknown.
 bool stageFromName(const std::string& name, engine::Stage* stage);

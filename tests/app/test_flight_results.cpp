@@ -15,6 +15,7 @@
 #include "core/app/flight_results.h"
 #include "core/sim/flight_simulation.h"
 #include "core/sim/procedural_basemap.h"
+#include "core/sim/trajectory_eval.h"
 #include "core/util/error.h"
 #include "tests/synthetic_flight.h"
 #include "tests/test_support.h"
@@ -149,6 +150,36 @@ class TestFlightResults : public QObject {
     QCOMPARE(int(r.warnings.size()), 1);
     QVERIFY2(r.warnings[0].find("segment lists are ignored") != std::string::npos, r.warnings[0].c_str());
     QVERIFY(r.warnings[0].find("json.exception") == std::string::npos);
+  }
+
+  // Issue 20: accuracy.json (what `skytrace-cli eval --out` writes) reads back as the
+  // summary the GUI and the flight report show; a file that is not one is a warning.
+  void anAccuracyReportReadsBack() {
+    QTemporaryDir dir;
+    const test::SyntheticFlight flight = test::writeSyntheticFlight(dir.path());
+    QVERIFY(!app::readResultsFolder(flight.results.toStdString()).accuracy);
+    // The visual track against the GNSS as its reference, as eval would score it.
+    geo::Track reference = flight.gnss;
+    reference.name = "reference.csv";
+    const sim::EvalReport eval = sim::evaluateTrack(reference, flight.visual, {});
+    const std::string path = flight.results.toStdString() + "/accuracy.json";
+    std::ofstream(path) << sim::evalReportJson(eval, false);
+    const app::FlightResults r = app::readResultsFolder(flight.results.toStdString());
+    QVERIFY2(r.warnings.empty(), r.warnings.empty() ? "" : r.warnings.front().c_str());
+    QVERIFY(r.accuracy);
+    QCOMPARE(r.accuracy->reference, std::string("reference.csv"));
+    QCOMPARE(r.accuracy->alignment, std::string("none"));
+    QCOMPARE(r.accuracy->reference_frames, eval.overall.truth_frames);
+    QCOMPARE(r.accuracy->rmse_m, eval.overall.horizontal.rmse_m);
+    QCOMPARE(r.accuracy->p90_m, eval.overall.horizontal.p90_m);
+    QCOMPARE(r.accuracy->within_5m, eval.overall.within_5m);
+    QVERIFY(r.accuracy->rmse_m > 0.0);
+
+    std::ofstream(path) << R"({"overall": {"truth_frames": "many"}})";
+    const app::FlightResults bad = app::readResultsFolder(flight.results.toStdString());
+    QVERIFY(!bad.accuracy);
+    QCOMPARE(int(bad.warnings.size()), 1);
+    QVERIFY2(bad.warnings[0].find("not an evaluation report") != std::string::npos, bad.warnings[0].c_str());
   }
 
   void aFolderWithoutResultsIsRefused() {

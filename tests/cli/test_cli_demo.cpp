@@ -57,6 +57,8 @@ class TestCliDemo : public QObject {
     qInfo("demo: visual track RMSE %.2f m, %.0f %% within 5 m", rmse_m, 100 * within_5m);
     QVERIFY2(rmse_m < 3.0, qPrintable(QString::number(rmse_m)));
     QVERIFY2(within_5m >= 0.95, qPrintable(QString::number(within_5m)));
+    // The same score inside the results folder, where the GUI's report finds it.
+    QCOMPARE(readJson(out + "/process/accuracy.json").value("overall").toObject(), visual);
 
     // "GNSS flagged 18.3-25.4 s (up to 62 m); the spoofed segment is 18.0-25.5 s": a
     // flagged stretch overlaps the spoofed one.

@@ -17,6 +17,7 @@
 
 #include "tests/synthetic_flight.h"
 #include "tests/ui/window_test_support.h"
+#include "ui/flight_report.h"
 #include "ui/main_window.h"
 
 using namespace skytrace;
@@ -68,6 +69,11 @@ class TestFlightReport : public QObject {
     QVERIFY(html.contains("Registration rejected") && html.contains("Odometry lost"));
     QVERIFY(html.contains("too few matches agree (1)"));
     QVERIFY(html.contains("report.json") && html.contains("&quot;feature_model&quot;"));
+    // Accuracy: no reference scored here, so how to score one; the uncertainty table; the
+    // GNSS comparison table.
+    QVERIFY(html.contains("No reference track was scored") && html.contains("skytrace-cli eval"));
+    QVERIFY(html.contains("Estimated uncertainty (1 sigma)"));
+    QVERIFY(html.contains("<th align=\"left\">Frames compared</th><td>60</td>"));
 
     const QString pdf = out.filePath("report.pdf");
     QFile file(pdf);
@@ -88,6 +94,34 @@ class TestFlightReport : public QObject {
     for (int y = 0; y < first.height(); ++y)
       for (int x = 0; x < first.width(); ++x) dark += qGray(first.pixel(x, y)) < 96;
     QVERIFY2(dark > 500, qPrintable(QString::number(dark)));
+  }
+
+  // Issue 20: a results folder with an evaluation (accuracy.json) reports its score.
+  void theAccuracyTableShowsTheScoreAgainstAReference() {
+    app::FlightResults results = app::readResultsFolder(flight_.results.toStdString());
+    app::AccuracySummary a;
+    a.reference = "/flights/rtk.csv";
+    a.alignment = "none";
+    a.reference_frames = 60;
+    a.fraction_with_position = 59.0 / 60.0;
+    a.rmse_m = 1.53;
+    a.median_m = 1.2;
+    a.p90_m = 2.5;
+    a.max_m = 4.75;
+    a.within_5m = 1.0;
+    a.within_10m = 1.0;
+    a.within_20m = 1.0;
+    a.heading_rmse_deg = 0.8;
+    results.accuracy = a;
+    const QString html = ui::FlightReport::html(results, {}, {}, "test", 400);
+    QVERIFY(html.contains("Against a reference track"));
+    QVERIFY(html.contains("<td>rtk.csv</td>"));
+    QVERIFY(html.contains("<td>59 of 60</td>"));
+    QVERIFY2(html.contains("RMSE 1.53 m, median 1.20 m, p90 2.50 m, largest 4.75 m"), qPrintable(html));
+    QVERIFY(html.contains("100.0 % / 100.0 % / 100.0 %"));
+    QVERIFY(html.contains("<td>0.80 deg</td>"));
+    QVERIFY(!html.contains("Vertical error"));  // not compared
+    QVERIFY(!html.contains("No reference track was scored"));
   }
 
   void theCommandLineWritesItToo() {
