@@ -12,7 +12,6 @@
 #include <QVBoxLayout>
 
 #include <cmath>
-#include <tuple>
 
 #include "ui/results_model.h"
 #include "ui/time_model.h"
@@ -24,19 +23,6 @@ using app::FlightEvent;
 using app::FlightEventKind;
 
 constexpr int kEventIndexRole = Qt::UserRole + 1;
-
-bool sameEvents(const std::vector<FlightEvent>& a, const std::vector<FlightEvent>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const FlightEvent& x = a[i];
-    const FlightEvent& y = b[i];
-    if (std::tie(x.kind, x.span.start_frame, x.span.end_frame, x.span.start_s, x.span.end_s, x.count, x.reasons) !=
-        std::tie(y.kind, y.span.start_frame, y.span.end_frame, y.span.start_s, y.span.end_s, y.count, y.reasons))
-      return false;
-    if (x.max_m != y.max_m && !(std::isnan(x.max_m) && std::isnan(y.max_m))) return false;
-  }
-  return true;
-}
 
 QIcon swatch(const QColor& colour) {
   QPixmap pixmap(12, 12);
@@ -181,7 +167,7 @@ std::vector<TimelineMarker> EventsPanel::markers() const {
 void EventsPanel::refresh() {
   std::vector<FlightEvent> events = app::flightEvents(results_->results());
   const bool results_empty = results_->results().empty();
-  if (sameEvents(events, events_) && results_empty == results_empty_) return;
+  if (events == events_ && results_empty == results_empty_) return;
   events_ = std::move(events);
   results_empty_ = results_empty;
   rebuildList();

@@ -186,7 +186,7 @@ QString FlightReport::html(const app::FlightResults& r, const QString& map_src, 
   h += row(tr("Basemap registrations"),
            escaped(tr("%1 accepted, %2 rejected").arg(accepted).arg(int(r.fixes.size()) - accepted)));
   int lost = 0;
-  for (const geo::FrameSpan& span : r.odometry_lost) lost += int(span.end_frame - span.start_frame + 1);
+  for (const geo::FrameSpan& span : r.odometry_lost) lost += int(span.frameCount());
   h += row(tr("Frames odometry lost"), escaped(QString::number(lost)));
   if (r.log_alignment.estimated)
     h += row(tr("Log clock"), escaped(tr("measured offset %1 s (1 sigma %2 s; the run used %3 s)")

@@ -49,12 +49,7 @@ void ResultsModel::addFrame(const LiveFrameUpdate& update) {
   if (update.odometry_lost) {
     // Frames come in order: a lost frame right after the last lost one extends its run.
     std::vector<geo::FrameSpan>& lost = results_.odometry_lost;
-    if (!lost.empty() && lost.back().end_frame == update.frame - 1) {
-      lost.back().end_frame = update.frame;
-      lost.back().end_s = update.t_s;
-    } else {
-      lost.push_back({update.frame, update.frame, update.t_s, update.t_s});
-    }
+    geo::addFrameToRuns(lost, update.frame, update.t_s, !lost.empty() && lost.back().end_frame == update.frame - 1);
   }
   if (!update.keypoints_px.isEmpty()) {
     overlays_[update.frame] = update;

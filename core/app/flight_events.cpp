@@ -1,6 +1,7 @@
 #include "core/app/flight_events.h"
 
 #include <algorithm>
+#include <cmath>
 #include <tuple>
 
 #include "core/util/statistics.h"
@@ -47,7 +48,7 @@ void addOdometryLost(const FlightResults& results, std::vector<FlightEvent>* eve
     FlightEvent e;
     e.kind = FlightEventKind::OdometryLost;
     e.span = span;
-    e.count = static_cast<int>(std::max<std::int64_t>(1, span.end_frame - span.start_frame + 1));
+    e.count = static_cast<int>(std::max<std::int64_t>(1, span.frameCount()));
     events->push_back(std::move(e));
   }
 }
@@ -79,6 +80,13 @@ const char* flightEventKindName(FlightEventKind kind) {
     case FlightEventKind::GnssDropout: return "gnss_dropout";
   }
   return "unknown";
+}
+
+bool operator==(const FlightEvent& a, const FlightEvent& b) {
+  const bool same_distance = a.max_m == b.max_m || (std::isnan(a.max_m) && std::isnan(b.max_m));
+  return same_distance &&
+         std::tie(a.kind, a.span.start_frame, a.span.end_frame, a.span.start_s, a.span.end_s, a.count, a.reasons) ==
+             std::tie(b.kind, b.span.start_frame, b.span.end_frame, b.span.start_s, b.span.end_s, b.count, b.reasons);
 }
 
 std::vector<FlightEvent> flightEvents(const FlightResults& results, const FlightEventOptions& options) {

@@ -39,6 +39,10 @@ struct FlightEvent {
   double durationS() const { return span.end_s - span.start_s; }
 };
 
+// Same kind, span, count, reasons and largest distance (two unknown distances are equal).
+bool operator==(const FlightEvent& a, const FlightEvent& b);
+inline bool operator!=(const FlightEvent& a, const FlightEvent& b) { return !(a == b); }
+
 struct FlightEventOptions {
   // A GNSS gap is a dropout when two consecutive logged positions are further apart in
   // time than both of these: seconds, and multiples of the log's median interval.

@@ -32,6 +32,15 @@ PoseSource parsePoseSource(const std::string& name) {
   return PoseSource::Unknown;
 }
 
+void addFrameToRuns(std::vector<FrameSpan>& runs, std::int64_t frame, double t_s, bool continues_last_run) {
+  if (continues_last_run && !runs.empty()) {
+    runs.back().end_frame = frame;
+    runs.back().end_s = t_s;
+  } else {
+    runs.push_back({frame, frame, t_s, t_s});
+  }
+}
+
 std::vector<double> groundSpeedsMps(const Track& track, double window_s) {
   const std::vector<TrackPose>& poses = track.poses;
   const std::size_t n = poses.size();

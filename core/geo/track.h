@@ -48,7 +48,13 @@ struct TrackPose {
 struct FrameSpan {
   std::int64_t start_frame = -1, end_frame = -1;
   double start_s = 0.0, end_s = 0.0;
+  std::int64_t frameCount() const { return end_frame - start_frame + 1; }  // 1: one frame
 };
+
+// Adds one frame to runs of frames (frames come in increasing order): it extends the last
+// run when `continues_last_run` (the frame follows that run's last frame with nothing
+// between them that breaks the run), else starts a run of its own.
+void addFrameToRuns(std::vector<FrameSpan>& runs, std::int64_t frame, double t_s, bool continues_last_run);
 
 struct Track {
   std::string name;

@@ -263,12 +263,7 @@ FrameResult NavigationSession::afterOdometry(OdometryMeasurement odometry, const
   out.odometry_lost = !out.odometry.tracked && out.odometry.reference_frame < 0 && s.frames_processed > 0;
   if (out.odometry_lost) {
     ++s.lost_frames;
-    if (s.previous_frame_lost) {
-      s.lost_spans.back().end_frame = frame;
-      s.lost_spans.back().end_s = t_s;
-    } else {
-      s.lost_spans.push_back({frame, frame, t_s, t_s});
-    }
+    geo::addFrameToRuns(s.lost_spans, frame, t_s, s.previous_frame_lost);
   }
   s.previous_frame_lost = out.odometry_lost;
   const double height = s.heightAt(t_s);

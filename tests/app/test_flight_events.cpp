@@ -111,6 +111,26 @@ class TestFlightEvents : public QObject {
     QVERIFY(flightEvents(results).empty());
   }
 
+  // The events panel rebuilds its list only when the events differ (operator==).
+  void equalEventsCompareEqual() {
+    FlightEvent a;
+    a.kind = FlightEventKind::OdometryLost;
+    a.span = {10, 12, 1.0, 1.2};
+    a.count = 3;
+    FlightEvent b = a;
+    QVERIFY(a == b);  // both distances unknown (NaN) count as equal
+    b.span.end_s = 1.3;
+    QVERIFY(a != b);
+    b = a;
+    b.reasons["too_few_inliers"] = 1;
+    QVERIFY(a != b);
+    b = a;
+    b.max_m = 40.0;
+    QVERIFY(a != b);
+    a.max_m = 40.0;
+    QVERIFY(a == b);
+  }
+
   void kindsHaveStableNames() {
     QCOMPARE(std::string(flightEventKindName(FlightEventKind::FlaggedGnss)), std::string("flagged_gnss"));
     QCOMPARE(std::string(flightEventKindName(FlightEventKind::RejectedFixes)), std::string("rejected_fixes"));

@@ -56,6 +56,19 @@ class TestTrack : public QObject {
       QVERIFY2(std::abs(speeds[i] - 12.0) < 1.3, qPrintable(QString("%1: %2").arg(i).arg(speeds[i])));
   }
 
+  void framesJoinRuns() {
+    std::vector<FrameSpan> runs;
+    addFrameToRuns(runs, 4, 0.4, true);  // no run yet: a run of its own
+    addFrameToRuns(runs, 5, 0.5, true);
+    addFrameToRuns(runs, 9, 0.9, false);
+    QCOMPARE(int(runs.size()), 2);
+    QCOMPARE(runs[0].start_frame, std::int64_t(4));
+    QCOMPARE(runs[0].end_frame, std::int64_t(5));
+    QCOMPARE(runs[0].end_s, 0.5);
+    QCOMPARE(runs[0].frameCount(), std::int64_t(2));
+    QCOMPARE(runs[1].frameCount(), std::int64_t(1));
+  }
+
   void steadyTrackAndEdges() {
     const Track steady = eastbound(8.0, 0.5, 0.5, 20);  // every sample a new position
     const std::vector<double> speeds = groundSpeedsMps(steady, 0.2);  // the window holds one pose
