@@ -99,6 +99,8 @@ PlotsPanel::PlotsPanel(ResultsModel* results, QWidget* parent) : QWidget(parent)
 
   connect(results_, &ResultsModel::reset, this, [this] { refit_ = true; });
   retranslateUi();
+  // No data yet: the legends list nothing (TimePlot::commitData) until series fill.
+  for (TimePlot* plot : {altitude_, heading_, speed_, discrepancy_}) plot->commitData();
 }
 
 void PlotsPanel::setTimeline(double fps, double duration_s, double start_unix_s) {
