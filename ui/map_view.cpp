@@ -371,6 +371,7 @@ void MapView::panByPixels(const QPointF& delta) {
 
 void MapView::zoomToFit() {
   if (!frame_) return;
+  pending_geo_fit_.reset();
   if (width() <= 1 || height() <= 1 || !isVisible()) fit_on_resize_ = true;
   const geo::MapRect bounds = contentBounds();
   centre_ = {0.5 * (bounds.min_x + bounds.max_x), 0.5 * (bounds.min_y + bounds.max_y)};
@@ -382,6 +383,12 @@ void MapView::zoomToFit() {
 
 void MapView::zoomToGeoPoints(const std::vector<geo::GeoPoint>& points, double margin) {
   if (!frame_ || points.empty()) return;
+  // Hidden or not laid out yet: fit again once the widget has its size.
+  if (width() <= 1 || height() <= 1 || !isVisible()) {
+    pending_geo_fit_ = std::make_pair(points, margin);
+  } else {
+    pending_geo_fit_.reset();
+  }
   std::vector<geo::MapPoint> in_view;
   try {
     in_view = frame_->converter->mapFromGeo(points);
@@ -552,8 +559,8 @@ void MapView::paintEvent(QPaintEvent*) {
   if (metres_per_px > 0.0 && std::isfinite(metres_per_px)) {
     const double length_m = niceLengthM(120.0 * metres_per_px);
     const double length_px = length_m / metres_per_px;
-    const QString label = length_m >= 1000.0 ? tr("%1 km").arg(length_m / 1000.0)
-                                             : tr("%1 m").arg(length_m);
+    const QString label = length_m >= 1000.0 ? tr("%1 km").arg(QLocale().toString(length_m / 1000.0))
+                                             : tr("%1 m").arg(QLocale().toString(length_m));
     const QPointF origin(12, height() - 14);
     painter.setRenderHint(QPainter::Antialiasing);
     painter.setPen(QPen(Qt::black, 5, Qt::SolidLine, Qt::FlatCap));
@@ -582,7 +589,9 @@ void MapView::drawGrid(QPainter& painter) const {
     }
   }
   // Bottom right, clear of the legend (top right) and the scale bar (bottom left).
-  const QString note = tr("No basemap: %1 grid, %2").arg(lengthText(spacing_m), QString::fromStdString(frame_->crs_name));
+  const QString spacing = spacing_m >= 1000.0 ? tr("%1 km").arg(QLocale().toString(spacing_m / 1000.0))
+                                              : tr("%1 m").arg(QLocale().toString(spacing_m));
+  const QString note = tr("No basemap: %1 grid, %2").arg(spacing, QString::fromStdString(frame_->crs_name));
   const QFontMetricsF metrics(font());
   const QString shown = metrics.elidedText(note, Qt::ElideRight, std::max(0.0, width() - 200.0));
   drawHaloText(painter, QPointF(width() - metrics.horizontalAdvance(shown) - 12.0, height() - 10.0), font(), shown);
@@ -791,6 +800,10 @@ void MapView::keyPressEvent(QKeyEvent* event) {
 void MapView::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
   if (!frame_) return;
+  if (pending_geo_fit_ && width() > 1 && height() > 1 && isVisible()) {
+    applyPendingGeoFit();
+    return;
+  }
   if (fit_on_resize_ && width() > 1 && height() > 1) {
     fit_on_resize_ = false;
     zoomToFit();
@@ -798,6 +811,17 @@ void MapView::resizeEvent(QResizeEvent* event) {
   }
   clampScale();
   scheduleLoad();
+}
+
+void MapView::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (pending_geo_fit_ && width() > 1 && height() > 1) applyPendingGeoFit();
+}
+
+void MapView::applyPendingGeoFit() {
+  const auto [points, margin] = std::move(*pending_geo_fit_);
+  pending_geo_fit_.reset();
+  zoomToGeoPoints(points, margin);
 }
 
 void MapView::mousePressEvent(QMouseEvent* event) {

@@ -27,6 +27,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/geo/basemap.h"
@@ -197,6 +198,7 @@ class MapView : public QWidget {
  protected:
   void paintEvent(QPaintEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
+  void showEvent(QShowEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
@@ -224,6 +226,7 @@ class MapView : public QWidget {
   void startLoad();
   void onLoadFinished();
   void clampScale();
+  void applyPendingGeoFit();
 
   void projectOverlays();  // overlays_ -> overlay_points_in_view_ (view CRS)
   void projectCamera();    // camera_ -> camera_in_view_
@@ -246,6 +249,8 @@ class MapView : public QWidget {
   double min_units_per_px_ = 1e-9;
   double max_units_per_px_ = 1e9;
   bool fit_on_resize_ = false;
+  // A zoomToGeoPoints asked for before the widget had its size: done on the next resize.
+  std::optional<std::pair<std::vector<geo::GeoPoint>, double>> pending_geo_fit_;
 
   QTimer load_timer_;
   QThreadPool pool_;

@@ -339,6 +339,27 @@ class TestMapView : public QObject {
     QVERIFY(!view.hasView());
   }
 
+  // A zoom to points asked for before the window is shown (opening a log at start-up)
+  // is done at the size the view gets, not at the hidden widget's.
+  void zoomBeforeShowingFitsTheShownView() {
+    ui::MapView view;
+    const geo::LocalEnuFrame enu(geo::GeoPoint{47.37, 8.54, 0.0});
+    ui::MapView::TrackOverlay track;
+    track.name = "gnss:log";
+    track.color = Qt::yellow;
+    for (int k = 0; k <= 20; ++k) track.points.push_back(enu.toGeo({10.0 * k, 5.0 * k, 0.0}));
+    view.setTrackOverlay(track);
+    view.zoomToGeoPoints(track.points, 0.1);
+    view.resize(800, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const QPointF a = *view.widgetFromGeo(track.points.front());
+    const QPointF b = *view.widgetFromGeo(track.points.back());
+    // 200 m east with 10 % margins: 667 px at 800 px wide (533 px if fitted to the hidden 640 px).
+    QVERIFY2(b.x() - a.x() > 600.0, qPrintable(QString("%1 px").arg(b.x() - a.x())));
+    QVERIFY(QRectF(view.rect()).contains(a) && QRectF(view.rect()).contains(b));
+  }
+
   void legendSaysWhatIsDrawn() {
     auto basemap = openShared("data/orthophotos/australia.tif");
     ui::MapView view;
