@@ -660,7 +660,7 @@ bool MainWindow::openBasemap(const QString& path) {
                                  .arg(QLocale().toString(gsd_m, 'g', 3))
                                  .arg(crs));
     showResultsOnMap();
-    if (telemetry_) checkLogAgainstBasemaps(io::gnssTrackFromTelemetry(*telemetry_));
+    if (telemetry_) checkLogAgainstBasemaps(log_track_);
     updateActions();
     return true;
   } catch (const std::exception& e) {
@@ -718,7 +718,7 @@ bool MainWindow::openTelemetry(const QString& path) {
     telemetry_->source_path = absolute;
     project_.telemetry_path = absolute;
     placeLog();
-    const geo::Track track = io::gnssTrackFromTelemetry(*telemetry_);
+    const geo::Track& track = log_track_;
     const QString where = map_view_->isGridView() ? tr(" (on a grid until a basemap is open)") : QString();
     statusBar()->showMessage(tr("Flight log %1: %2 GNSS positions over %3 s%4")
                                  .arg(QFileInfo(path).fileName())
@@ -775,6 +775,7 @@ void MainWindow::setLogOffset(double offset_s) {
 
 void MainWindow::placeLog() {
   if (!telemetry_) {
+    log_track_ = geo::Track();
     log_offset_->showOffset(false, 0.0, QString());
     map_view_->removeTrackOverlay(kLogNowOverlay);
     return;
@@ -783,7 +784,8 @@ void MainWindow::placeLog() {
   const std::string source = app::placeLogOnVideoClock(project_.telemetry_time_offset_s,
                                                        video_info_ ? *video_info_ : io::VideoInfo(),
                                                        telemetry_.get(), &warnings);
-  const geo::Track track = io::gnssTrackFromTelemetry(*telemetry_);
+  log_track_ = io::gnssTrackFromTelemetry(*telemetry_);
+  const geo::Track& track = log_track_;
   MapView::TrackOverlay overlay;
   overlay.name = QStringLiteral("gnss:") + QString::fromStdString(telemetry_->source_path);
   overlay.color = kGnssColour;  // logged GNSS: amber
@@ -834,6 +836,7 @@ bool MainWindow::applyProject(const io::Project& project) {
   results_model_->clear();
   log_offset_->setMeasuredOffset(NAN, NAN);
   telemetry_.reset();
+  log_track_ = geo::Track();
   project_ = io::Project();
   bool ok = true;
   for (const std::string& basemap : project.basemap_paths) ok = openBasemap(QString::fromStdString(basemap)) && ok;
@@ -1453,7 +1456,7 @@ bool MainWindow::exportLogTrack(const QString& path) {
   try {
     if (!telemetry_) throw std::runtime_error(tr("no flight log is open: open one with File > Open Flight Log...").toStdString());
     // The log's own positions and times (on the video's clock; absolute times unchanged).
-    const geo::Track track = io::gnssTrackFromTelemetry(*telemetry_);
+    const geo::Track& track = log_track_;
     if (track.poses.empty())
       throw std::runtime_error(tr("%1 holds no GNSS positions").arg(QString::fromStdString(telemetry_->source_path)).toStdString());
     writeTrackFile(track, path);

@@ -371,6 +371,8 @@ class MainWindow : public QMainWindow {
   QString video_path_;
   std::shared_ptr<const io::VideoInfo> video_info_;  // the open video's, for placing the log
   std::shared_ptr<io::TelemetrySeries> telemetry_;   // the open flight log, on the video's clock
+  // The open log's GNSS positions on the video's clock (placeLog keeps it current).
+  geo::Track log_track_;
   int video_frame_count_ = 0;      // frames the timeline offers: those the file holds
   int announced_frame_count_ = 0;  // frames its container announces (more when truncated)
   int requested_frame_ = -1;
