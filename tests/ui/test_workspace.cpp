@@ -303,10 +303,7 @@ class TestWorkspace : public QObject {
       ui::MainWindow window(batchOptions());
       window.resize(1280, 800);
       window.show();
-      QSignalSpy loaded(&window, &ui::MainWindow::resultsLoaded);
-      QVERIFY(window.openResults(flight_.results));
-      QVERIFY(loaded.wait(kLoadTimeoutMs));
-      QTRY_VERIFY_WITH_TIMEOUT(!window.isLoading(), kLoadTimeoutMs);
+      QVERIFY(test::openResultsAndWait(window, flight_.results, kLoadTimeoutMs));
       QVERIFY(window.frameLoader()->isOpen());
       QCOMPARE(window.mapView()->basemapCount(), 1);
       QCOMPARE(QString::fromStdString(window.project().video_path), flight_.video);
@@ -331,10 +328,8 @@ class TestWorkspace : public QObject {
     {
       ui::MainWindow window(batchOptions());
       window.show();
-      QSignalSpy loaded(&window, &ui::MainWindow::resultsLoaded);
       QSignalSpy errors(&window, &ui::MainWindow::errorReported);
-      QVERIFY(window.openResults(copy));
-      QVERIFY(loaded.wait(kLoadTimeoutMs));
+      QVERIFY(test::openResultsAndWait(window, copy, kLoadTimeoutMs));
       QCOMPARE(errors.count(), 0);
       QCOMPARE(window.mapView()->basemapCount(), 1);
       QVERIFY(!window.frameLoader()->isOpen());
@@ -344,9 +339,7 @@ class TestWorkspace : public QObject {
       ui::MainWindow window(batchOptions());
       window.show();
       QVERIFY(window.openBasemap(flight_.basemap));
-      QSignalSpy loaded(&window, &ui::MainWindow::resultsLoaded);
-      QVERIFY(window.openResults(flight_.results));
-      QVERIFY(loaded.wait(kLoadTimeoutMs));
+      QVERIFY(test::openResultsAndWait(window, flight_.results, kLoadTimeoutMs));
       QVERIFY(!window.frameLoader()->isOpen());  // the analyst's choice stays
     }
   }

@@ -26,4 +26,11 @@ inline bool openProjectAndWait(ui::MainWindow& window, const QString& project, i
   return QTest::qWaitFor([&window] { return !window.isLoading(); }, timeout_ms);
 }
 
+// The same for a results folder (its inputs open with it).
+inline bool openResultsAndWait(ui::MainWindow& window, const QString& folder, int timeout_ms = 20000) {
+  QSignalSpy loaded(&window, &ui::MainWindow::resultsLoaded);
+  if (!window.openResults(folder) || !loaded.wait(timeout_ms)) return false;
+  return QTest::qWaitFor([&window] { return !window.isLoading(); }, timeout_ms);
+}
+
 }  // namespace skytrace::test
