@@ -1076,10 +1076,6 @@
         <translation> (Ersatz)</translation>
     </message>
     <message>
-        <source>Device: %1 · Model: %2</source>
-        <translation>Gerät: %1 · Modell: %2</translation>
-    </message>
-    <message>
         <source>there is no visual track yet: process the flight or open its results</source>
         <translation>es gibt noch keine visuelle Flugbahn: den Flug verarbeiten oder seine Ergebnisse öffnen</translation>
     </message>
@@ -1162,10 +1158,6 @@
     <message>
         <source>Choose the models and devices of visual odometry and the satellite stage, and the mode</source>
         <translation>Modelle und Geräte der visuellen Odometrie und der Satellitenstufe sowie den Modus wählen</translation>
-    </message>
-    <message>
-        <source>Satellite: %1</source>
-        <translation>Satellit: %1</translation>
     </message>
     <message>
         <source>sequential</source>
@@ -1352,12 +1344,22 @@
         <translation>Skytrace: %1</translation>
     </message>
     <message>
-        <source> (on a grid until a basemap is open)</source>
-        <translation> (auf einem Gitter, bis eine Basiskarte geöffnet ist)</translation>
-    </message>
-    <message>
         <source>Results shown on a grid; open a basemap to see the imagery under them</source>
         <translation>Ergebnisse auf einem Gitter angezeigt; eine Basiskarte öffnen, um die Bilder darunter zu sehen</translation>
+    </message>
+    <message>
+        <source> (on a grid: no basemap)</source>
+        <translation> (auf einem Gitter: keine Basiskarte)</translation>
+    </message>
+    <message>
+        <source>Device: %1
+Visual odometry: %2
+Satellite stage: %3
+Mode: %4</source>
+        <translation>Gerät: %1
+Visuelle Odometrie: %2
+Satellitenstufe: %3
+Modus: %4</translation>
     </message>
 </context>
 <context>

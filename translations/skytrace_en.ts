@@ -1068,10 +1068,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Device: %1 · Model: %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>there is no visual track yet: process the flight or open its results</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1153,10 +1149,6 @@
     </message>
     <message>
         <source>Choose the models and devices of visual odometry and the satellite stage, and the mode</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Satellite: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1352,11 +1344,18 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source> (on a grid until a basemap is open)</source>
+        <source>Results shown on a grid; open a basemap to see the imagery under them</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Results shown on a grid; open a basemap to see the imagery under them</source>
+        <source> (on a grid: no basemap)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Device: %1
+Visual odometry: %2
+Satellite stage: %3
+Mode: %4</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -536,7 +536,7 @@ void MainWindow::createStatusBar() {
   cancel_button_->setDefaultAction(cancel_action_);
   engine_label_ = new QLabel(this);
   cursor_label_ = new QLabel(this);
-  cursor_label_->setMinimumWidth(240);
+  cursor_label_->setMinimumWidth(220);
   scale_label_ = new QLabel(this);
   scale_label_->setMinimumWidth(120);
   statusBar()->addPermanentWidget(progress_bar_);
@@ -719,7 +719,7 @@ bool MainWindow::openTelemetry(const QString& path) {
     project_.telemetry_path = absolute;
     placeLog();
     const geo::Track& track = log_track_;
-    const QString where = map_view_->isGridView() ? tr(" (on a grid until a basemap is open)") : QString();
+    const QString where = map_view_->isGridView() ? tr(" (on a grid: no basemap)") : QString();
     statusBar()->showMessage(tr("Flight log %1: %2 GNSS positions over %3 s%4")
                                  .arg(QFileInfo(path).fileName())
                                  .arg(track.poses.size())
@@ -1323,12 +1323,14 @@ void MainWindow::updateEngineLabel() {
   const QString satellite =
       QString::fromStdString(!r.registration_model.empty() ? r.registration_model : planned.satellite_model);
   const std::string mode = !r.mode.empty() ? r.mode : planned.mode;
-  engine_label_->setText(tr("Device: %1 · Model: %2").arg(device, model) + QStringLiteral(" · ") +
-                         tr("Satellite: %1").arg(satellite) + QStringLiteral(" · ") +
-                         (mode == "sequential"       ? tr("sequential")
-                          : mode == "frame-parallel" ? tr("frame-parallel")
-                                                     : tr("overlapped")));
-  engine_label_->setToolTip(QString::fromStdString(r.fallback_reason));
+  const QString mode_text = mode == "sequential"       ? tr("sequential")
+                            : mode == "frame-parallel" ? tr("frame-parallel")
+                                                       : tr("overlapped");
+  // Compact, so that the status messages keep the room; the tooltip names each part.
+  engine_label_->setText(QStringLiteral("%1 · %2 · %3 · %4").arg(device, model, satellite, mode_text));
+  QString tip = tr("Device: %1\nVisual odometry: %2\nSatellite stage: %3\nMode: %4").arg(device, model, satellite, mode_text);
+  if (!r.fallback_reason.empty()) tip += QStringLiteral("\n") + QString::fromStdString(r.fallback_reason);
+  engine_label_->setToolTip(tip);
 }
 
 void MainWindow::setProcessingOptions(const io::Project& choice) {

@@ -153,6 +153,33 @@ class TestMainWindow : public QObject {
              qPrintable(QString("amber pixels before %1, after %2").arg(before).arg(after)));
   }
 
+  // Issue 20: a log opened without a basemap is drawn on the grid map, and at the default
+  // 1280 x 800 the status message about it is not clipped by the permanent widgets.
+  void logWithoutBasemapIsOnTheMapAndItsMessageFits() {
+    SKYTRACE_REQUIRE_SHARED();
+    ui::MainWindow window(batchOptions());
+    window.resize(1280, 800);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.openTelemetry(test::sharedPath("data/flight_logs/dji_srt/m2zoom.SRT")));
+    QVERIFY(window.mapView()->isGridView());
+    const QString message = window.statusBar()->currentMessage();
+    QVERIFY2(message.contains("7113 GNSS positions") && message.contains("grid"), qPrintable(message));
+    QCoreApplication::processEvents();
+    int permanent_px = 0;
+    for (QWidget* child : window.statusBar()->findChildren<QWidget*>(QString(), Qt::FindDirectChildrenOnly))
+      if (child->isVisible()) permanent_px += child->width();
+    const int free_px = window.statusBar()->width() - permanent_px;
+    const int message_px = window.statusBar()->fontMetrics().horizontalAdvance(message);
+    QVERIFY2(message_px + 16 <= free_px, qPrintable(QString("message %1 px, room %2 px").arg(message_px).arg(free_px)));
+    // The track is drawn: amber on the map.
+    const QImage shot = window.mapView()->grab().toImage();
+    int amber = 0;
+    for (int y = 0; y < shot.height(); ++y)
+      for (int x = 0; x < shot.width(); ++x) amber += shot.pixelColor(x, y) == QColor(255, 196, 0);
+    QVERIFY2(amber > 300, qPrintable(QString::number(amber)));
+  }
+
   void realFlightLogOpensAndBadOneIsReported() {
     SKYTRACE_REQUIRE_SHARED();
     ui::MainWindow window(batchOptions());
