@@ -1628,7 +1628,7 @@ Modus: %4</translation>
     </message>
     <message>
         <source>Speed [m/s]</source>
-        <translation>Geschwindigkeit [m/s]</translation>
+        <translation>Geschw. [m/s]</translation>
     </message>
     <message>
         <source>To GNSS [m]</source>
