@@ -247,6 +247,12 @@ void RegistrationOptions::check() const {
                 "registration min_inlier_ratio must be in [0, 1)");
   checkArgument(consistent_inlier_ratio > min_inlier_ratio && consistent_inlier_ratio <= 1,
                 "registration consistent_inlier_ratio must be in (min_inlier_ratio, 1]");
+  checkArgument(verified_height_tolerance > 0 && verified_height_tolerance < 1,
+                "registration verified_height_tolerance must be in (0, 1)");
+  checkArgument(verified_max_tilt_deg > 0 && verified_max_tilt_deg < 90,
+                "registration verified_max_tilt_deg must be in (0, 90)");
+  checkArgument(verified_inlier_ratio >= min_inlier_ratio && verified_inlier_ratio <= 1,
+                "registration verified_inlier_ratio must be in [min_inlier_ratio, 1]");
   checkArgument(ransac_threshold_px > 0, "registration ransac_threshold_px must be > 0");
   checkArgument(min_height_ratio > 0 && max_height_ratio > min_height_ratio,
                 "registration height ratios must satisfy 0 < min < max");
@@ -394,12 +400,16 @@ struct BasemapRegistrar::State {
     fix->matches = fit.matches;
     fix->inliers = fit.ransac.num_inliers;
     fix->inlier_ratio = fit.matches > 0 ? double(fit.ransac.num_inliers) / fit.matches : 0.0;
+    if (!fit.ransac.found || fix->inliers < options.min_inliers) {
+      fix->reason = "too_few_inliers";
+      return;
+    }
     // Without a prior, repetitive texture (orchards, rows) yields small consistent-looking
     // inlier sets anywhere among many matches: demand twice the evidence, unless nearly
-    // every match agrees.
+    // every match agrees or the camera is where the request's measurements put it.
     const bool consistent = fix->inlier_ratio >= options.consistent_inlier_ratio;
-    const int min_inliers = request.prior || consistent ? options.min_inliers : 2 * options.min_inliers;
-    if (!fit.ransac.found || fix->inliers < min_inliers) {
+    if (!request.prior && !consistent && fix->inliers < 2 * options.min_inliers &&
+        !geometryAsMeasured(window.enu_from_pixel * window_from_image, request, *fix)) {
       fix->reason = "too_few_inliers";
       return;
     }
@@ -413,6 +423,19 @@ struct BasemapRegistrar::State {
       return;
     }
     acceptIfPlausible(request, expected_height_m, fix);
+  }
+
+  // RegistrationOptions::verified_*: the unconstrained camera of `ground_from_image`
+  // (frame pixels -> ENU ground) at the measured height and attitude of `request`.
+  bool geometryAsMeasured(const cv::Matx33d& ground_from_image, const RegistrationRequest& request,
+                          const RegistrationFix& fix) const {
+    if (!(request.height_hint_m > 0.0) || fix.inlier_ratio < options.verified_inlier_ratio) return false;
+    CameraPose pose;
+    if (!poseFromImageFromGround(camera, ground_from_image.inv(), ground_up_m, request.t_s, &pose)) return false;
+    const double height_m = pose.position_enu[2] - ground_up_m;
+    if (std::abs(height_m / request.height_hint_m - 1.0) > options.verified_height_tolerance) return false;
+    const double expected_tilt_deg = std::isfinite(request.pitch_hint_deg) ? 90.0 + request.pitch_hint_deg : 0.0;
+    return std::abs(90.0 + pose.pitch_deg - expected_tilt_deg) <= options.verified_max_tilt_deg;
   }
 
   // The camera pose of `window_from_image` (frame pixels -> `window` pixels), with the

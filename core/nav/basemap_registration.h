@@ -94,8 +94,19 @@ struct RegistrationOptions {
   // Without a prior a fit needs 2 x min_inliers (repetitive texture gives small
   // consistent-looking subsets of many matches anywhere), or min_inliers when at least
   // this share of its matches are inliers (a frame with few features, e.g. over a map
-  // several times coarser than the frame, that nearly all agree).
+  // several times coarser than the frame, that nearly all agree) ...
   double consistent_inlier_ratio = 0.8;
+  // ... or min_inliers when the fit's camera is where the request's measurements put it
+  // (a photo's XMP height, a flight log's): its height within verified_height_tolerance
+  // of a measured height hint, its optical axis within verified_max_tilt_deg of the pitch
+  // hint (of nadir without one), and at least verified_inlier_ratio of its matches agree.
+  // A fit to repetitive texture rarely agrees with all three; on the Brighton Beach photos
+  // (40 m, 0.5 m map) correct fits with 22-39 inliers do (0.6-3.8 m from their GPS), with
+  // heights 0.81-0.94 of the XMP height (the ground is not the take-off point), tilts
+  // within 7 deg and ratios of 0.31-0.45.
+  double verified_height_tolerance = 0.25;
+  double verified_max_tilt_deg = 15.0;
+  double verified_inlier_ratio = 0.25;
   double ransac_threshold_px = 3.0;
   // The robust homography estimator (robust_homography.h). LO-RANSAC on every device:
   // frame-to-map pairs have few inliers, where MAGSAC++ stops in worse models (graf at

@@ -1,7 +1,9 @@
 // `skytrace-cli locate` on real Brighton Beach photos (../shared, SIFT, no model files):
 // a photo is located within 3 m of its EXIF GPS; photos that are not say why with a
 // measure, the share of their GPS-placed footprint on the orthophoto (DJI_0018 sees
-// mostly ground outside the map: 40 %; DJI_0026 lies wholly on it and lacks inliers).
+// mostly ground outside the map: 40 %). A fit with fewer inliers than a search without
+// a prior needs (DJI_0026: 39, DJI_0030: 22 of 40) is accepted where the camera is at
+// the photo's own height and looks down, and refused when it is not (a wrong lens).
 #include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -46,21 +48,42 @@ class TestCliLocate : public QObject {
     QStringList args = {"locate", "--basemap",
                         skytrace::test::sharedPath("data/brighton_beach/odm_reference/nodeodm_test_odm_orthophoto.tif"),
                         "--out", out};
-    for (const char* name : {"DJI_0018.JPG", "DJI_0026.JPG", "DJI_0033.JPG"})
+    for (const char* name : {"DJI_0018.JPG", "DJI_0026.JPG", "DJI_0030.JPG", "DJI_0033.JPG"})
       args << skytrace::test::sharedPath(QStringLiteral("data/brighton_beach/images/") + name);
     QString log;
     QCOMPARE(skytrace::test::runCli(args, &log), 0);
     QVERIFY2(log.contains("DJI_0018.JPG: not located") && log.contains("% of its GPS footprint on the map"),
              qPrintable(log));
     const auto rows = rowsByImage(out);
-    QCOMPARE(rows.size(), 3);
+    QCOMPARE(rows.size(), 4);
     QVERIFY(rows["DJI_0018.JPG"].contains("gps_footprint_on_map"));
     const double edge = rows["DJI_0018.JPG"]["gps_footprint_on_map"].toDouble();
     const double inside = rows["DJI_0026.JPG"]["gps_footprint_on_map"].toDouble();
     QVERIFY2(edge > 0.3 && edge < 0.5, qPrintable(QString::number(edge)));
     QVERIFY2(inside > 0.9, qPrintable(QString::number(inside)));
-    QCOMPARE(rows["DJI_0033.JPG"]["accepted"], QString("1"));
-    QVERIFY(rows["DJI_0033.JPG"]["distance_to_gps_m"].toDouble() < 3.0);
+    for (const char* name : {"DJI_0026.JPG", "DJI_0030.JPG", "DJI_0033.JPG"}) {
+      QVERIFY2(rows[name]["accepted"] == "1", name);
+      QVERIFY2(rows[name]["distance_to_gps_m"].toDouble() < 3.0, qPrintable(rows[name]["distance_to_gps_m"]));
+    }
+    QCOMPARE(rows["DJI_0030.JPG"]["inliers"].toInt() < 40, true);  // verified, not counted through
+  }
+
+  // DJI_0026 through a lens narrower than its own (64 deg, not about 84): a fit with
+  // 20-39 inliers (29 here) puts the camera about 1.4 x higher than the photo's XMP
+  // height, so it does not count as verified, and without a prior it is refused.
+  void aFewInliersAtTheWrongHeightAreRefused() {
+    const QString out = dir_.filePath("wrong_lens.csv");
+    const QStringList args = {"locate", "--basemap",
+                              skytrace::test::sharedPath("data/brighton_beach/odm_reference/nodeodm_test_odm_orthophoto.tif"),
+                              "--hfov-deg", "64", "--out", out,
+                              skytrace::test::sharedPath("data/brighton_beach/images/DJI_0026.JPG")};
+    QString log;
+    QCOMPARE(skytrace::test::runCli(args, &log), 1);  // no photo located
+    const auto rows = rowsByImage(out);
+    QCOMPARE(rows["DJI_0026.JPG"]["accepted"], QString("0"));
+    QCOMPARE(rows["DJI_0026.JPG"]["reason"], QString("too_few_inliers"));
+    const int inliers = rows["DJI_0026.JPG"]["inliers"].toInt();
+    QVERIFY2(inliers >= 20 && inliers < 40, qPrintable(QString::number(inliers)));  // refused by the geometry
   }
 };
 
