@@ -500,6 +500,18 @@
         <source>Flagged stretches</source>
         <translation>Markierte Abschnitte</translation>
     </message>
+    <message>
+        <source>sequential</source>
+        <translation>sequenziell</translation>
+    </message>
+    <message>
+        <source>overlapped</source>
+        <translation>überlappend</translation>
+    </message>
+    <message>
+        <source>frame-parallel</source>
+        <translation>bildparallel</translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::FrameDecoder</name>

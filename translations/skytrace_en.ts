@@ -500,6 +500,18 @@
         <source>Flagged stretches</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>sequential</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>overlapped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>frame-parallel</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::FrameDecoder</name>

@@ -237,7 +237,13 @@ QString FlightReport::html(const app::FlightResults& r, const QString& map_src, 
   h += row(tr("Device"), escaped(r.device));
   h += row(tr("Visual odometry"), escaped(r.feature_model));
   h += row(tr("Satellite stage"), escaped(r.registration_model));
-  if (!r.mode.empty()) h += row(tr("Mode"), escaped(r.mode));
+  if (!r.mode.empty()) {
+    const QString mode = r.mode == "sequential"       ? tr("sequential")
+                         : r.mode == "overlapped"     ? tr("overlapped")
+                         : r.mode == "frame-parallel" ? tr("frame-parallel")
+                                                      : QString::fromStdString(r.mode);
+    h += row(tr("Mode"), escaped(mode));
+  }
   if (!r.inputs.camera.empty()) h += row(tr("Camera"), escaped(r.inputs.camera));
   if (!r.fallback_reason.empty()) h += row(tr("Fallback"), escaped(r.fallback_reason));
   h += QStringLiteral("</table>\n");
