@@ -273,6 +273,9 @@ void RegistrationOptions::check() const {
     dense.device = features.device;
     dense.check();
   }
+  checkArgument(feature_rotations == 1 || feature_rotations == 2 || feature_rotations == 4 ||
+                    feature_rotations == 8,
+                "registration feature_rotations must be 1, 2, 4 or 8, got " + std::to_string(feature_rotations));
   checkArgument(dense_rotations == 1 || dense_rotations == 2 || dense_rotations == 4 ||
                     dense_rotations == 8,
                 "registration dense_rotations must be 1, 2, 4 or 8, got " +
@@ -836,7 +839,7 @@ struct BasemapRegistrar::State {
   // in: its heading is unknown, and only oriented features (ORB, SIFT) match in any.
   int globalSearchOrientations() const {
     if (!fine_matcher->needsLocalFeatures()) return options.dense_rotations;
-    return frame_extractor->rotationInvariant() ? 1 : 4;
+    return frame_extractor->rotationInvariant() ? 1 : options.feature_rotations;
   }
 
   // A basemap this small at `gsd_m` is searched as one tile.

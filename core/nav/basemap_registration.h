@@ -86,6 +86,11 @@ struct RegistrationOptions {
   // the model directory), resize_long_side_px, coarse_threshold.
   vision::DenseMatcherOptions dense_matcher;
   int dense_rotations = 4;  // global mode with a dense matcher: 1, 2, 4 or 8 orientations
+  // Global mode with local features that are not rotation invariant (ALIKED, also n16rot,
+  // SuperPoint): the frame is described in this many orientations (1, 2, 4 or 8).
+  // ALIKED-n16rot matches a Brighton Beach photo to its orthophoto under turns of up to
+  // 22.5-35 deg (98-177 inliers) but not at 45 deg (5-7), where 4 orientations leave it.
+  int feature_rotations = 8;
   double search_sigma_factor = 3.0;   // window = footprint + factor * prior sigma
   double min_search_margin_m = 15.0;
   double max_prior_sigma_m = 150.0;   // above this the prior is ignored: global mode

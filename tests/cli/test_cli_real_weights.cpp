@@ -103,11 +103,14 @@ class TestCliRealWeights : public QObject {
                              skytrace::test::sharedPath("data/brighton_beach/images/DJI_0033.JPG")},
                             &log);
     checkNoInternalAssert(log);
-    // Exit 1 is "no photo located" (a navigation result, not a crash): this photo is
-    // located by SIFT but not yet by ALIKED against this map. Either way the run ends
-    // normally with a verdict for the photo and its CSV row.
-    QVERIFY2(code == 0 || code == 1, qPrintable(log));
-    QVERIFY2(log.contains(QRegularExpression("DJI_0033.JPG: (located|not located \\()")), qPrintable(log));
+    // The photo's top points 40 deg east of north: ALIKED (also n16rot) matches under
+    // turns of up to 22.5-35 deg only, so the search without a prior presents the photo in
+    // 8 orientations (with 4 it found 5-7 inliers and located none of the 18 photos).
+    QVERIFY2(code == 0, qPrintable(log));
+    const QRegularExpressionMatch located =
+        QRegularExpression("DJI_0033.JPG: located, [0-9]+ inliers, ([0-9.]+) m from its GPS").match(log);
+    QVERIFY2(located.hasMatch(), qPrintable(log));
+    QVERIFY2(located.captured(1).toDouble() < 3.0, qPrintable(log));
     QVERIFY2(QFileInfo(out).size() > 0, qPrintable(log));
   }
 
