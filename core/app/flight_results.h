@@ -75,8 +75,8 @@ struct ResultsInputs {
 // How the track scored against a reference track: accuracy.json in the results folder,
 // an evaluation report as `skytrace-cli eval --out RESULTS/accuracy.json` writes it (the
 // demo writes one against its truth), else the eval.json a batch writes beside a flight's
-// results (docs/process_output.md). Distances horizontal,
-// metres; fractions over every reference frame (frames without a position are misses).
+// results (docs/process_output.md). Distances are horizontal, in metres; fractions are
+// over every reference frame (frames without a position count as misses).
 struct AccuracySummary {
   std::string reference;  // the reference track's file, as the evaluation named it
   std::string alignment;  // "none", "rigid" or "similarity" (fitted before scoring)

@@ -70,8 +70,8 @@ struct Track {
 // over their time difference; where that window holds no other pose, over the
 // neighbouring poses. A window of a few samples keeps logs that repeat a position
 // between GNSS updates (a 10 Hz receiver in a 60 Hz log) from reading as alternating
-// standstill and double speed. NaN where no later or earlier pose has a later time.
-// Poses must be in time order.
+// standstill and double speed. NaN where the poses used span no time (a lone pose,
+// equal times) or lack a position. Poses must be in time order.
 std::vector<double> groundSpeedsMps(const Track& track, double window_s);
 
 }  // namespace skytrace::geo
