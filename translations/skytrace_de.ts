@@ -1644,7 +1644,7 @@ Modus: %4</translation>
     </message>
     <message>
         <source>To GNSS [m]</source>
-        <translation>Zum GNSS [m]</translation>
+        <translation>Abw. [m]</translation>
     </message>
 </context>
 <context>
