@@ -11,6 +11,7 @@
 // footprint) the same bounds hold.
 #include <QDir>
 #include <QProcess>
+#include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -386,10 +387,24 @@ class TestProcessE2e : public QObject {
     process.start(cliPath(), {"process", "--video", flight_ + "/flight.mp4", "--basemap",
                               flight_ + "/basemap_degraded.tif", "--model", "orb", "--out", out});
     QVERIFY(process.waitForStarted());
-    QTest::qWait(6000);
-    ::kill(pid_t(process.processId()), signal_number);
+    // Signal once the run is under way: its first progress line, then 2 s more.
+    QString log;
+    QElapsedTimer waited;
+    waited.start();
+    while (!log.contains(QStringLiteral(" frame ")) && process.state() == QProcess::Running &&
+           waited.elapsed() < 60000) {
+      process.waitForReadyRead(200);
+      log += QString::fromUtf8(process.readAll());
+    }
+    QTest::qWait(2000);
+    // Never signal a run that has ended: its id is then 0, and kill(0, ...) would signal the
+    // whole process group, ctest and the tests running beside this one included.
+    const qint64 pid = process.processId();
+    QVERIFY2(process.state() == QProcess::Running && pid > 0,
+             qPrintable("the run ended before it could be interrupted:\n" + log));
+    ::kill(pid_t(pid), signal_number);
     QVERIFY(process.waitForFinished(60000));
-    const QString log = QString::fromUtf8(process.readAll());
+    log += QString::fromUtf8(process.readAll());
     QVERIFY2(process.exitStatus() == QProcess::NormalExit && process.exitCode() == 128 + signal_number,
              qPrintable(log));
     const auto report = readJson(out + "/report.json");
