@@ -72,6 +72,13 @@ void drawHaloText(QPainter& painter, const QPointF& at, const QFont& font, const
 
 constexpr double kSeekRadiusPx = 30.0;  // Seek Here: the nearest track point this close
 
+// A round length (a scale bar's, a grid's: 1, 2 or 5 x 10^k m) as drawn: "50 m", "2 km".
+QString roundLengthText(double length_m) {
+  return length_m >= 1000.0
+             ? QCoreApplication::translate("skytrace::ui::MapView", "%1 km").arg(QLocale().toString(length_m / 1000.0))
+             : QCoreApplication::translate("skytrace::ui::MapView", "%1 m").arg(QLocale().toString(length_m));
+}
+
 }  // namespace
 
 QString lengthText(double length_m) {
@@ -559,8 +566,7 @@ void MapView::paintEvent(QPaintEvent*) {
   if (metres_per_px > 0.0 && std::isfinite(metres_per_px)) {
     const double length_m = niceLengthM(120.0 * metres_per_px);
     const double length_px = length_m / metres_per_px;
-    const QString label = length_m >= 1000.0 ? tr("%1 km").arg(QLocale().toString(length_m / 1000.0))
-                                             : tr("%1 m").arg(QLocale().toString(length_m));
+    const QString label = roundLengthText(length_m);
     const QPointF origin(12, height() - 14);
     painter.setRenderHint(QPainter::Antialiasing);
     painter.setPen(QPen(Qt::black, 5, Qt::SolidLine, Qt::FlatCap));
@@ -589,9 +595,8 @@ void MapView::drawGrid(QPainter& painter) const {
     }
   }
   // Bottom right, clear of the legend (top right) and the scale bar (bottom left).
-  const QString spacing = spacing_m >= 1000.0 ? tr("%1 km").arg(QLocale().toString(spacing_m / 1000.0))
-                                              : tr("%1 m").arg(QLocale().toString(spacing_m));
-  const QString note = tr("No basemap: %1 grid, %2").arg(spacing, QString::fromStdString(frame_->crs_name));
+  const QString note =
+      tr("No basemap: %1 grid, %2").arg(roundLengthText(spacing_m), QString::fromStdString(frame_->crs_name));
   const QFontMetricsF metrics(font());
   const QString shown = metrics.elidedText(note, Qt::ElideRight, std::max(0.0, width() - 200.0));
   drawHaloText(painter, QPointF(width() - metrics.horizontalAdvance(shown) - 12.0, height() - 10.0), font(), shown);

@@ -16,6 +16,11 @@
 namespace skytrace::ui {
 namespace {
 
+// The UTC date and time of `unix_s` (seconds since 1970), to the millisecond.
+QDateTime utcAt(double unix_s) {
+  return QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(std::llround(unix_s * 1000.0)), QTimeZone::utc());
+}
+
 // Labels a time axis of seconds after `origin` (Unix seconds) with UTC clock times, at
 // steps a clock reader expects (1, 2, 5, 10, 15, 30 s, 1, 2, 5, 10, 15, 30 min, ...)
 // and at round UTC times, not at round offsets from the origin.
@@ -45,9 +50,7 @@ class UtcTimeTicker : public QCPAxisTicker {
     return ticks;
   }
   QString getTickLabel(double tick, const QLocale&, QChar, int) override {
-    const QDateTime utc =
-        QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(std::llround((origin_ + tick) * 1000.0)), QTimeZone::utc());
-    return utc.toString(step_ < 1.0 ? QStringLiteral("HH:mm:ss.z") : QStringLiteral("HH:mm:ss"));
+    return utcAt(origin_ + tick).toString(step_ < 1.0 ? QStringLiteral("HH:mm:ss.z") : QStringLiteral("HH:mm:ss"));
   }
 
  private:
@@ -156,8 +159,7 @@ void TimePlot::setHoverTime(double t_s) {
   const QLocale locale;
   QStringList lines{tr("t = %1 s").arg(locale.toString(t_s, 'f', 2))};
   if (std::isfinite(start_unix_s_)) {
-    const QDateTime utc = QDateTime::fromMSecsSinceEpoch(
-        static_cast<qint64>(std::llround((start_unix_s_ + t_s) * 1000.0)), QTimeZone::utc());
+    const QDateTime utc = utcAt(start_unix_s_ + t_s);
     lines.front() += QStringLiteral("  ") + tr("%1 UTC").arg(utc.toString(QStringLiteral("HH:mm:ss.zzz")));
   }
   for (QCPGraph* graph : graphs_) {
