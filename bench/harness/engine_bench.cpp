@@ -26,6 +26,7 @@
 #include "core/io/video_source.h"
 #include "core/nav/camera_model.h"
 #include "core/nav/model_choice.h"
+#include "core/nav/visual_odometry.h"
 #include "core/sim/flight_simulation.h"
 #include "core/sim/paced_frame_source.h"
 #include "core/sim/preloaded_frame_source.h"
@@ -597,6 +598,8 @@ NavigationWorkload loadNavigationWorkload(const EngineBenchOptions& options, con
   nav::checkVideoFrameSize(workload.video_path, video.width_px, video.height_px);
   std::string camera_source;
   const nav::CameraModel camera = app::resolveCamera(request, video, &camera_source);
+  workload.options.vo_features.max_keypoints =
+      nav::odometryKeypointBudget(navigation_options.vo_features.max_keypoints, camera.width_px, camera.height_px);
   std::optional<io::TelemetrySeries> telemetry;
   if (!request.telemetry_path.empty()) telemetry = io::readTelemetry(request.telemetry_path);
   workload.inputs = nav::makeNavigationInputs(camera, request.basemap_paths, std::move(telemetry));
@@ -608,7 +611,7 @@ NavigationWorkload loadNavigationWorkload(const EngineBenchOptions& options, con
                               {"telemetry", request.telemetry_path.empty() ? json(nullptr) : json(request.telemetry_path)},
                               {"vo_model", nav::visualOdometryModelName(navigation_options)},
                               {"satellite_model", nav::satelliteModelName(navigation_options.registration)},
-                              {"vo_keypoints", navigation_options.vo_features.max_keypoints},
+                              {"vo_keypoints", workload.options.vo_features.max_keypoints},
                               {"satellite_keypoints", navigation_options.registration.features.max_keypoints},
                               {"register_every_n_keyframes", navigation_options.register_every_n_keyframes}};
   return workload;

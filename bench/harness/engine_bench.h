@@ -64,7 +64,7 @@ struct EngineBenchOptions {
   // Models, as `process --vo-model / --sat-model` (empty satellite_model: process's
   // default, the VO model's features with VLAD retrieval).
   std::string vo_model = "aliked-n16rot";  // FEATURES[+MATCHER]
-  int vo_keypoints = 1024;
+  int vo_keypoints = 1024;         // for a 640x480 frame; larger frames keep the density (as process)
   std::string satellite_model;
   int satellite_keypoints = 0;     // registration's local features; 0: process's default
   std::string weights_dir;         // the model directory for this run (SKYTRACE_MODEL_DIR wins)

@@ -19,6 +19,7 @@
 #include "core/nav/basemap_registration.h"
 #include "core/nav/model_choice.h"
 #include "core/nav/navigation_report.h"
+#include "core/nav/visual_odometry.h"
 #include "core/util/atomic_folder.h"
 #include "core/util/check.h"
 #include "core/util/error.h"
@@ -400,7 +401,7 @@ std::vector<MissingWeights> missingWeights(const nav::NavigationOptions& options
 FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observer) {
   const auto started = Clock::now();
   request.check();
-  const ProcessingChoice choice = processingChoiceFor(request, vision::cudaDeviceCount());
+  ProcessingChoice choice = processingChoiceFor(request, vision::cudaDeviceCount());
   // Weights a chosen model cannot do without: fail before any work (the message names
   // the file and where its authors publish it). Fallbacks are reported when the session
   // starts.
@@ -428,6 +429,9 @@ FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observ
                 request.video_path + ": frames are " + std::to_string(info.width_px) + "x" +
                     std::to_string(info.height_px) + " but the camera model is " + std::to_string(camera.width_px) +
                     "x" + std::to_string(camera.height_px));
+  // VO's keypoint budget is stated for 640x480: larger frames keep its density.
+  choice.options.vo_features.max_keypoints =
+      nav::odometryKeypointBudget(choice.options.vo_features.max_keypoints, camera.width_px, camera.height_px);
 
   std::optional<io::TelemetrySeries> telemetry;
   std::vector<std::string> warnings;
@@ -494,6 +498,7 @@ FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observ
   run.device = devicesText(choice);
   run.feature_model = nav::visualOdometryModelName(used);
   run.registration_model = nav::satelliteModelName(used.registration);
+  run.vo_keypoint_budget = choice.options.vo_features.max_keypoints;
   for (const std::string& w : result.warnings)
     if (w.find("weights") != std::string::npos) run.fallback_reason = w;
   run.stages = engine::stageSummaries(outcome.samples);

@@ -121,6 +121,7 @@ nlohmann::json navigationReportJson(const NavigationResult& result, const RunDes
                         {"keyframes", result.keyframes},
                         {"tilt_model_steps", result.tilt_model_steps},
                         {"drift_estimate_percent", nullable(result.drift_estimate_percent)}};
+  if (run.vo_keypoint_budget > 0) report["odometry"]["keypoint_budget"] = run.vo_keypoint_budget;
   report["frame_transfers"] = {{"vo_uploads", result.vo_frame_transfers.uploads},
                                {"vo_downloads", result.vo_frame_transfers.downloads},
                                {"keyframe_downloads", result.keyframe_transfers.downloads}};

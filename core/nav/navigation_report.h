@@ -53,6 +53,7 @@ struct RunDescription {
   std::string device = "cpu";
   std::string feature_model;
   std::string registration_model;
+  int vo_keypoint_budget = 0;  // keypoints per frame VO extracts at most (0: not reported)
   std::string fallback_reason;
   double wall_s = 0.0;        // the whole command: inputs read, navigation, results written
   double navigation_s = 0.0;  // the navigation run alone (0: not measured, not reported)

@@ -1,5 +1,6 @@
 #include "core/nav/visual_odometry.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -270,6 +271,13 @@ OdometryMeasurement VisualOdometry::trackFeatures(std::int64_t frame, double t_s
     out.is_keyframe = true;
   }
   return out;
+}
+
+int odometryKeypointBudget(int budget_at_640x480, int width_px, int height_px) {
+  const double area_ratio = double(width_px) * double(height_px) / (640.0 * 480.0);
+  if (!(area_ratio > 1.0) || budget_at_640x480 >= kMaxOdometryKeypoints) return budget_at_640x480;
+  const double scaled = std::min(double(kMaxOdometryKeypoints), std::round(budget_at_640x480 * area_ratio));
+  return std::max(budget_at_640x480, int(scaled));
 }
 
 bool predictPoseFromKeyframe(const CameraModel& camera, const CameraPose& keyframe_pose,

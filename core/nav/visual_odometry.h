@@ -131,6 +131,15 @@ class VisualOdometry {
   std::unique_ptr<State> state_;
 };
 
+// VO's keypoint budget for frames of `width_px` x `height_px`. The budget the options
+// state (NavigationOptions::vo_features.max_keypoints) is for a 640x480 frame; a larger
+// frame keeps that density of keypoints over its area, up to kMaxOdometryKeypoints (a
+// stated budget above that is kept). A fixed count spread thin over a large frame leaves
+// too few for the homography: real 1600x900 photos 7 s apart over forest canopy shared
+// 17-23 inliers among 1024 keypoints per photo, 40-64 among 4096.
+constexpr int kMaxOdometryKeypoints = 4096;
+int odometryKeypointBudget(int budget_at_640x480, int width_px, int height_px);
+
 // The pose of a frame from its reference keyframe's pose and the VO homography:
 // ground_from_frame = ground_from_keyframe * reference_from_frame, decomposed. Returns
 // false when the result is degenerate.

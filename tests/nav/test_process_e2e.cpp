@@ -371,6 +371,38 @@ class TestProcessE2e : public QObject {
     QCOMPARE(rows[3].section(',', 0, 1), QStringLiteral("2,14.000000"));
   }
 
+  // The 18 real Brighton Beach photos as one flight (1600x900, 7 s apart, the first five
+  // over forest canopy beside the map's edge) with the photos' metadata as the log, and
+  // without any log: every photo is placed from the images, near its own EXIF GPS. With
+  // the 640x480 keypoint budget (1024 per photo) VO lost the first photos and they ended
+  // 24-180 m from their GPS.
+  void aRealPhotoSequenceIsPlacedFromTheImages() {
+    const QString images = test::sharedPath("data/brighton_beach/images");
+    const QString ortho = test::sharedPath("data/brighton_beach/odm_reference/nodeodm_test_odm_orthophoto.tif");
+    const QString logged = dir_.filePath("brighton_logged"), unlogged = dir_.filePath("brighton_no_log");
+    QString log;
+    QVERIFY2(runCli({"process", "--video", images, "--telemetry", images, "--basemap", ortho, "--model", "orb",
+                     "--out", logged},
+                    &log) == 0,
+             qPrintable(log));
+    QVERIFY2(runCli({"process", "--video", images, "--basemap", ortho, "--model", "orb", "--out", unlogged}, &log) ==
+                 0,
+             qPrintable(log));
+    QCOMPARE(readJson(logged + "/report.json")["odometry"]["keypoint_budget"].get<int>(), 4096);
+    for (const QString& results : {logged, unlogged}) {
+      const QString eval_json = results + "/gps_eval.json";
+      QVERIFY(runCli({"eval", "--truth", logged + "/gnss.csv", "--track", results + "/track.csv", "--out",
+                      eval_json}) == 0);
+      const nlohmann::json overall = readJson(eval_json)["overall"];
+      const double median = overall["horizontal_error"]["median_m"], max = overall["horizontal_error"]["max_m"];
+      qInfo("%s: %d of 18 photos placed, median %.2f m, max %.2f m from their GPS", qPrintable(results),
+            overall["frames_with_position"].get<int>(), median, max);
+      QCOMPARE(overall["frames_with_position"].get<int>(), 18);
+      QVERIFY(median <= 3.0);
+      QVERIFY(max <= 8.0);
+    }
+  }
+
   // Ctrl-C (SIGINT) and SIGTERM (what kill, Slurm and Kubernetes send) both stop the run
   // with what it computed, exit 128 + the signal.
   void interruptKeepsPartialResults_data() {

@@ -148,6 +148,17 @@ class TestVisualOdometry : public QObject {
     QCOMPARE(wrong_log.tracked, 9);
     QVERIFY(wrong_log.tilt_model_steps <= 1);
   }
+
+  void theKeypointBudgetKeepsItsDensityOnLargerFrames() {
+    QCOMPARE(odometryKeypointBudget(1024, 640, 480), 1024);
+    QCOMPARE(odometryKeypointBudget(1024, 320, 240), 1024);  // never fewer than stated
+    QCOMPARE(odometryKeypointBudget(1024, 960, 540), 1728);  // 1.6875x the area
+    QCOMPARE(odometryKeypointBudget(1024, 1280, 960), 4096);
+    QCOMPARE(odometryKeypointBudget(1024, 1600, 900), kMaxOdometryKeypoints);
+    QCOMPARE(odometryKeypointBudget(1024, 3840, 2160), kMaxOdometryKeypoints);
+    QCOMPARE(odometryKeypointBudget(8000, 3840, 2160), 8000);  // a larger stated budget stays
+    QCOMPARE(odometryKeypointBudget(2048, 800, 600), 3200);
+  }
 };
 
 QTEST_GUILESS_MAIN(TestVisualOdometry)
