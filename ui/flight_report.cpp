@@ -21,6 +21,7 @@
 #include "core/util/atomic_file.h"
 #include "core/util/statistics.h"
 #include "ui/events_panel.h"
+#include "ui/time_model.h"
 
 namespace skytrace::ui {
 namespace {
@@ -163,8 +164,7 @@ QString FlightReport::html(const app::FlightResults& r, const QString& map_src, 
   for (const std::string& basemap : r.inputs.basemaps) h += row(tr("Basemap"), escaped(basemap));
   if (std::isfinite(r.primaryTrack().start_unix_s))
     h += row(tr("Flight start (UTC)"),
-             escaped(QDateTime::fromMSecsSinceEpoch(std::llround(r.primaryTrack().start_unix_s * 1000.0), Qt::UTC)
-                         .toString(QStringLiteral("yyyy-MM-dd hh:mm:ss"))));
+             escaped(utcDateTime(r.primaryTrack().start_unix_s).toString(QStringLiteral("yyyy-MM-dd hh:mm:ss"))));
   h += row(tr("Report made"), escaped(QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyy-MM-dd hh:mm 'UTC'"))));
   h += row(tr("Software"), escaped(tr("Skytrace %1").arg(version)));
   h += QStringLiteral("</table>\n");

@@ -1,12 +1,16 @@
 #include "ui/time_model.h"
 
-#include <QDateTime>
 #include <QLocale>
+#include <QTimeZone>
 
 #include <algorithm>
 #include <cmath>
 
 namespace skytrace::ui {
+
+QDateTime utcDateTime(double unix_s) {
+  return QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(std::llround(unix_s * 1000.0)), QTimeZone::utc());
+}
 namespace {
 constexpr int kTickMs = 40;
 }
@@ -119,8 +123,7 @@ void TimeModel::tick() {
 QString TimeModel::logTimeText(double t_s) const {
   if (!std::isfinite(start_unix_s_))
     return tr("t = %1 s").arg(QLocale().toString(t_s, 'f', 3));
-  const qint64 ms = static_cast<qint64>(std::llround((start_unix_s_ + t_s) * 1000.0));
-  return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")) +
+  return utcDateTime(start_unix_s_ + t_s).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")) +
          QStringLiteral(" UTC");
 }
 

@@ -11,6 +11,7 @@
 // Thread: GUI thread only.
 #pragma once
 
+#include <QDateTime>
 #include <QElapsedTimer>
 #include <QObject>
 #include <QTimer>
@@ -19,6 +20,9 @@
 #include <vector>
 
 namespace skytrace::ui {
+
+// `unix_s` (seconds since 1970-01-01 UTC) as a UTC date-time, to the millisecond.
+QDateTime utcDateTime(double unix_s);
 
 class TimeModel : public QObject {
   Q_OBJECT

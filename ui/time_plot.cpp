@@ -2,7 +2,6 @@
 
 #include <QDateTime>
 #include <QFileInfo>
-#include <QTimeZone>
 #include <QLocale>
 #include <QVBoxLayout>
 
@@ -12,14 +11,10 @@
 #include <vector>
 
 #include "ui/qcustomplot_include.h"
+#include "ui/time_model.h"
 
 namespace skytrace::ui {
 namespace {
-
-// The UTC date and time of `unix_s` (seconds since 1970), to the millisecond.
-QDateTime utcAt(double unix_s) {
-  return QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(std::llround(unix_s * 1000.0)), QTimeZone::utc());
-}
 
 // Labels a time axis of seconds after `origin` (Unix seconds) with UTC clock times, at
 // steps a clock reader expects (1, 2, 5, 10, 15, 30 s, 1, 2, 5, 10, 15, 30 min, ...)
@@ -50,7 +45,7 @@ class UtcTimeTicker : public QCPAxisTicker {
     return ticks;
   }
   QString getTickLabel(double tick, const QLocale&, QChar, int) override {
-    return utcAt(origin_ + tick).toString(step_ < 1.0 ? QStringLiteral("HH:mm:ss.z") : QStringLiteral("HH:mm:ss"));
+    return utcDateTime(origin_ + tick).toString(step_ < 1.0 ? QStringLiteral("HH:mm:ss.z") : QStringLiteral("HH:mm:ss"));
   }
 
  private:
@@ -159,7 +154,7 @@ void TimePlot::setHoverTime(double t_s) {
   const QLocale locale;
   QStringList lines{tr("t = %1 s").arg(locale.toString(t_s, 'f', 2))};
   if (std::isfinite(start_unix_s_)) {
-    const QDateTime utc = utcAt(start_unix_s_ + t_s);
+    const QDateTime utc = utcDateTime(start_unix_s_ + t_s);
     lines.front() += QStringLiteral("  ") + tr("%1 UTC").arg(utc.toString(QStringLiteral("HH:mm:ss.zzz")));
   }
   for (QCPGraph* graph : graphs_) {
