@@ -8,6 +8,9 @@
 namespace skytrace::nav {
 namespace {
 
+// Times closer than this are the same instant (a photo's capture time in both tracks).
+constexpr double kSameTimeS = 1e-3;
+
 bool hasPosition(const geo::TrackPose& p) {
   return std::isfinite(p.lat_deg) && std::isfinite(p.lon_deg) &&
          !(p.lat_deg == 0.0 && p.lon_deg == 0.0);
@@ -38,12 +41,19 @@ DiscrepancyAnalysis analyzeGnssDiscrepancy(const geo::Track& visual, const geo::
   std::vector<bool> above;
   for (const auto& v : visual.poses) {
     if (!hasPosition(v)) continue;
-    // GNSS at the visual pose's time: linear between the neighbouring fixes.
     auto it = std::lower_bound(fixes.begin(), fixes.end(), v.t_s,
                                [](const geo::TrackPose* p, double t) { return p->t_s < t; });
-    if (it == fixes.end()) continue;
-    const geo::TrackPose* after = *it;
-    const geo::TrackPose* before = it == fixes.begin() ? after : *(it - 1);
+    // A fix at the pose's own time (a photo's GPS, however far apart the photos) is
+    // compared as it is; otherwise linear between its neighbours.
+    const geo::TrackPose* same = nullptr;
+    if (it != fixes.end() && (*it)->t_s - v.t_s <= kSameTimeS) {
+      same = *it;
+    } else if (it != fixes.begin() && v.t_s - (*(it - 1))->t_s <= kSameTimeS) {
+      same = *(it - 1);
+    }
+    if (!same && it == fixes.end()) continue;
+    const geo::TrackPose* after = same ? same : *it;
+    const geo::TrackPose* before = same ? same : it == fixes.begin() ? after : *(it - 1);
     if (std::abs(after->t_s - v.t_s) > options.max_gap_s &&
         std::abs(before->t_s - v.t_s) > options.max_gap_s)
       continue;
@@ -77,7 +87,8 @@ DiscrepancyAnalysis analyzeGnssDiscrepancy(const geo::Track& visual, const geo::
     std::size_t end = i;  // last above-threshold sample of the run
     for (std::size_t j = i + 1; j < samples.size(); ++j) {
       if (above[j]) {
-        if (samples[j].t_s - samples[end].t_s > options.max_gap_s + 1e-9) break;
+        const bool next_frame = samples[j].frame == samples[end].frame + 1;  // photos seconds apart
+        if (!next_frame && samples[j].t_s - samples[end].t_s > options.max_gap_s + 1e-9) break;
         end = j;
       }
     }

@@ -17,7 +17,9 @@ struct DiscrepancyOptions {
   double min_distance_m = 5.0;   // never flag below this, whatever the sigmas
   double min_duration_s = 2.0;
   double gnss_sigma_m = 2.5;     // assumed 1-sigma of a consumer GNSS fix
-  double max_gap_s = 1.0;        // a flagged run may bridge unflagged gaps this short
+  // A flagged run may bridge unflagged gaps this short; samples of consecutive frames
+  // (photos seconds apart) always continue a run.
+  double max_gap_s = 1.0;
 
   void check() const;  // throws InvalidArgument
 };
@@ -41,8 +43,9 @@ struct DiscrepancyAnalysis {
   std::vector<DiscrepancySegment> segments;
 };
 
-// Compares at each visual pose's time (GNSS interpolated linearly, gaps > max_gap_s and
-// poses without a GNSS position skipped). Both tracks share the video timeline.
+// Compares at each visual pose's time: with the GNSS fix of that time (within 1 ms), else
+// interpolated linearly between its neighbours (gaps > max_gap_s and poses without a
+// GNSS position skipped). Both tracks share the video timeline.
 DiscrepancyAnalysis analyzeGnssDiscrepancy(const geo::Track& visual, const geo::Track& gnss,
                                            const DiscrepancyOptions& options);
 

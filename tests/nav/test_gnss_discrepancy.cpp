@@ -68,6 +68,30 @@ class TestGnssDiscrepancy : public QObject {
     QVERIFY(a.segments.empty());
     QVERIFY(a.samples.size() < 80u && a.samples.size() > 65u);
   }
+
+  // Photos 7 s apart, each with its own GPS: every photo is compared with its fix (no
+  // interpolation across the 7 s), and three consecutive photos 40 m off are one flagged
+  // segment; one photo off on its own is not.
+  void photosSecondsApartAreComparedWithTheirOwnFixes() {
+    geo::Track visual, gnss;
+    for (int i = 0; i < 12; ++i) {
+      const double t = 7.0 * i;
+      geo::TrackPose v = poseAt(t, 14.0 * i, 0.0, 1.5), g = poseAt(t, 14.0 * i + 0.8, 0.5, NAN);
+      v.frame = g.frame = i;
+      if (i >= 5 && i <= 7) g = poseAt(t, 14.0 * i, 40.0, NAN), g.frame = i;  // spoofed
+      if (i == 10) g = poseAt(t, 14.0 * i, 30.0, NAN), g.frame = i;           // one photo off
+      visual.poses.push_back(v);
+      gnss.poses.push_back(g);
+    }
+    const DiscrepancyAnalysis a = analyzeGnssDiscrepancy(visual, gnss, {});
+    QCOMPARE(int(a.samples.size()), 12);
+    QVERIFY(std::abs(a.samples[0].distance_m - std::hypot(0.8, 0.5)) < 0.01);
+    QCOMPARE(int(a.segments.size()), 1);
+    QCOMPARE(a.segments.front().start_frame, std::int64_t(5));
+    QCOMPARE(a.segments.front().end_frame, std::int64_t(7));
+    QVERIFY(std::abs(a.segments.front().max_m - 40.0) < 0.1);
+    QVERIFY(!a.samples[10].flagged);
+  }
 };
 
 QTEST_GUILESS_MAIN(TestGnssDiscrepancy)

@@ -388,7 +388,10 @@ class TestProcessE2e : public QObject {
     QVERIFY2(runCli({"process", "--video", images, "--basemap", ortho, "--model", "orb", "--out", unlogged}, &log) ==
                  0,
              qPrintable(log));
-    QCOMPARE(readJson(logged + "/report.json")["odometry"]["keypoint_budget"].get<int>(), 4096);
+    const nlohmann::json report = readJson(logged + "/report.json");
+    QCOMPARE(report["odometry"]["keypoint_budget"].get<int>(), 4096);
+    // Every photo's GPS is compared with its visual pose, although the photos are 7 s apart.
+    QCOMPARE(report["discrepancy"]["frames_compared"].get<int>(), 18);
     for (const QString& results : {logged, unlogged}) {
       const QString eval_json = results + "/gps_eval.json";
       QVERIFY(runCli({"eval", "--truth", logged + "/gnss.csv", "--track", results + "/track.csv", "--out",
