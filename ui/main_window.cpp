@@ -1125,7 +1125,7 @@ void MainWindow::showResultsOnMap() {
     o.points = geoPointsOf(track.poses);
     o.t_s = timesOf(track.poses);
     o.color = colour;
-    o.split_gap_s = 2.0;
+    o.split_gap_s = trackSplitGapS(o.t_s);
     return o;
   };
   // Flagged discrepancy segments: a wide translucent band under everything.

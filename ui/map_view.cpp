@@ -81,6 +81,15 @@ QString roundLengthText(double length_m) {
 
 }  // namespace
 
+double trackSplitGapS(const std::vector<double>& t_s) {
+  std::vector<double> steps;
+  for (std::size_t k = 1; k < t_s.size(); ++k)
+    if (t_s[k] > t_s[k - 1]) steps.push_back(t_s[k] - t_s[k - 1]);
+  if (steps.empty()) return 2.0;
+  std::nth_element(steps.begin(), steps.begin() + steps.size() / 2, steps.end());
+  return std::max(2.0, 3.0 * steps[steps.size() / 2]);
+}
+
 QString lengthText(double length_m) {
   const QLocale locale;
   return length_m < 1000.0 ? QCoreApplication::translate("skytrace::ui::MapView", "%1 m").arg(locale.toString(length_m, 'f', 1))

@@ -271,6 +271,11 @@ class MapView : public QWidget {
   QPointF press_pos_;
 };
 
+// The gap in time beyond which a track's line is split (TrackOverlay::split_gap_s): 2 s,
+// or 3x the track's median sample interval where that is longer (photos seconds apart
+// are one line; a video's frames without a pose are a gap). `t_s` in increasing order.
+double trackSplitGapS(const std::vector<double>& t_s);
+
 // "12.3 m", "1.235 km" (a length for the analyst).
 QString lengthText(double length_m);
 // "850 m²", "1.25 ha", "3.40 km²" (an area for the analyst).

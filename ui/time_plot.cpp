@@ -284,7 +284,10 @@ void TimePlot::rescale(double duration_s) {
     const double spread = high - low;
     const double lower = values.front() >= low - 0.5 * spread ? values.front() : low - 0.1 * spread;
     const double upper = values.back() <= high + 0.5 * spread ? values.back() : high + 0.1 * spread;
-    const double margin = std::max(0.05 * (upper - lower), 1e-6);
+    // A flat series (one sample, a constant) gets a readable span around its value, not
+    // ticks a millionth apart.
+    const bool flat = upper - lower <= 1e-9 * std::max(1.0, std::abs(upper));
+    const double margin = flat ? std::max(1.0, 0.1 * std::abs(upper)) : 0.05 * (upper - lower);
     plot_->yAxis->setRange(lower - margin, upper + margin);
   }
   if (duration_s > 0.0) plot_->xAxis->setRange(0.0, duration_s);

@@ -421,6 +421,16 @@ class TestMapView : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(view.isIdle(), kIdleTimeoutMs);
   }
 
+  void aTrackSplitsAtGapsLongerThanItsOwnSampling() {
+    std::vector<double> video;
+    for (int k = 0; k <= 300; ++k)
+      if (k < 100 || k > 150) video.push_back(k * 0.1);  // 10 fps, 5 s without poses
+    QCOMPARE(ui::trackSplitGapS(video), 2.0);             // the 5 s hole splits the line
+    QCOMPARE(ui::trackSplitGapS({0.0, 7.0, 14.0, 21.0, 28.0, 37.0}), 21.0);  // photos 7 s apart: one line
+    QCOMPARE(ui::trackSplitGapS({}), 2.0);
+    QCOMPARE(ui::trackSplitGapS({5.0}), 2.0);
+  }
+
   void idleSignalComesOncePerSettledView() {
     auto basemap = openShared("data/orthophotos/australia.tif");
     ui::MapView view;

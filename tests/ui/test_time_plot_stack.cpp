@@ -140,6 +140,20 @@ class TestTimePlotStack : public QObject {
   // Issue 20: where the flight's UTC is known, the time axis reads UTC clock times at
   // round UTC seconds (not round offsets from the video start) and the hover read-out
   // says the UTC time; without it, video seconds.
+  void aFlatSeriesGetsAReadableAxis() {
+    ui::TimePlot plot;
+    plot.addSeries(Qt::blue);
+    fill(&plot, 0, [](double) { return 0.889; });  // one GNSS distance repeated
+    plot.rescale(10.0);
+    const QCPRange range = plot.plot()->yAxis->range();
+    QVERIFY2(range.lower <= -0.1 && range.upper >= 1.8,
+             qPrintable(QString("%1 .. %2").arg(range.lower).arg(range.upper)));
+    fill(&plot, 0, [](double) { return 120.0; });  // a constant height: 10 % either side
+    plot.rescale(10.0);
+    QCOMPARE(plot.plot()->yAxis->range().lower, 108.0);
+    QCOMPARE(plot.plot()->yAxis->range().upper, 132.0);
+  }
+
   void timeAxisShowsUtcWhereKnown() {
     std::unique_ptr<ui::TimePlot> plot(makePlot("Speed"));
     fill(plot.get(), 0, [](double t) { return t; });
