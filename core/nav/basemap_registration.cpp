@@ -291,11 +291,11 @@ struct BasemapRegistrar::State {
   // Local features: created when VLAD or the fine matcher needs them (else null).
   std::unique_ptr<vision::FeatureExtractor> frame_extractor;
   std::unique_ptr<vision::FeatureExtractor> map_extractor;  // twice the keypoint budget
-  // Prior mode's map tiles (kFeatureTileCorePx plus margins): as many keypoints per
-  // pixel as the frame's budget gives the frame (a search window, footprint plus
-  // margins, then holds about twice the frame's count, as the window path's map side
-  // had; twice that density doubled MNN's time on a CPU for no accuracy).
+  // Prior mode's map tiles at the camera-pixel density (featureCacheFor), and their
+  // options (the frame's model after any fallback) for the denser tiles of a much
+  // coarser map.
   std::unique_ptr<vision::FeatureExtractor> tile_extractor;
+  vision::ExtractorOptions tile_options;
   std::unique_ptr<FineMatcher> fine_matcher;
   std::unique_ptr<vision::GlobalDescriptorExtractor> descriptor;  // kGlobalDescriptor only
   cv::Mat undistort_map_x, undistort_map_y;  // undistorted pixel -> distorted pixel
@@ -319,6 +319,8 @@ struct BasemapRegistrar::State {
   static constexpr int kFeatureTileCorePx = 768;
   static constexpr int kFeatureTileMarginPx = 32;  // read around a tile's core
   struct KeptFeatureCache {
+    // Its tiles' extractor when denser than tile_extractor (declared first: outlives the cache).
+    std::unique_ptr<vision::FeatureExtractor> extractor;
     std::unique_ptr<MapFeatureCache> cache;
     std::uint64_t last_used = 0;
   };
@@ -561,7 +563,8 @@ struct BasemapRegistrar::State {
   // The map features of one tile: the window around `core_enu` (plus a margin), its
   // features, keeping those in the core and on valid map pixels (4 px inside, as the
   // window path erodes its mask).
-  MapFeatureTile buildFeatureTile(int basemap_index, const cv::Rect2d& core_enu, double gsd_m) {
+  MapFeatureTile buildFeatureTile(int basemap_index, const cv::Rect2d& core_enu, double gsd_m,
+                                  vision::FeatureExtractor& extractor) {
     const double margin_m = kFeatureTileMarginPx * gsd_m;
     const cv::Rect2d read(core_enu.x - margin_m, core_enu.y - margin_m, core_enu.width + 2 * margin_m,
                           core_enu.height + 2 * margin_m);
@@ -572,7 +575,7 @@ struct BasemapRegistrar::State {
     if (window.bgr.empty() || cv::countNonZero(window.valid) == 0) return tile;
     cv::Mat valid;
     cv::erode(window.valid, valid, cv::Mat(), cv::Point(-1, -1), 4);
-    const vision::FeatureSet all = tile_extractor->extract(window.bgr);
+    const vision::FeatureSet all = extractor.extract(window.bgr);
     const std::vector<cv::Point2f> points = all.keypoints();
     std::vector<int> keep;
     for (std::size_t i = 0; i < points.size(); ++i) {
@@ -591,7 +594,19 @@ struct BasemapRegistrar::State {
     return tile;
   }
 
-  MapFeatureCache& featureCacheFor(int basemap_index, long gsd_bucket) {
+  // The map features of one basemap at one grid resolution, made on first use for a
+  // frame of `frame_gsd_m`. Its tiles get as many keypoints per pixel as the frame's
+  // budget gives the camera's pixels, so that a search window (the footprint plus
+  // margins) holds about twice the frame's count, as the window path's map side had
+  // (twice that density doubled MNN's time on a CPU for no accuracy). Over a much
+  // coarser map (its pixel at least area_correlation_map_ratio x the frame's ground
+  // resolution) the grid is several times coarser than the frame, and the frame's
+  // footprint there covers its pixels shrunk by (frame GSD / grid GSD)^2: the tiles get
+  // the frame's density on the grid, at most 4x the camera-pixel density. With the
+  // camera-pixel density alone, 1600x900 photos at 0.045 m over a 0.5 m map (grid
+  // 0.25 m) met tiles 1/30 as dense as the frame, and registration placed 5-7 of the 18
+  // Brighton Beach photos (12 now; 13 see the map).
+  MapFeatureCache& featureCacheFor(int basemap_index, long gsd_bucket, double frame_gsd_m) {
     const auto key = std::make_pair(basemap_index, gsd_bucket);
     auto it = feature_caches.find(key);
     if (it == feature_caches.end()) {
@@ -599,9 +614,22 @@ struct BasemapRegistrar::State {
       KeptFeatureCache kept;
       const cv::Rect2d cover = basemaps[std::size_t(basemap_index)].coverage_enu;
       const double gsd = bucketGsdM(gsd_bucket);
+      const double map_pixel_m = basemaps[std::size_t(basemap_index)].map->pixelSizeM();
+      const bool coarse_map = options.area_correlation_map_ratio > 0 &&
+                              map_pixel_m >= options.area_correlation_map_ratio * frame_gsd_m;
+      const double shrink = std::clamp(frame_gsd_m / gsd, 1e-3, 1.0);
+      const double density_gain = coarse_map ? std::min(4.0, 1.0 / (shrink * shrink)) : 1.0;
+      if (density_gain > 1.0) {
+        vision::ExtractorOptions denser = tile_options;
+        denser.max_keypoints = int(std::lround(tile_options.max_keypoints * density_gain));
+        kept.extractor = vision::createFeatureExtractor(denser);
+      }
+      vision::FeatureExtractor* extractor = kept.extractor ? kept.extractor.get() : tile_extractor.get();
       kept.cache = std::make_unique<MapFeatureCache>(
           cv::Point2d(cover.x, cover.y), kFeatureTileCorePx * gsd, kMaxFeatureTiles,
-          [this, basemap_index, gsd](const cv::Rect2d& core) { return buildFeatureTile(basemap_index, core, gsd); });
+          [this, basemap_index, gsd, extractor](const cv::Rect2d& core) {
+            return buildFeatureTile(basemap_index, core, gsd, *extractor);
+          });
       it = feature_caches.emplace(key, std::move(kept)).first;
     }
     it->second.last_used = calls;
@@ -616,7 +644,8 @@ struct BasemapRegistrar::State {
                                              int basemap_index, const cv::Rect2d& rect, double gsd_wanted,
                                              double height) {
     const long bucket = gsdBucket(gsd_wanted);
-    MapFeatureCache& cache = featureCacheFor(basemap_index, bucket);
+    MapFeatureCache& cache =
+        featureCacheFor(basemap_index, bucket, groundSampleDistanceM(camera, *request.prior, ground_up_m));
     const double gsd = bucketGsdM(bucket);
     // The grid: pixel centres at (x + 0.5, top - 0.5) * gsd, rows going south.
     const cv::Size grid_size(std::max(1, int(std::ceil(rect.width / gsd))),
@@ -1264,8 +1293,9 @@ BasemapRegistrar::BasemapRegistrar(const std::vector<std::string>& basemap_paths
     s.descriptor = vision::createGlobalDescriptorExtractor(descriptor);
   }
   if (options.retrieval == RetrievalMethod::kVlad || s.fine_matcher->needsLocalFeatures()) {
+    std::string fallback_reason;
     auto create = [&](const vision::ExtractorOptions& extractor) {
-      return options.features_fallback ? vision::createFeatureExtractorOrFallback(extractor, "orb")
+      return options.features_fallback ? vision::createFeatureExtractorOrFallback(extractor, "orb", &fallback_reason)
                                        : vision::createFeatureExtractor(extractor);
     };
     // Eager (fused kernels where ALIKED has them), not CUDA graphs: the global search's
@@ -1280,11 +1310,12 @@ BasemapRegistrar::BasemapRegistrar(const std::vector<std::string>& basemap_paths
     vision::ExtractorOptions map_options = frame_options;
     map_options.max_keypoints = 2 * options.features.max_keypoints;
     s.map_extractor = create(map_options);
-    vision::ExtractorOptions tile_options = frame_options;
+    s.tile_options = frame_options;
     const double tile_px = State::kFeatureTileCorePx + 2.0 * State::kFeatureTileMarginPx;
-    tile_options.max_keypoints = int(std::lround(options.features.max_keypoints * tile_px * tile_px /
-                                                 (double(camera.width_px) * camera.height_px)));
-    s.tile_extractor = create(tile_options);
+    s.tile_options.max_keypoints = int(std::lround(options.features.max_keypoints * tile_px * tile_px /
+                                                   (double(camera.width_px) * camera.height_px)));
+    s.tile_extractor = create(s.tile_options);
+    if (!fallback_reason.empty()) s.tile_options.model = "orb";  // as the tile extractor's
   }
 }
 
