@@ -21,6 +21,7 @@
 #include <cmath>
 
 #include "core/util/error.h"
+#include "core/util/statistics.h"
 
 namespace skytrace::ui {
 namespace {
@@ -85,9 +86,7 @@ double trackSplitGapS(const std::vector<double>& t_s) {
   std::vector<double> steps;
   for (std::size_t k = 1; k < t_s.size(); ++k)
     if (t_s[k] > t_s[k - 1]) steps.push_back(t_s[k] - t_s[k - 1]);
-  if (steps.empty()) return 2.0;
-  std::nth_element(steps.begin(), steps.begin() + steps.size() / 2, steps.end());
-  return std::max(2.0, 3.0 * steps[steps.size() / 2]);
+  return steps.empty() ? 2.0 : std::max(2.0, 3.0 * median(std::move(steps)));
 }
 
 QString lengthText(double length_m) {
