@@ -594,6 +594,13 @@ struct BasemapRegistrar::State {
     return tile;
   }
 
+  // Whether basemap `basemap_index` is much coarser than a frame of `frame_gsd_m`: its
+  // pixel at least area_correlation_map_ratio x the frame's ground resolution (0: never).
+  bool muchCoarserMap(int basemap_index, double frame_gsd_m) const {
+    return options.area_correlation_map_ratio > 0 &&
+           basemaps[std::size_t(basemap_index)].map->pixelSizeM() >= options.area_correlation_map_ratio * frame_gsd_m;
+  }
+
   // The map features of one basemap at one grid resolution, made on first use for a
   // frame of `frame_gsd_m`. Its tiles get as many keypoints per pixel as the frame's
   // budget gives the camera's pixels, so that a search window (the footprint plus
@@ -614,9 +621,7 @@ struct BasemapRegistrar::State {
       KeptFeatureCache kept;
       const cv::Rect2d cover = basemaps[std::size_t(basemap_index)].coverage_enu;
       const double gsd = bucketGsdM(gsd_bucket);
-      const double map_pixel_m = basemaps[std::size_t(basemap_index)].map->pixelSizeM();
-      const bool coarse_map = options.area_correlation_map_ratio > 0 &&
-                              map_pixel_m >= options.area_correlation_map_ratio * frame_gsd_m;
+      const bool coarse_map = muchCoarserMap(basemap_index, frame_gsd_m);
       const double shrink = std::clamp(frame_gsd_m / gsd, 1e-3, 1.0);
       const double density_gain = coarse_map ? std::min(4.0, 1.0 / (shrink * shrink)) : 1.0;
       if (density_gain > 1.0) {
@@ -787,8 +792,7 @@ struct BasemapRegistrar::State {
     if (fine_matcher->needsLocalFeatures()) {
       const RegistrationFix unplaced = fix;
       fix = registerWithPriorFromCache(request, fix, best_map, rect, gsd, height);
-      const bool coarse_map = options.area_correlation_map_ratio > 0 &&
-                              b.map->pixelSizeM() >= options.area_correlation_map_ratio * frame_gsd;
+      const bool coarse_map = muchCoarserMap(best_map, frame_gsd);
       if (!fix.accepted && coarse_map && (fix.reason == "too_few_inliers" || fix.reason == "low_inlier_ratio")) {
         fix = registerByAreaCorrelation(request, unplaced, best_map, rect, height);
       }
