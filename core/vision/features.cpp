@@ -225,8 +225,8 @@ void ExtractorOptions::check() const {
   checkArgument(nms_radius_px >= 0 && nms_radius_px <= 32,
                 "nms_radius_px must be in 0..32, got " + std::to_string(nms_radius_px));
   checkArgument(!device.cuda || device.index >= 0, "device index must be >= 0");
-  checkArgument(!half_precision || model.rfind("aliked", 0) == 0,
-                "half precision is an ALIKED option (model '" + model + "')");
+  checkArgument(!half_precision || model.rfind("aliked", 0) == 0 || model == "superpoint",
+                "half precision is an ALIKED and SuperPoint option (model '" + model + "')");
 }
 
 std::unique_ptr<FeatureExtractor> createFeatureExtractor(const ExtractorOptions& options) {

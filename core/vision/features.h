@@ -77,9 +77,10 @@ struct ExtractorOptions {
   // run them (faster; results equal up to float rounding). false runs the LibTorch
   // operator chains (for comparisons). No effect elsewhere.
   bool fused_kernels = true;
-  // ALIKED models on CUDA: the dense part (encoder, projections, score head) in float16 on
-  // tensor cores (faster where not fused; keypoints deviate slightly from float32).
-  // Creating the extractor on another device throws InvalidArgument; other models refuse it.
+  // ALIKED and SuperPoint on CUDA: the dense part (ALIKED: encoder, projections, score
+  // head; SuperPoint: every convolution) in float16 on tensor cores (faster where not
+  // fused; keypoints deviate slightly from float32, docs/gpu.md). Creating the extractor
+  // on another device throws InvalidArgument; other models refuse it.
   bool half_precision = false;
 
   void check() const;  // throws InvalidArgument

@@ -28,12 +28,22 @@ void Linear::bind(StateDictBinder& binder, const std::string& prefix, int64_t in
   if (with_bias) binder.bind(prefix + ".bias", {out}, &bias);
 }
 
+void Linear::castTo(at::ScalarType type) {
+  weight = weight.to(type);
+  if (bias.defined()) bias = bias.to(type);
+}
+
 at::Tensor Linear::operator()(const at::Tensor& x) const { return at::linear(x, weight, bias); }
 
 void LayerNorm::bind(StateDictBinder& binder, const std::string& prefix, int64_t channels) {
   dim = channels;
   binder.bind(prefix + ".weight", {channels}, &weight);
   binder.bind(prefix + ".bias", {channels}, &bias);
+}
+
+void LayerNorm::castTo(at::ScalarType type) {
+  weight = weight.to(type);
+  bias = bias.to(type);
 }
 
 at::Tensor LayerNorm::operator()(const at::Tensor& x) const {
@@ -46,6 +56,26 @@ void FeedForward::bind(StateDictBinder& binder, const std::string& prefix, int64
   fc3.bind(binder, prefix + ".3", 2 * dim, dim);
 }
 
+void FeedForward::castTo(at::ScalarType type) {
+  fc0.castTo(type);
+  norm.castTo(type);
+  fc3.castTo(type);
+  if (fc0_folded.weight.defined()) fc0_folded.castTo(type);
+}
+
+void FeedForward::foldProjection(const Linear& projection) {
+  const int64_t dim = projection.weight.size(0);
+  const at::Tensor w0 = fc0.weight.to(at::kDouble), b0 = fc0.bias.to(at::kDouble);
+  const at::Tensor wp = projection.weight.to(at::kDouble), bp = projection.bias.to(at::kDouble);
+  const at::Tensor wa = w0.narrow(1, 0, dim), wb = w0.narrow(1, dim, dim);
+  fc0_folded.weight = at::cat({wa, at::matmul(wb, wp)}, 1).to(fc0.weight.scalar_type()).contiguous();
+  fc0_folded.bias = (b0 + at::matmul(wb, bp)).to(fc0.bias.scalar_type());
+}
+
+at::Tensor FeedForward::updateFolded(const at::Tensor& x, const at::Tensor& context) const {
+  return x + fc3(at::gelu(norm(fc0_folded(at::cat({x, context}, -1)))));
+}
+
 at::Tensor FeedForward::update(const at::Tensor& x, const at::Tensor& message) const {
   return x + fc3(at::gelu(norm(fc0(at::cat({x, message}, -1)))));
 }
@@ -56,17 +86,19 @@ at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
   if (q.size(-2) == 0 || k.size(-2) == 0)
     return at::zeros(withLast(q.sizes(), 1, {v.size(-1)}), q.options());
 #if TORCH_VERSION_MAJOR >= 2
-  if (q.is_cuda() && half) {
+  if (q.is_cuda() && (half || q.scalar_type() == at::kHalf)) {
     // float16: the fused (flash) kernel, as the original's CUDA default. In float32 the
     // explicit product below is faster at LightGlue's sizes: PyTorch's only fused float32
     // kernel (memory-efficient attention) measured 112 us per 4x1024x1024 head set on an
     // H100 (docs/benchmarks.md), about twice two batched GEMMs and a softmax.
-    // The fused kernels take [B,H,L,E] only: add the batch dimension.
-    const auto fused = [&](const at::Tensor& q4, const at::Tensor& k4, const at::Tensor& v4) {
-      return at::scaled_dot_product_attention(q4.unsqueeze(0), k4.unsqueeze(0), v4.unsqueeze(0))
-          .squeeze(0);
+    // The fused kernels take [B,H,L,E] only: a missing batch dimension is added.
+    const bool batched = q.dim() == 4;
+    const auto as4 = [&](const at::Tensor& t) {
+      const at::Tensor h = t.to(at::kHalf);  // no copy when already float16
+      return batched ? h : h.unsqueeze(0);
     };
-    return fused(q.to(at::kHalf), k.to(at::kHalf), v.to(at::kHalf)).to(q.scalar_type());
+    const at::Tensor out = at::scaled_dot_product_attention(as4(q), as4(k), as4(v));
+    return (batched ? out : out.squeeze(0)).to(q.scalar_type());
   }
 #else
   (void)half;
@@ -81,7 +113,25 @@ at::Tensor applyRotaryEncoding(const at::Tensor& encoding, const at::Tensor& t) 
   const at::Tensor pairs = t.reshape(withLast(t.sizes(), 1, {t.size(-1) / 2, 2}));
   const at::Tensor rotated =
       at::stack({pairs.select(-1, 1).neg(), pairs.select(-1, 0)}, -1).flatten(-2);
-  return t * encoding[0] + rotated * encoding[1];
+  // cos and sin [(B,)1,N,hd]: broadcast over the heads (and whatever leads t).
+  const at::Tensor cos = encoding.select(-3, 0).unsqueeze(-3);
+  const at::Tensor sin = encoding.select(-3, 1).unsqueeze(-3);
+  return t * cos + rotated * sin;
+}
+
+at::Tensor rotaryTables(const at::Tensor& encoding) {
+  // -1, +1, -1, ... made on the device (no host copy: this runs inside CUDA graphs).
+  const at::Tensor sign = at::arange(encoding.size(-1), encoding.options()).remainder(2) * 2 - 1;
+  return at::stack({encoding.select(-3, 0), encoding.select(-3, 1) * sign}, -3);
+}
+
+at::Tensor applyRotaryTables(const at::Tensor& tables, const at::Tensor& t) {
+  // swap_pairs: (t[2i], t[2i+1]) -> (t[2i+1], t[2i]); with the sign in the table it is
+  // rotate_half. Tables [(B,)1,N,hd] broadcast over the heads (and whatever leads t).
+  const at::Tensor swapped = t.reshape(withLast(t.sizes(), 1, {t.size(-1) / 2, 2})).flip(-1).flatten(-2);
+  const at::Tensor cos = tables.select(-3, 0).unsqueeze(-3);
+  const at::Tensor signed_sin = tables.select(-3, 1).unsqueeze(-3);
+  return at::addcmul(t * cos, swapped, signed_sin);
 }
 
 // --- SelfBlock -------------------------------------------------------------------------
@@ -104,16 +154,31 @@ void SelfBlock::prepare() {
   qkv.bias = qkv.bias.view({heads, head_dim, 3}).permute({2, 0, 1}).reshape({-1}).contiguous();
 }
 
-at::Tensor SelfBlock::operator()(const at::Tensor& x, const at::Tensor& encoding,
+void SelfBlock::castTo(at::ScalarType type) {
+  qkv.castTo(type);
+  out_proj.castTo(type);
+  ffn.castTo(type);
+}
+
+void SelfBlock::foldOutputProjection() {
+  ffn.foldProjection(out_proj);
+  folded = true;
+}
+
+at::Tensor SelfBlock::operator()(const at::Tensor& x, const at::Tensor& rotary,
                                  bool half_attention) const {
-  const int64_t n = x.size(0);
+  // [(B,)N,D] -> [(B,)N,3,H,hd] -> [3,(B,)H,N,hd]
+  const bool batched = x.dim() == 3;
   const at::Tensor qkv_heads =
-      qkv(x).view({n, 3, heads, head_dim}).permute({1, 2, 0, 3});  // [3,H,N,hd]
-  const at::Tensor q = applyRotaryEncoding(encoding, qkv_heads[0]);
-  const at::Tensor k = applyRotaryEncoding(encoding, qkv_heads[1]);
-  const at::Tensor context = attention(q, k, qkv_heads[2].contiguous(), half_attention);
-  const at::Tensor message = out_proj(context.transpose(0, 1).reshape({n, heads * head_dim}));
-  return ffn.update(x, message);
+      qkv(x).view(withLast(x.sizes(), 1, {3, heads, head_dim}))
+          .permute(batched ? std::vector<int64_t>{2, 0, 3, 1, 4} : std::vector<int64_t>{1, 2, 0, 3});
+  // q and k encoded together (one set of elementwise kernels); v as a strided view (the
+  // kernels need only its last dimension contiguous).
+  const at::Tensor qk = applyRotaryTables(rotary, qkv_heads.narrow(0, 0, 2));
+  const at::Tensor context = attention(qk[0], qk[1], qkv_heads[2], half_attention);
+  // [(B,)H,N,hd] -> [(B,)N,H*hd]
+  const at::Tensor merged = context.transpose(-3, -2).reshape(withLast(x.sizes(), 1, {heads * head_dim}));
+  return folded ? ffn.updateFolded(x, merged) : ffn.update(x, out_proj(merged));
 }
 
 // --- CrossBlock ------------------------------------------------------------------------
@@ -128,6 +193,24 @@ void CrossBlock::bind(StateDictBinder& binder, const std::string& prefix, int64_
   ffn.bind(binder, prefix + ".ffn", dim);
 }
 
+void CrossBlock::prepare() {
+  to_qkv.weight = at::cat({to_qk.weight, to_v.weight}, 0).contiguous();
+  to_qkv.bias = at::cat({to_qk.bias, to_v.bias}, 0).contiguous();
+}
+
+void CrossBlock::castTo(at::ScalarType type) {
+  to_qk.castTo(type);
+  to_v.castTo(type);
+  to_qkv.castTo(type);
+  to_out.castTo(type);
+  ffn.castTo(type);
+}
+
+void CrossBlock::foldOutputProjection() {
+  ffn.foldProjection(to_out);
+  folded = true;
+}
+
 std::pair<at::Tensor, at::Tensor> CrossBlock::operator()(const at::Tensor& x0, const at::Tensor& x1,
                                                          bool half_attention) const {
   const auto split_heads = [&](const at::Tensor& t) {
@@ -136,7 +219,7 @@ std::pair<at::Tensor, at::Tensor> CrossBlock::operator()(const at::Tensor& x0, c
   const at::Tensor v0 = split_heads(to_v(x0)), v1 = split_heads(to_v(x1));
   at::Tensor m0, m1;
 #if TORCH_VERSION_MAJOR >= 2
-  if (x0.is_cuda() && half_attention) {
+  if (x0.is_cuda() && (half_attention || x0.scalar_type() == at::kHalf)) {
     // The original's flash branch: two fused float16 attentions (scale 1/sqrt(hd)).
     // float32 on CUDA takes the shared-similarity path below, as the CPU (faster there
     // than two float32 fused attentions, see attention()).
@@ -161,7 +244,31 @@ std::pair<at::Tensor, at::Tensor> CrossBlock::operator()(const at::Tensor& x0, c
   const auto merge_heads = [&](const at::Tensor& t) {
     return t.transpose(0, 1).reshape({t.size(1), heads * head_dim});
   };
+  if (folded) return {ffn.updateFolded(x0, merge_heads(m0)), ffn.updateFolded(x1, merge_heads(m1))};
   return {ffn.update(x0, to_out(merge_heads(m0))), ffn.update(x1, to_out(merge_heads(m1)))};
+}
+
+at::Tensor CrossBlock::pair(const at::Tensor& x, bool half_attention) const {
+  // [2,N,D] -> [2,N,2D] (qk | v, one product) -> [2,2,H,N,hd]; image i attends to image
+  // 1 - i: the other image's keys and values are the flipped batch (one copy for both).
+  const int64_t b = x.size(0), n = x.size(1);
+  const at::Tensor qkv = to_qkv(x).view({b, n, 2, heads, head_dim}).permute({0, 2, 3, 1, 4});
+  const at::Tensor other = qkv.flip(0);
+  const at::Tensor qk = qkv.select(1, 0);
+  const at::Tensor other_qk = other.select(1, 0), other_v = other.select(1, 1);
+  at::Tensor message;
+#if TORCH_VERSION_MAJOR >= 2
+  if (x.is_cuda() && (half_attention || x.scalar_type() == at::kHalf))
+    message = attention(qk, other_qk, other_v, true);  // the original's flash branch
+#endif
+  if (!message.defined()) {
+    // The non-flash math: q and k each scaled by hd^-1/4; sim[1] = sim[0]^T.
+    const double scale = std::pow(std::pow(static_cast<double>(head_dim), -0.5), 0.5);
+    const at::Tensor sim = matmulTransposed(qk * scale, other_qk * scale);  // [2,H,N,N]
+    message = matmulTransposed(at::softmax(sim, -1), other_v.transpose(-2, -1));
+  }
+  const at::Tensor merged = message.transpose(1, 2).reshape({x.size(0), x.size(1), heads * head_dim});
+  return folded ? ffn.updateFolded(x, merged) : ffn.update(x, to_out(merged));
 }
 
 // --- MatchAssignment, TokenConfidence, filter_matches -----------------------------------

@@ -2,7 +2,9 @@
 // lightglue/lightglue.py, commit 1fd587b) as plain ATen computations over tensors bound
 // from the release checkpoints by their original names ("self_attn.0.Wqkv.weight", ...).
 // Inference only, batch size 1: descriptors are [N,D] matrices (no batch dimension),
-// attention heads [H,N,head_dim]. All tensors float32 on one device.
+// attention heads [H,N,head_dim]. The blocks also take both images of a pair stacked as
+// one batch ([2,N,D], equal point counts), which halves the kernel launches on a GPU.
+// All tensors float32 on one device, or all float16 on CUDA after castTo(kHalf).
 // No OpenCV here (also built by the GPU-only configuration).
 // Thread: const methods may run concurrently; bind() before first use.
 #pragma once
@@ -29,6 +31,7 @@ struct Linear {
 
   void bind(StateDictBinder& binder, const std::string& prefix, int64_t in, int64_t out,
             bool with_bias = true);
+  void castTo(at::ScalarType type);
   at::Tensor operator()(const at::Tensor& x) const;
 };
 
@@ -38,6 +41,7 @@ struct LayerNorm {
   int64_t dim = 0;
 
   void bind(StateDictBinder& binder, const std::string& prefix, int64_t channels);
+  void castTo(at::ScalarType type);
   at::Tensor operator()(const at::Tensor& x) const;
 };
 
@@ -48,18 +52,37 @@ struct FeedForward {
   LayerNorm norm;
 
   void bind(StateDictBinder& binder, const std::string& prefix, int64_t dim);
+  void castTo(at::ScalarType type);
   at::Tensor update(const at::Tensor& x, const at::Tensor& message) const;
+  // update(x, project(context)) with the projection folded into fc0 (foldProjection): the
+  // same function with one matrix product fewer.
+  at::Tensor updateFolded(const at::Tensor& x, const at::Tensor& context) const;
+  // fc0(cat[x, Wp c + bp]) = [Wa | Wb Wp] cat[x, c] + (b0 + Wb bp) with fc0 = [Wa | Wb]:
+  // computes the folded fc0 (in float64, rounded to fc0's type) for updateFolded.
+  void foldProjection(const Linear& projection);
+  Linear fc0_folded;  // defined after foldProjection()
 };
 
-// Multi-head attention softmax(q k^T / sqrt(hd)) v for q [H,M,hd], k/v [H,N,hd].
-// With `half` on CUDA with LibTorch >= 2: fused scaled_dot_product_attention on inputs
-// cast to float16, as the original's flash branch (result cast back). Otherwise (float32,
-// every device) the explicit softmax(q k^T * scale) v, the original's non-flash math.
+// Multi-head attention softmax(q k^T / sqrt(hd)) v for q [(B,)H,M,hd], k/v [(B,)H,N,hd].
+// With `half` (or float16 inputs) on CUDA with LibTorch >= 2: fused
+// scaled_dot_product_attention in float16, as the original's flash branch (the result in
+// q's type). Otherwise (float32, every device) the explicit softmax(q k^T * scale) v, the
+// original's non-flash math.
 at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                      bool half = false);
 
-// t * cos + rotate_half(t) * sin; encoding [2,N,hd] (cos, sin), t [H,N,hd].
+// t * cos + rotate_half(t) * sin; encoding [(B,)2,N,hd] (cos, sin), t [...,(B,)H,N,hd]
+// (leading dimensions of t broadcast, e.g. q and k stacked).
 at::Tensor applyRotaryEncoding(const at::Tensor& encoding, const at::Tensor& t);
+
+// The rotary encoding in the form the blocks apply it: [(B,)2,N,hd] (cos, s * sin) with
+// s = -1 on even and +1 on odd features, so that rotate_half(t) * sin is
+// swap_pairs(t) * (s * sin). Computed once per forward, outside the layers.
+at::Tensor rotaryTables(const at::Tensor& encoding);
+
+// applyRotaryEncoding through rotaryTables(encoding): the same values in three kernels
+// (a pair swap, a product, a fused multiply-add) instead of six.
+at::Tensor applyRotaryTables(const at::Tensor& tables, const at::Tensor& t);
 
 // SelfBlock: rotary-encoded self attention + ffn. Keys Wqkv, out_proj, ffn.*.
 // The Wqkv rows are reordered once after binding from the original's (head, dim, qkv)
@@ -68,10 +91,15 @@ struct SelfBlock {
   Linear qkv, out_proj;
   FeedForward ffn;
   int64_t heads = 0, head_dim = 0;
+  bool folded = false;  // out_proj folded into ffn's fc0 (foldOutputProjection)
 
   void bind(StateDictBinder& binder, const std::string& prefix, int64_t dim, int64_t num_heads);
   void prepare();  // after StateDictBinder::finish()
-  at::Tensor operator()(const at::Tensor& x, const at::Tensor& encoding,
+  void castTo(at::ScalarType type);
+  void foldOutputProjection();  // before castTo: folds in float32/64 precision
+  // x [N,D] with rotary tables [2,N,hd] (rotaryTables), or a stacked pair x [2,N,D] with
+  // tables [2,2,N,hd].
+  at::Tensor operator()(const at::Tensor& x, const at::Tensor& rotary,
                         bool half_attention = false) const;
 };
 
@@ -79,12 +107,20 @@ struct SelfBlock {
 // over columns for 1->0). Keys to_qk, to_v, to_out, ffn.*.
 struct CrossBlock {
   Linear to_qk, to_v, to_out;
+  Linear to_qkv;  // to_qk and to_v as one product (prepare()): [qk | v] per point
   FeedForward ffn;
   int64_t heads = 0, head_dim = 0;
+  bool folded = false;  // to_out folded into ffn's fc0 (foldOutputProjection)
 
   void bind(StateDictBinder& binder, const std::string& prefix, int64_t dim, int64_t num_heads);
+  void prepare();  // after StateDictBinder::finish()
+  void castTo(at::ScalarType type);
+  void foldOutputProjection();  // before castTo: folds in float32/64 precision
   std::pair<at::Tensor, at::Tensor> operator()(const at::Tensor& x0, const at::Tensor& x1,
                                                bool half_attention = false) const;
+  // Both images stacked, x [2,N,D] (equal counts): the same result as operator() on
+  // x[0], x[1] up to float rounding, as one batch (each image attends to the other).
+  at::Tensor pair(const at::Tensor& x, bool half_attention = false) const;
 };
 
 // MatchAssignment: keys matchability, final_proj.

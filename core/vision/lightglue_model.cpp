@@ -59,6 +59,9 @@ void checkInput(const LightGlueInput& input, int64_t input_dim, at::Device devic
                 name + ": image size must be positive");
 }
 
+// Confidence heads and the assignment read float32 descriptors (no copy when they are).
+at::Tensor asFloat(const at::Tensor& t) { return t.to(at::kFloat); }
+
 }  // namespace
 
 LightGlueConfig lightGlueConfig(const std::string& features) {
@@ -122,6 +125,7 @@ LightGlueModel::LightGlueModel(const LightGlueConfig& config, const StateDict& w
   }
   binder.finish();
   for (auto& block : self_blocks_) block.prepare();
+  for (auto& block : cross_blocks_) block.prepare();
   for (auto& head : log_assignment_) head.prepare();
 }
 
@@ -136,11 +140,14 @@ at::Tensor LightGlueModel::normalizeKeypoints(const at::Tensor& keypoints_px, do
 }
 
 at::Tensor LightGlueModel::positionalEncoding(const at::Tensor& keypoints_normalized) const {
-  const at::Tensor projected = posenc_(keypoints_normalized);  // [N, hd/2]
-  const at::Tensor cos_sin = at::stack({at::cos(projected), at::sin(projected)}, 0);
+  const at::Tensor projected = posenc_(keypoints_normalized);  // [(B,)N, hd/2]
+  const at::Tensor cos_sin = at::stack({at::cos(projected), at::sin(projected)}, -3);  // [(B,)2,N,hd/2]
   // repeat_interleave(2, dim=-1): every frequency twice, for the rotary pairs.
-  const int64_t n = projected.size(0), half = projected.size(1);
-  return cos_sin.unsqueeze(-1).expand({2, n, half, 2}).reshape({2, n, 2 * half});
+  std::vector<int64_t> pairs(cos_sin.sizes().begin(), cos_sin.sizes().end());
+  pairs.push_back(2);
+  std::vector<int64_t> out(cos_sin.sizes().begin(), cos_sin.sizes().end());
+  out.back() *= 2;
+  return cos_sin.unsqueeze(-1).expand(pairs).reshape(out);
 }
 
 float LightGlueModel::confidenceThreshold(int layer) const {
@@ -169,14 +176,16 @@ LightGlueOutput LightGlueModel::forward(const LightGlueInput& image0, const Ligh
   const auto float_options = at::TensorOptions().dtype(at::kFloat).device(device_);
 
   const bool full_depth = options.depth_confidence <= 0 && options.width_confidence <= 0;
-  if (!trace && full_depth && device_.is_cuda() && m > 0 && n > 0) {
+  if (!trace && full_depth && m > 0 && n > 0) {
+    if (!device_.is_cuda()) return fullDepthOutput(fullDepthMatches(image0, image1, options), m, n);
     // The fast path on CUDA: every layer, the assignment and the match filter as one graph
     // replay per point counts and image sizes; the match list after it (one sync).
     std::ostringstream key;
     key << "size0=" << image0.image_width << "x" << image0.image_height
         << " size1=" << image1.image_width << "x" << image1.image_height
         << " half=" << options.half_precision_attention << " f64=" << options.float64_assignment
-        << " threshold=" << options.filter_threshold;
+        << " threshold=" << options.filter_threshold << " pairs=" << options.batch_pairs.value_or(true)
+        << " float16=" << half_precision_;
     const double w0 = image0.image_width, h0 = image0.image_height;
     const double w1 = image1.image_width, h1 = image1.image_height;
     const auto outputs = graphs_->run(
@@ -187,29 +196,19 @@ LightGlueOutput LightGlueModel::forward(const LightGlueInput& image0, const Ligh
           return std::vector<at::Tensor>{f.matches0, f.matches1, f.scores0, f.scores1};
         });
     if (outputs) {
-      LightGlueOutput out;
-      out.layers_run = config_.n_layers;
-      out.matches0 = (*outputs)[0];
-      out.matches1 = (*outputs)[1];
-      out.scores0 = (*outputs)[2];
-      out.scores1 = (*outputs)[3];
-      const at::Tensor index0 = at::nonzero(out.matches0 > -1).squeeze(1);
-      out.matches = at::stack({index0, out.matches0.index_select(0, index0)}, 1);
-      out.match_scores = out.scores0.index_select(0, index0);
-      out.prune0 = at::full({m}, config_.n_layers, long_options);
-      out.prune1 = at::full({n}, config_.n_layers, long_options);
-      return out;
+      const auto& t = *outputs;
+      return fullDepthOutput(FilteredMatches{t[0], t[1], t[2], t[3]}, m, n);
     }
   }
 
   LayerInputs inputs = layerInputs(image0, image1);
   at::Tensor desc0 = std::move(inputs.desc0), desc1 = std::move(inputs.desc1);
-  at::Tensor encoding0 = std::move(inputs.encoding0), encoding1 = std::move(inputs.encoding1);
+  at::Tensor rotary0 = std::move(inputs.rotary0), rotary1 = std::move(inputs.rotary1);
   if (trace) {
     trace->keypoints_normalized[0] = inputs.keypoints0;
     trace->keypoints_normalized[1] = inputs.keypoints1;
-    trace->encoding[0] = encoding0;
-    trace->encoding[1] = encoding1;
+    trace->encoding[0] = inputs.encoding0;
+    trace->encoding[1] = inputs.encoding1;
   }
 
   const bool early_stop = options.depth_confidence > 0;
@@ -219,14 +218,14 @@ LightGlueOutput LightGlueModel::forward(const LightGlueInput& image0, const Ligh
   at::Tensor prune0 = at::ones({m}, long_options), prune1 = at::ones({n}, long_options);
   // Pruning: keep matchable points and (with early exit on) unconfident ones.
   const auto pruneSet = [&](int layer, const at::Tensor& token, at::Tensor& desc,
-                            at::Tensor& encoding, at::Tensor& indices, at::Tensor& counts) {
+                            at::Tensor& rotary, at::Tensor& indices, at::Tensor& counts) {
     at::Tensor keep =
-        log_assignment_[layer].matchabilityOf(desc) > (1.0 - options.width_confidence);
+        log_assignment_[layer].matchabilityOf(asFloat(desc)) > (1.0 - options.width_confidence);
     if (token.defined()) keep = keep | (token <= confidenceThreshold(layer));
     const at::Tensor kept = at::nonzero(keep).squeeze(1);
     indices = indices.index_select(0, kept);
     desc = desc.index_select(0, kept);
-    encoding = encoding.index_select(1, kept);
+    rotary = rotary.index_select(1, kept);
     counts.index_add_(0, indices, at::ones_like(indices));
   };
 
@@ -240,31 +239,31 @@ LightGlueOutput LightGlueModel::forward(const LightGlueInput& image0, const Ligh
       break;
     }
     const bool half = options.half_precision_attention;
-    desc0 = self_blocks_[i](desc0, encoding0, half);
-    desc1 = self_blocks_[i](desc1, encoding1, half);
+    desc0 = selfBlocks()[i](desc0, rotary0, half);
+    desc1 = selfBlocks()[i](desc1, rotary1, half);
     if (trace && i == 0) {
-      trace->self_block0[0] = desc0;
-      trace->self_block0[1] = desc1;
+      trace->self_block0[0] = asFloat(desc0);
+      trace->self_block0[1] = asFloat(desc1);
     }
-    std::tie(desc0, desc1) = cross_blocks_[i](desc0, desc1, half);
+    std::tie(desc0, desc1) = crossBlocks()[i](desc0, desc1, half);
     if (trace) {
-      trace->descriptors[0].push_back(desc0);
-      trace->descriptors[1].push_back(desc1);
+      trace->descriptors[0].push_back(asFloat(desc0));
+      trace->descriptors[1].push_back(asFloat(desc1));
     }
     if (i == layers - 1) continue;  // no early exit or pruning after the last layer
 
     at::Tensor token0, token1;
     if (early_stop) {
-      token0 = token_confidence_[i](desc0);
-      token1 = token_confidence_[i](desc1);
+      token0 = token_confidence_[i](asFloat(desc0));
+      token1 = token_confidence_[i](asFloat(desc1));
       // Fraction of confident points among ALL input points (m + n), as the original.
       const at::Tensor unconfident =
           (at::cat({token0, token1}) < confidenceThreshold(i)).to(at::kFloat).sum();
       const at::Tensor ratio_confident = 1.0 - unconfident / static_cast<double>(m + n);
       if ((ratio_confident > options.depth_confidence).item<bool>()) break;
     }
-    if (prune && desc0.size(0) > pruning_threshold) pruneSet(i, token0, desc0, encoding0, ind0, prune0);
-    if (prune && desc1.size(0) > pruning_threshold) pruneSet(i, token1, desc1, encoding1, ind1, prune1);
+    if (prune && desc0.size(0) > pruning_threshold) pruneSet(i, token0, desc0, rotary0, ind0, prune0);
+    if (prune && desc1.size(0) > pruning_threshold) pruneSet(i, token1, desc1, rotary1, ind1, prune1);
   }
 
   LightGlueOutput out;
@@ -282,7 +281,7 @@ LightGlueOutput LightGlueModel::forward(const LightGlueInput& image0, const Ligh
   }
 
   const at::Tensor scores =
-      log_assignment_[last].logAssignment(desc0, desc1, options.float64_assignment);
+      log_assignment_[last].logAssignment(asFloat(desc0), asFloat(desc1), float64Assignment(options));
   if (trace) trace->log_assignment = scores;
   const FilteredMatches filtered = filterMatches(scores, static_cast<float>(options.filter_threshold));
   at::Tensor index0 = at::nonzero(filtered.matches0 > -1).squeeze(1);
@@ -328,25 +327,97 @@ LightGlueModel::LayerInputs LightGlueModel::layerInputs(const LightGlueInput& im
   }
   inputs.encoding0 = positionalEncoding(inputs.keypoints0);
   inputs.encoding1 = positionalEncoding(inputs.keypoints1);
+  inputs.rotary0 = rotaryTables(inputs.encoding0);
+  inputs.rotary1 = rotaryTables(inputs.encoding1);
+  if (half_precision_) {
+    for (at::Tensor* t : {&inputs.desc0, &inputs.desc1, &inputs.rotary0, &inputs.rotary1})
+      *t = t->to(at::kHalf);
+  }
   return inputs;
 }
 
 FilteredMatches LightGlueModel::fullDepthMatches(const LightGlueInput& image0,
                                                  const LightGlueInput& image1,
                                                  const LightGlueOptions& options) const {
-  LayerInputs inputs = layerInputs(image0, image1);
-  at::Tensor desc0 = std::move(inputs.desc0), desc1 = std::move(inputs.desc1);
-  const at::Tensor& encoding0 = inputs.encoding0;
-  const at::Tensor& encoding1 = inputs.encoding1;
   const bool half = options.half_precision_attention;
-  for (int i = 0; i < config_.n_layers; ++i) {
-    desc0 = self_blocks_[i](desc0, encoding0, half);
-    desc1 = self_blocks_[i](desc1, encoding1, half);
-    std::tie(desc0, desc1) = cross_blocks_[i](desc0, desc1, half);
+  const int64_t n = image0.keypoints_px.size(0);
+  at::Tensor desc0, desc1;
+  if (options.batch_pairs.value_or(device_.is_cuda()) && image1.keypoints_px.size(0) == n) {
+    // Both images as one batch from the start: keypoints [2,N,2], descriptors [2,N,D]
+    // through every block (the inputs prepared once for both, too).
+    const bool same_size =
+        image0.image_width == image1.image_width && image0.image_height == image1.image_height;
+    const at::Tensor keypoints =
+        same_size ? normalizeKeypoints(at::cat({image0.keypoints_px, image1.keypoints_px}),
+                                       image0.image_width, image0.image_height)
+                        .view({2, n, 2})
+                  : at::stack({normalizeKeypoints(image0.keypoints_px, image0.image_width, image0.image_height),
+                               normalizeKeypoints(image1.keypoints_px, image1.image_width, image1.image_height)});
+    at::Tensor pair = at::stack({image0.descriptors, image1.descriptors});
+    if (input_proj_) pair = (*input_proj_)(pair);
+    at::Tensor rotary = rotaryTables(positionalEncoding(keypoints));  // [2,2,N,hd]
+    if (half_precision_) {
+      pair = pair.to(at::kHalf);
+      rotary = rotary.to(at::kHalf);
+    }
+    for (int i = 0; i < config_.n_layers; ++i)
+      pair = crossBlocks()[i].pair(selfBlocks()[i](pair, rotary, half), half);
+    desc0 = pair[0];
+    desc1 = pair[1];
+  } else {
+    LayerInputs inputs = layerInputs(image0, image1);
+    desc0 = std::move(inputs.desc0);
+    desc1 = std::move(inputs.desc1);
+    for (int i = 0; i < config_.n_layers; ++i) {
+      desc0 = selfBlocks()[i](desc0, inputs.rotary0, half);
+      desc1 = selfBlocks()[i](desc1, inputs.rotary1, half);
+      std::tie(desc0, desc1) = crossBlocks()[i](desc0, desc1, half);
+    }
   }
   const at::Tensor scores = log_assignment_[config_.n_layers - 1].logAssignment(
-      desc0, desc1, options.float64_assignment);
+      asFloat(desc0), asFloat(desc1), float64Assignment(options));
   return filterMatches(scores, static_cast<float>(options.filter_threshold));
+}
+
+LightGlueOutput LightGlueModel::fullDepthOutput(const FilteredMatches& filtered, int64_t m,
+                                                int64_t n) const {
+  const auto long_options = at::TensorOptions().dtype(at::kLong).device(device_);
+  LightGlueOutput out;
+  out.layers_run = config_.n_layers;
+  out.matches0 = filtered.matches0;
+  out.matches1 = filtered.matches1;
+  out.scores0 = filtered.scores0;
+  out.scores1 = filtered.scores1;
+  const at::Tensor index0 = at::nonzero(out.matches0 > -1).squeeze(1);
+  out.matches = at::stack({index0, out.matches0.index_select(0, index0)}, 1);
+  out.match_scores = out.scores0.index_select(0, index0);
+  out.prune0 = at::full({m}, config_.n_layers, long_options);
+  out.prune1 = at::full({n}, config_.n_layers, long_options);
+  return out;
+}
+
+void LightGlueModel::setHalfPrecision(bool enabled) {
+  if (enabled == half_precision_) return;
+  if (enabled && !device_.is_cuda())
+    throw InvalidArgument("LightGlue half precision needs a CUDA device (model on " + device_.str() + ")");
+  half_self_blocks_.clear();
+  half_cross_blocks_.clear();
+  if (enabled) {
+    // Copies (the float32 blocks stay for setHalfPrecision(false)); the output
+    // projections folded into the feed-forward products while still in float32.
+    half_self_blocks_ = self_blocks_;
+    half_cross_blocks_ = cross_blocks_;
+    for (SelfBlock& block : half_self_blocks_) {
+      block.foldOutputProjection();
+      block.castTo(at::kHalf);
+    }
+    for (CrossBlock& block : half_cross_blocks_) {
+      block.foldOutputProjection();
+      block.castTo(at::kHalf);
+    }
+  }
+  half_precision_ = enabled;
+  graphs_.reset();  // captured with the other weights
 }
 
 void LightGlueModel::setCudaGraphsEnabled(bool enabled) { graphs_->setEnabled(enabled); }

@@ -65,6 +65,10 @@ struct LightGlueOptions {
   // original's default CUDA path (flash=True casts q, k, v to half); faster, not exact:
   // benchmarks using it report the deviation from the float32 result.
   bool half_precision_attention = false;
+  // Adaptivity off and equal point counts: both images run as one stacked batch through
+  // every block (half the kernel launches; equal up to float summation order). Unset: on
+  // CUDA, off on the CPU (no gain there: 455 vs 443 ms for a 1024 x 1024 pair on 2 cores).
+  std::optional<bool> batch_pairs;
 
   void check() const;  // throws InvalidArgument
 };
@@ -106,16 +110,28 @@ class LightGlueModel {
   const LightGlueConfig& config() const { return config_; }
   at::Device device() const { return device_; }
 
-  // Throws InvalidArgument on shape/device mismatches. On CUDA, without a trace and with
-  // adaptivity off (depth and width confidence <= 0), replayed as a CUDA graph per point
-  // counts and image sizes (cuda_graph_impl.h; setCudaGraphsEnabled(false) switches it
-  // off), the match list built after it.
+  // Throws InvalidArgument on shape/device mismatches. Without a trace and with
+  // adaptivity off (depth and width confidence <= 0) every layer runs as one body (both
+  // images stacked where options.batch_pairs allows); on CUDA it is replayed as a CUDA
+  // graph per point counts and image sizes (cuda_graph_impl.h; setCudaGraphsEnabled(false)
+  // switches it off), the match list built after it.
   LightGlueOutput forward(const LightGlueInput& image0, const LightGlueInput& image1,
                           const LightGlueOptions& options, LightGlueTrace* trace = nullptr) const;
 
   void setCudaGraphsEnabled(bool enabled);
   bool cudaGraphsEnabled() const;
   int failedCudaGraphCaptures() const;
+
+  // CUDA only: the transformer layers (weights and activations, attention through the
+  // fused float16 kernel) in float16, as the original's mixed-precision mode (mp=True)
+  // runs its products, each block's output projection folded into its feed-forward
+  // product (one product fewer, FeedForward::foldProjection); the input projection,
+  // positional encoding, confidence heads and the assignment stay float32 (the
+  // float64_assignment option is ignored: it buys nothing over float16 layers). Faster,
+  // not exact: the deviations on the parity fixture are stated in docs/gpu.md. Throws
+  // InvalidArgument on another device. The float32 blocks stay for setHalfPrecision(false).
+  void setHalfPrecision(bool enabled);
+  bool halfPrecision() const { return half_precision_; }
 
   // The original's normalize_keypoints and posenc, exposed for tests.
   static at::Tensor normalizeKeypoints(const at::Tensor& keypoints_px, double width,
@@ -125,11 +141,14 @@ class LightGlueModel {
  private:
   float confidenceThreshold(int layer) const;
   // What every layer starts from: keypoints normalised to [-1, 1] ([N,2] each), the
-  // descriptors after the input projection ([N,D]) and the rotary encodings ([2,N,hd]).
+  // descriptors after the input projection ([N,D]), the rotary encodings ([2,N,hd],
+  // float32, the original's) and the tables the blocks apply (rotaryTables; float16 in
+  // half precision, as the descriptors).
   struct LayerInputs {
     at::Tensor keypoints0, keypoints1;
     at::Tensor desc0, desc1;
     at::Tensor encoding0, encoding1;
+    at::Tensor rotary0, rotary1;
   };
   LayerInputs layerInputs(const LightGlueInput& image0, const LightGlueInput& image1) const;
   // Every layer, the last assignment and the match filter, without host synchronisation
@@ -137,6 +156,13 @@ class LightGlueModel {
   FilteredMatches fullDepthMatches(const LightGlueInput& image0, const LightGlueInput& image1,
                                    const LightGlueOptions& options) const;
   int pruningMinKeypoints(const LightGlueOptions& options) const;
+  bool float64Assignment(const LightGlueOptions& options) const {
+    return options.float64_assignment && !half_precision_;
+  }
+  const std::vector<SelfBlock>& selfBlocks() const { return half_precision_ ? half_self_blocks_ : self_blocks_; }
+  const std::vector<CrossBlock>& crossBlocks() const { return half_precision_ ? half_cross_blocks_ : cross_blocks_; }
+  // forward()'s result from full-depth matches (every point took part in every layer).
+  LightGlueOutput fullDepthOutput(const FilteredMatches& filtered, int64_t m, int64_t n) const;
 
   LightGlueConfig config_;
   at::Device device_;
@@ -146,6 +172,9 @@ class LightGlueModel {
   std::vector<CrossBlock> cross_blocks_;
   std::vector<MatchAssignment> log_assignment_;
   std::vector<TokenConfidence> token_confidence_;  // n_layers - 1
+  bool half_precision_ = false;
+  std::vector<SelfBlock> half_self_blocks_;    // float16, folded (setHalfPrecision)
+  std::vector<CrossBlock> half_cross_blocks_;
   ModelGraphs graphs_;  // a copy starts with an empty cache
 };
 

@@ -47,6 +47,10 @@ struct MatchOptions {
   // LightGlue on CUDA in a GPU build: replay its fixed-shape parts as CUDA graphs
   // (faster; equal up to float rounding). false runs eagerly (for comparisons).
   bool use_cuda_graphs = true;
+  // LightGlue on CUDA: the transformer layers in float16 (LightGlueModel::setHalfPrecision;
+  // faster, scores deviate ~1e-3, docs/gpu.md). Creating the matcher on another device
+  // throws InvalidArgument.
+  bool half_precision = false;
 
   void check() const;  // throws InvalidArgument (MNN fields; LightGlue checks its own)
 };

@@ -1,6 +1,7 @@
 // Input conversion as the original demo (SuperGlue frame2tensor): 8-bit grayscale
-// (BGR converted with OpenCV's BGR2GRAY), float32 / 255, [1,1,H,W]. Device frames are
-// converted on the device with OpenCV's fixed-point formula, so both give the same bytes.
+// (BGR converted with OpenCV's BGR2GRAY), float32 / 255, [1,1,H,W]. Host frames are
+// converted by OpenCV, device frames by the model with OpenCV's fixed-point formula
+// (SuperPointModel::inputFromPixels, inside its CUDA graph), so both give the same bytes.
 #include "core/vision/superpoint_extractor.h"
 
 #include <ATen/ATen.h>
@@ -17,15 +18,6 @@
 namespace skytrace::vision {
 namespace {
 
-// OpenCV's BGR2GRAY for 8-bit pixels: Y = (1868 B + 9617 G + 4899 R + 2^13) >> 14, so a
-// frame converted on the device equals one converted by cv::cvtColor on the host.
-at::Tensor bgrToGray(const at::Tensor& bgr_hwc_u8) {
-  const at::Tensor bgr = bgr_hwc_u8.to(at::kInt);
-  const at::Tensor y = (bgr.select(2, 0) * 1868 + bgr.select(2, 1) * 9617 + bgr.select(2, 2) * 4899 + 8192)
-                           .div(16384, "floor");
-  return y.to(at::kByte);
-}
-
 class SuperPointExtractor final : public FeatureExtractor {
  public:
   SuperPointExtractor(const ExtractorOptions& options, const SuperPointDetection& detection)
@@ -38,6 +30,7 @@ class SuperPointExtractor final : public FeatureExtractor {
     config_.remove_borders = detection.remove_borders_px;
     config_.check();
     if (!options.use_cuda_graphs) model_.setCudaGraphsEnabled(false);
+    if (options.half_precision) model_.setHalfPrecision(true);  // throws off CUDA
   }
 
   std::string name() const override { return "superpoint"; }
@@ -49,22 +42,20 @@ class SuperPointExtractor final : public FeatureExtractor {
       throw InvalidArgument("superpoint: image of " + std::to_string(image.width()) + "x" +
                             std::to_string(image.height()) + " is too small (at least 8x8)");
     c10::InferenceMode inference;
-    at::Tensor gray;  // [H,W] uint8 on the model's device
+    // 8-bit pixels on the model's device; the model makes its float input from them.
+    at::Tensor pixels;
     if (image.onHost()) {
-      const cv::Mat pixels = image.hostPixels();
+      const cv::Mat host = image.hostPixels();
       cv::Mat host_gray;
-      if (pixels.channels() == 3)
-        cv::cvtColor(pixels, host_gray, cv::COLOR_BGR2GRAY);
+      if (host.channels() == 3)
+        cv::cvtColor(host, host_gray, cv::COLOR_BGR2GRAY);
       else
-        host_gray = pixels;
-      const Image host_image = Image::fromHost(host_gray);
-      gray = imageTensorOn(host_image, device_, &transfers_).squeeze(2);
+        host_gray = host;
+      pixels = imageTensorOn(Image::fromHost(host_gray), device_, &transfers_);
     } else {
-      const at::Tensor pixels = imageTensorOn(image, device_, &transfers_);
-      gray = pixels.size(2) == 3 ? bgrToGray(pixels) : pixels.squeeze(2);
+      pixels = imageTensorOn(image, device_, &transfers_);
     }
-    const at::Tensor input = gray.to(at::kFloat).div(255).reshape({1, 1, image.height(), image.width()});
-    const superpoint::SuperPointOutput out = model_.forward(input, config_);
+    const superpoint::SuperPointOutput out = model_.forwardPixels(pixels, config_);
     return makeFeatureSet(out.keypoints_px, out.scores, out.descriptors, image.width(), image.height(),
                           options_.device);
   }

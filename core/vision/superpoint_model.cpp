@@ -11,10 +11,19 @@ namespace skytrace::vision::superpoint {
 namespace {
 
 constexpr int64_t kCell = 8;  // the encoder's total stride
+// Half precision: the gray input as this many channels (the first the image, the rest
+// zeros, as conv1a's padded weights), so that conv1a runs on tensor cores in the
+// channels-last layout the later layers read, instead of a one-channel kernel and a
+// layout copy of its 64-channel output.
+constexpr int64_t kHalfInputChannels = 8;
 
+// The original's max_pool2d(kernel 2r+1, stride 1, padding r) as two one-dimensional
+// pools (a maximum is separable; the padding counts as -inf in both): the same values
+// with 2(2r+1) instead of (2r+1)^2 reads per pixel (r = 4: 18 instead of 81).
 at::Tensor maxPool(const at::Tensor& x, int radius) {
   const int64_t window = 2 * radius + 1;
-  return at::max_pool2d(x, {window, window}, {1, 1}, {radius, radius});
+  const at::Tensor rows = at::max_pool2d(x, {window, 1}, {1, 1}, {radius, 0});
+  return at::max_pool2d(rows, {1, window}, {1, 1}, {0, radius});
 }
 
 }  // namespace
@@ -35,9 +44,11 @@ void SuperPointConfig::check() const {
 
 at::Tensor heatmapFromLogits(const at::Tensor& semi) {
   const int64_t h = semi.size(2), w = semi.size(3);
-  const at::Tensor probabilities = at::softmax(semi, 1).narrow(1, 0, kCell * kCell);  // [1,64,h,w]
-  return probabilities.permute({0, 2, 3, 1})
-      .reshape({1, h, w, kCell, kCell})
+  // Softmax over the 65 channels as the last dimension (channels-last maps, as the
+  // float16 path makes them, need no copy for it); the dustbin dropped after it.
+  const at::Tensor probabilities =
+      at::softmax(semi.permute({0, 2, 3, 1}), -1).narrow(-1, 0, kCell * kCell);  // [1,h,w,64]
+  return probabilities.reshape({1, h, w, kCell, kCell})
       .permute({0, 1, 3, 2, 4})
       .reshape({1, h * kCell, w * kCell});
 }
@@ -132,6 +143,11 @@ at::Tensor SuperPointModel::Conv::operator()(const at::Tensor& x) const {
   return at::conv2d(x, weight, bias, {1, 1}, {padding, padding});
 }
 
+at::Tensor SuperPointModel::Conv::withRelu(const at::Tensor& x) const {
+  if (fused_relu) return at::cudnn_convolution_relu(x, weight, bias, {1, 1}, {padding, padding}, {1, 1}, 1);
+  return (*this)(x).relu_();
+}
+
 void SuperPointModel::bindConv(StateDictBinder& binder, const std::string& name, int64_t in,
                                int64_t out, int64_t kernel, Conv* conv) {
   conv->padding = kernel / 2;
@@ -176,13 +192,20 @@ DenseOutput SuperPointModel::dense(const at::Tensor& image, DenseTrace* trace) c
   checkImage(image);
   // conv -> (pre-ReLU copy for the trace) -> ReLU in place.
   const auto convRelu = [&](const Conv& conv, const at::Tensor& x, at::Tensor* traced) {
+    if (!trace) return conv.withRelu(x);
     at::Tensor y = conv(x);
-    if (trace && traced) *traced = y.clone();
+    if (trace && traced) *traced = y.to(at::kFloat).clone();
     return y.relu_();
   };
   const auto pool = [](const at::Tensor& x) { return at::max_pool2d(x, {2, 2}, {2, 2}); };
   DenseTrace* t = trace;
-  at::Tensor x = convRelu(conv1a_, image, t ? &t->conv1a : nullptr);
+  at::Tensor input = image;
+  if (half_precision_) {
+    input = at::zeros({1, kHalfInputChannels, image.size(2), image.size(3)}, conv1a_.weight.options())
+                .contiguous(at::MemoryFormat::ChannelsLast);
+    input.narrow(1, 0, 1).copy_(image);
+  }
+  at::Tensor x = convRelu(conv1a_, input, t ? &t->conv1a : nullptr);
   x = pool(convRelu(conv1b_, x, t ? &t->conv1b : nullptr));
   x = convRelu(conv2a_, x, nullptr);
   x = pool(convRelu(conv2b_, x, t ? &t->conv2b : nullptr));
@@ -192,8 +215,8 @@ DenseOutput SuperPointModel::dense(const at::Tensor& image, DenseTrace* trace) c
   x = convRelu(conv4b_, x, t ? &t->conv4b : nullptr);
 
   DenseOutput out;
-  out.semi = convPb_(convRelu(convPa_, x, t ? &t->convPa : nullptr));
-  const at::Tensor raw = convDb_(convRelu(convDa_, x, t ? &t->convDa : nullptr));
+  out.semi = convPb_(convRelu(convPa_, x, t ? &t->convPa : nullptr)).to(at::kFloat);
+  const at::Tensor raw = convDb_(convRelu(convDa_, x, t ? &t->convDa : nullptr)).to(at::kFloat);
   if (trace) trace->descriptors_raw = raw;
   out.descriptors = raw / at::linalg_vector_norm(raw, 2, {1}, true).clamp_min(1e-12);
   return out;
@@ -207,19 +230,54 @@ void SuperPointModel::checkInputs(const at::Tensor& image, const SuperPointConfi
   checkImage(image);
 }
 
+at::Tensor SuperPointModel::inputFromPixels(const at::Tensor& pixels) {
+  checkArgument(pixels.scalar_type() == at::kByte &&
+                    (pixels.dim() == 2 || (pixels.dim() == 3 && (pixels.size(2) == 1 || pixels.size(2) == 3))),
+                "SuperPoint: pixels must be [H,W] or [H,W,1] gray or [H,W,3] BGR uint8, got " +
+                    shapeToString(pixels.sizes()));
+  at::Tensor gray;
+  if (pixels.dim() == 3 && pixels.size(2) == 3) {
+    // OpenCV's BGR2GRAY for 8-bit pixels (4.6, the 15-bit coefficients of 0.114, 0.587,
+    // 0.299): Y = (3735 B + 19235 G + 9798 R + 2^14) >> 15, equal to cv::cvtColor on every
+    // one of 2^20 random pixels (14-bit coefficients differ on 0.2 % of them).
+    const at::Tensor bgr = pixels.to(at::kInt);
+    gray = (bgr.select(2, 0) * 3735 + bgr.select(2, 1) * 19235 + bgr.select(2, 2) * 9798 + 16384).div(32768, "floor");
+  } else {
+    gray = pixels.dim() == 3 ? pixels.select(2, 0) : pixels;
+  }
+  return gray.to(at::kFloat).div(255).reshape({1, 1, pixels.size(0), pixels.size(1)});
+}
+
 SuperPointOutput SuperPointModel::forward(const at::Tensor& image,
                                           const SuperPointConfig& config) const {
   checkInputs(image, config);
-  if (config.max_keypoints > 0 && image.is_cuda()) {
+  return forwardFrom(image, config, /*pixels=*/false);
+}
+
+SuperPointOutput SuperPointModel::forwardPixels(const at::Tensor& pixels,
+                                                const SuperPointConfig& config) const {
+  config.check();
+  checkArgument(pixels.defined() && pixels.device() == device_,
+                "SuperPoint: pixels must be on the model's device (" + device_.str() + ")");
+  checkArgument(pixels.dim() >= 2 && pixels.size(0) >= kCell && pixels.size(1) >= kCell,
+                "SuperPoint: image too small (at least 8x8)");
+  return forwardFrom(pixels, config, /*pixels=*/true);
+}
+
+SuperPointOutput SuperPointModel::forwardFrom(const at::Tensor& input, const SuperPointConfig& config,
+                                              bool pixels) const {
+  if (config.max_keypoints > 0 && input.is_cuda()) {
     // The fast path on CUDA: one graph replay per input shape, then one host
     // synchronisation for the keypoint count.
     std::ostringstream key;
     key << "max_keypoints=" << config.max_keypoints << " nms=" << config.nms_radius
-        << " threshold=" << config.keypoint_threshold << " border=" << config.remove_borders;
+        << " threshold=" << config.keypoint_threshold << " border=" << config.remove_borders
+        << " pixels=" << pixels;
     const auto outputs = graphs_->run(
-        key.str(), {image}, [this, config](const std::vector<at::Tensor>& inputs) {
+        key.str(), {input}, [this, config, pixels](const std::vector<at::Tensor>& inputs) {
           at::Tensor count;
-          const SuperPointOutput o = forwardFixedCount(inputs[0], config, &count);
+          const at::Tensor image = pixels ? inputFromPixels(inputs[0]) : inputs[0];
+          const SuperPointOutput o = forwardFixedCount(image, config, &count);
           return std::vector<at::Tensor>{o.keypoints_px, o.scores, o.descriptors, count};
         });
     if (outputs) {
@@ -228,6 +286,8 @@ SuperPointOutput SuperPointModel::forward(const at::Tensor& image,
       return {t[0].narrow(0, 0, n), t[1].narrow(0, 0, n), t[2].narrow(0, 0, n)};
     }
   }
+  const at::Tensor image = pixels ? inputFromPixels(input) : input;
+  checkImage(image);
   const DenseOutput maps = dense(image);
   const at::Tensor heatmap = simpleNms(heatmapFromLogits(maps.semi), config.nms_radius);
   auto [keypoints, scores] = selectKeypoints(heatmap, config);
@@ -251,6 +311,37 @@ SuperPointOutput SuperPointModel::forwardFixedCount(const at::Tensor& image,
   out.keypoints_px = std::move(keypoints);
   out.scores = std::move(scores);
   return out;
+}
+
+void SuperPointModel::setHalfPrecision(bool enabled) {
+  if (enabled == half_precision_) return;
+  if (enabled && !device_.is_cuda())
+    throw InvalidArgument("SuperPoint half precision needs a CUDA device (model on " + device_.str() + ")");
+  // conv1a reads kHalfInputChannels channels in half precision: zero weights beyond the first.
+  conv1a_.weight = enabled ? at::constant_pad_nd(conv1a_.weight, {0, 0, 0, 0, 0, kHalfInputChannels - 1})
+                           : conv1a_.weight.narrow(1, 0, 1);
+  for (Conv* conv : {&conv1a_, &conv1b_, &conv2a_, &conv2b_, &conv3a_, &conv3b_, &conv4a_, &conv4b_,
+                     &convPa_, &convPb_, &convDa_, &convDb_}) {
+    conv->weight = enabled ? conv->weight.to(at::kHalf).contiguous(at::MemoryFormat::ChannelsLast)
+                           : conv->weight.to(at::kFloat).contiguous();
+    conv->bias = conv->bias.to(enabled ? at::kHalf : at::kFloat);
+    conv->fused_relu = false;
+    if (!enabled) continue;
+    // cuDNN's fused convolution + bias + ReLU, where it takes this layer's shape: a
+    // probe on a small input (an unsupported configuration throws here, not in a run).
+    try {
+      const at::Tensor probe =
+          at::rand({1, conv->weight.size(1), 16, 16}, conv->weight.options()).contiguous(at::MemoryFormat::ChannelsLast);
+      const at::Tensor fused =
+          at::cudnn_convolution_relu(probe, conv->weight, conv->bias, {1, 1}, {conv->padding, conv->padding}, {1, 1}, 1);
+      const at::Tensor plain = at::conv2d(probe, conv->weight, conv->bias, {1, 1}, {conv->padding, conv->padding}).relu_();
+      conv->fused_relu = (fused - plain).abs().max().item<double>() < 1e-2;
+    } catch (const std::exception&) {
+      conv->fused_relu = false;
+    }
+  }
+  half_precision_ = enabled;
+  graphs_.reset();  // captured with the other weights
 }
 
 void SuperPointModel::setCudaGraphsEnabled(bool enabled) { graphs_->setEnabled(enabled); }

@@ -89,6 +89,7 @@ class SuperPointModel {
   int descriptorDim() const { return descriptor_dim_; }
 
   // image: [1,1,H,W] float32 on device(), H and W >= 8. Throws InvalidArgument.
+  // Outputs (and a trace) are float32 also in half precision.
   DenseOutput dense(const at::Tensor& image, DenseTrace* trace = nullptr) const;
 
   // Dense maps, heatmap, NMS, selection and descriptor sampling. On CUDA with
@@ -96,6 +97,14 @@ class SuperPointModel {
   // cuda_graph_impl.h; setCudaGraphsEnabled(false) switches it off) with one host
   // synchronisation (the keypoint count); eager otherwise.
   SuperPointOutput forward(const at::Tensor& image, const SuperPointConfig& config) const;
+
+  // forward() from 8-bit pixels on device(): [H,W] gray or [H,W,3] BGR, converted as the
+  // original demo (OpenCV's BGR2GRAY in its fixed point, then / 255: inputFromPixels)
+  // inside the same graph. Throws InvalidArgument.
+  SuperPointOutput forwardPixels(const at::Tensor& pixels, const SuperPointConfig& config) const;
+  // [1,1,H,W] float32 in [0,1] from [H,W] / [H,W,1] gray or [H,W,3] BGR uint8 pixels; a BGR
+  // frame's gray equals cv::cvtColor(BGR2GRAY)'s byte for byte.
+  static at::Tensor inputFromPixels(const at::Tensor& pixels);
 
   // The graph body: forward() with max_keypoints > 0 and no host synchronisation:
   // min(max_keypoints, H*W) rows, of which the first *count (int64 scalar on the device)
@@ -107,14 +116,26 @@ class SuperPointModel {
   bool cudaGraphsEnabled() const;
   int failedCudaGraphCaptures() const;
 
+  // CUDA only: the convolutions in float16 on tensor cores, channels-last, each with its
+  // bias and ReLU in cuDNN's fused convolution where cuDNN runs it (probed here, per
+  // layer); the logits and descriptor maps come back as float32 before the softmax, NMS,
+  // selection and sampling. Faster, not exact (deviations on the parity fixture:
+  // docs/gpu.md). Throws InvalidArgument on another device.
+  void setHalfPrecision(bool enabled);
+  bool halfPrecision() const { return half_precision_; }
+
  private:
   struct Conv {
     at::Tensor weight, bias;
     int64_t padding = 0;
+    bool fused_relu = false;  // relu(conv) through cudnn_convolution_relu (half precision)
     at::Tensor operator()(const at::Tensor& x) const;
+    at::Tensor withRelu(const at::Tensor& x) const;  // relu(conv(x))
   };
   void checkImage(const at::Tensor& image) const;  // throws InvalidArgument
   void checkInputs(const at::Tensor& image, const SuperPointConfig& config) const;
+  // forward() on an image ([1,1,H,W] float32) or on pixels (forwardPixels).
+  SuperPointOutput forwardFrom(const at::Tensor& input, const SuperPointConfig& config, bool pixels) const;
   void bindConv(StateDictBinder& binder, const std::string& name, int64_t in, int64_t out,
                 int64_t kernel, Conv* conv);
 
@@ -122,6 +143,7 @@ class SuperPointModel {
   int descriptor_dim_;
   Conv conv1a_, conv1b_, conv2a_, conv2b_, conv3a_, conv3b_, conv4a_, conv4b_;
   Conv convPa_, convPb_, convDa_, convDb_;
+  bool half_precision_ = false;
   ModelGraphs graphs_{"SuperPoint"};  // a copy starts with an empty cache
 };
 

@@ -137,11 +137,57 @@ class TestLightGlueParity : public QObject {
 
     // The all-float32 assignment head (option float64_assignment = false) on the same
     // descriptors: scores within float32 noise of the reference.
+    // Both images stacked as one batch (batch_pairs, the CUDA default) and one after the
+    // other (the CPU default), without a trace: the reference matches and scores.
+    for (const bool batched : {true, false}) {
+      lightglue::LightGlueOptions options = nonAdaptive();
+      options.batch_pairs = batched;
+      const lightglue::LightGlueOutput body = model.forward(input(inputs_, "0"), input(inputs_, "1"), options);
+      const double body_scores = maxAbsDiff(body.scores0, ref_.at("matching_scores0")[0]);
+      qInfo("full-depth body, images %s: scores0 %.3g", batched ? "stacked" : "one by one", body_scores);
+      QVERIFY(body_scores < 1e-4);
+      QVERIFY(sameIndices(body.matches, ref_.at("matches")));
+      QVERIFY(sameIndices(body.matches1, ref_.at("matches1")[0]));
+      QCOMPARE(body.layers_run, 3);
+    }
+
     const lightglue::FilteredMatches float32_head = lightglue::filterMatches(
         boundHead(2).logAssignment(trace.descriptors[0][2], trace.descriptors[1][2], false), 0.1f);
     const double float32_scores = maxAbsDiff(float32_head.scores0, ref_.at("matching_scores0")[0]);
     qInfo("float32 assignment head: scores0 %.3g", float32_scores);
     QVERIFY(float32_scores < 1e-3);
+  }
+
+  // Output projections folded into the feed-forward product (the float16 blocks' form):
+  // the same block outputs in float32, for one image, a stacked pair and the cross block.
+  void foldedOutputProjections() {
+    c10::InferenceMode inference;
+    at::manual_seed(5);
+    const at::Tensor x = at::randn({2, 300, 256});
+    const at::Tensor keypoints = at::rand({2, 300, 2}) * 2 - 1;
+    const at::Tensor wr = weights_.at("posenc.Wr.weight").to(at::kFloat);
+    const at::Tensor projected = at::matmul(keypoints, wr.t());
+    const at::Tensor cos_sin = at::stack({at::cos(projected), at::sin(projected)}, -3);
+    const at::Tensor rotary = lightglue::rotaryTables(
+        cos_sin.unsqueeze(-1).expand({2, 2, 300, 32, 2}).reshape({2, 2, 300, 64}));
+    lightglue::SelfBlock self = boundBlock<lightglue::SelfBlock>("self_attn.1");
+    lightglue::CrossBlock cross = boundBlock<lightglue::CrossBlock>("cross_attn.1");
+    const at::Tensor self_plain = self(x, rotary), self_one = self(x[0], rotary[0]);
+    const at::Tensor cross_plain = cross.pair(x);
+    const auto [cross0, cross1] = cross(x[0], x[1]);
+    self.foldOutputProjection();
+    cross.foldOutputProjection();
+    const double self_diff = maxAbsDiff(self(x, rotary), self_plain);
+    const double single_diff = maxAbsDiff(self(x[0], rotary[0]), self_one);
+    const double pair_diff = maxAbsDiff(cross.pair(x), cross_plain);
+    const auto [folded0, folded1] = cross(x[0], x[1]);
+    const double cross_diff = std::max(maxAbsDiff(folded0, cross0), maxAbsDiff(folded1, cross1));
+    const double stacked_vs_one = maxAbsDiff(cross_plain[0], cross0);
+    qInfo("folded: self %.3g (one image %.3g), cross pair %.3g, cross %.3g; pair vs one by one %.3g",
+          self_diff, single_diff, pair_diff, cross_diff, stacked_vs_one);
+    QVERIFY(self_diff < 1e-4 && single_diff < 1e-4 && pair_diff < 1e-4 && cross_diff < 1e-4);
+    QVERIFY(stacked_vs_one < 1e-4);
+    QVERIFY(self_plain.abs().max().item<double>() > 1.0);  // not a vanishing output
   }
 
   // The public path: createMatcher("lightglue") on FeatureSets of the same features.
@@ -304,6 +350,20 @@ class TestLightGlueParity : public QObject {
   }
 
   // log_assignment.<layer> bound from the fixture weights alone.
+  // The fixture's weights of one block ("self_attn.0", "cross_attn.1") bound to `block`.
+  template <typename Block>
+  Block boundBlock(const std::string& prefix) const {
+    StateDict part;
+    for (const auto& [key, tensor] : weights_.tensors)
+      if (key.rfind(prefix + ".", 0) == 0) part.tensors[key] = tensor;
+    Block block;
+    StateDictBinder binder(part, prefix, at::TensorOptions().dtype(at::kFloat));
+    block.bind(binder, prefix, 256, 4);
+    binder.finish();
+    block.prepare();
+    return block;
+  }
+
   lightglue::MatchAssignment boundHead(int layer) const {
     const std::string prefix = "log_assignment." + std::to_string(layer);
     StateDict head;

@@ -16,9 +16,12 @@
 //     (same pruning threshold on both devices).
 //   DINOv2 ViT-S/14 (fixture dinov2_vits14, depth 4): CLS and patch tokens 2e-5 at 224 and
 //     322 px, eager and CUDA graph, reference and fused attention.
+//   LightGlue through the graph with the two images one after the other (batch_pairs off).
 // Reported, not pass/fail (the faster modes the benchmark offers): LightGlue float16
-// attention, DINOv2 float16 (reference and fused attention), and every model with TF32
-// (setFastGpuMath(true)): max deviations from the CPU float32 result.
+// attention, SuperPoint and LightGlue in float16 (setHalfPrecision: the graphs must
+// capture, at most 1 % of SuperPoint's keypoints may move), DINOv2 float16 (reference and
+// fused attention), and every model with TF32 (setFastGpuMath(true)): max deviations from
+// the CPU float32 result.
 //
 // Fixture folder: skytrace::test::parityFixtureDir(). Each model needs <dir>/<fixture>/{weights,inputs}.pt;
 // a model whose fixture is missing is skipped. Exit status: 0 all checks pass, 1 a check
@@ -156,6 +159,23 @@ void checkSuperPoint(const std::string& dir, const at::Device& device) {
     compareSuperPoint("SuperPoint TF32", tf32.forward(dev_image, config), cpu, width, false);
   }
   setFastGpuMath(false);
+
+  // Float16 convolutions (setHalfPrecision; `process --half-precision`): deviations
+  // reported; the graph must capture, and at most 1 % of the keypoints may move.
+  {
+    auto half = superpoint::loadSuperPointModel(dir + "/weights.pt", device);
+    half.setHalfPrecision(true);
+    const superpoint::DenseOutput d = half.dense(dev_image);
+    checks.info("SuperPoint float16: semi vs CPU float32", maxAbsDiff(d.semi, cpu_dense.semi));
+    checks.info("SuperPoint float16: dense descriptors vs CPU float32",
+                maxAbsDiff(d.descriptors, cpu_dense.descriptors));
+    const superpoint::SuperPointOutput out = half.forward(dev_image, config);
+    compareSuperPoint("SuperPoint float16 CUDA graph", out, cpu, width, false);
+    checks.check("SuperPoint float16 CUDA graph captures that failed", half.failedCudaGraphCaptures(), 0.0);
+    const Aligned a = alignByPosition(out.keypoints_px, cpu.keypoints_px, width);
+    checks.check("SuperPoint float16: keypoints not in the CPU set (fraction)",
+                 1.0 - static_cast<double>(a.in_set) / static_cast<double>(cpu.keypoints_px.size(0)), 0.01);
+  }
 }
 
 // ------------------------------------------------------------------ LightGlue
@@ -225,6 +245,42 @@ void checkLightGlue(const std::string& dir, const at::Device& device) {
         sameIndices(dev_adaptive.matches, cpu_adaptive.matches) ? 0.0 : 1.0, 0.0);
   checks.check("LightGlue adaptive: matching scores0", maxAbsDiff(dev_adaptive.scores0, cpu_adaptive.scores0),
         1e-4);
+
+  // Both images one after the other (batch_pairs off) through the graph: the same result.
+  lightglue::LightGlueOptions unbatched = fixed;
+  unbatched.batch_pairs = false;
+  const lightglue::LightGlueOutput one_by_one = model.forward(in0, in1, unbatched);
+  checks.check("LightGlue CUDA graph, images one by one: matching scores0",
+               maxAbsDiff(one_by_one.scores0, cpu.scores0), 1e-4);
+  checks.check("LightGlue CUDA graph, images one by one: matches equal (0 = yes)",
+               sameIndices(one_by_one.matches, cpu.matches) ? 0.0 : 1.0, 0.0);
+
+  // The transformer in float16 (setHalfPrecision; `process --half-precision`):
+  // deviations reported, eager (traced) and through the graph, which must capture.
+  {
+    auto half_model = lightglue::loadLightGlueModel("superpoint", dir + "/weights.pt", device);
+    half_model.setHalfPrecision(true);
+    lightglue::LightGlueTrace half_trace;
+    const lightglue::LightGlueOutput eager = half_model.forward(in0, in1, fixed, &half_trace);
+    double half_layers = 0;
+    for (int i = 0; i < 2; ++i)
+      for (size_t l = 0; l < half_trace.descriptors[i].size() && l < cpu_trace.descriptors[i].size(); ++l)
+        half_layers = std::max(half_layers, maxAbsDiff(half_trace.descriptors[i][l], cpu_trace.descriptors[i][l]));
+    checks.info("LightGlue float16: descriptors after every layer vs CPU float32", half_layers);
+    checks.info("LightGlue float16 eager: scores0 vs CPU float32", maxAbsDiff(eager.scores0, cpu.scores0));
+    const lightglue::LightGlueOutput graph_half = half_model.forward(in0, in1, fixed);
+    checks.check("LightGlue float16 CUDA graph captures that failed", half_model.failedCudaGraphCaptures(), 0.0);
+    checks.info("LightGlue float16 CUDA graph: scores0 vs CPU float32", maxAbsDiff(graph_half.scores0, cpu.scores0));
+    checks.info("LightGlue float16 CUDA graph: match scores vs CPU float32 (same matches only)",
+                sameIndices(graph_half.matches, cpu.matches)
+                    ? maxAbsDiff(graph_half.match_scores, cpu.match_scores)
+                    : -1.0);
+    checks.info("LightGlue float16 CUDA graph: matches equal to CPU (1 = yes)",
+                sameIndices(graph_half.matches, cpu.matches) ? 1.0 : 0.0);
+    checks.info("LightGlue float16 CUDA graph: matches (CPU float32 has " +
+                    std::to_string(cpu.matches.size(0)) + ")",
+                static_cast<double>(graph_half.matches.size(0)));
+  }
 
   lightglue::LightGlueOptions half = fixed;
   half.half_precision_attention = true;

@@ -13,6 +13,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+
 #include <map>
 
 #include "core/util/error.h"
@@ -181,6 +184,27 @@ class TestSuperPointParity : public QObject {
     QCOMPARE(features.imageWidth(), 640);
     compareWithReference(features.impl().keypoints_px, features.impl().scores,
                          features.impl().descriptors, "extractor");
+  }
+
+  // The model's own conversion of 8-bit pixels (device frames, inside its CUDA graph):
+  // a BGR frame's gray equals OpenCV's BGR2GRAY byte for byte, over every value.
+  void inputFromPixelsIsOpenCvGray() {
+    cv::Mat bgr(64, 48, CV_8UC3);  // 3072 pixels: 14-bit coefficients missed 5 of them
+    cv::randu(bgr, cv::Scalar::all(0), cv::Scalar::all(256));
+    bgr.at<cv::Vec3b>(0, 0) = {255, 255, 255};
+    bgr.at<cv::Vec3b>(0, 1) = {0, 0, 0};
+    cv::Mat gray;
+    cv::cvtColor(bgr, gray, cv::COLOR_BGR2GRAY);
+    const at::Tensor pixels = at::from_blob(bgr.data, {64, 48, 3}, at::kByte).clone();
+    const at::Tensor input = superpoint::SuperPointModel::inputFromPixels(pixels);
+    QCOMPARE(input.sizes(), (at::IntArrayRef{1, 1, 64, 48}));
+    const at::Tensor bytes = input.mul(255).round().to(at::kByte).view({64, 48});
+    const at::Tensor expected = at::from_blob(gray.data, {64, 48}, at::kByte);
+    QVERIFY(at::equal(bytes, expected));
+    // Gray pixels, [H,W] or [H,W,1]: / 255 as they are.
+    const at::Tensor from_gray = superpoint::SuperPointModel::inputFromPixels(expected.unsqueeze(2));
+    QVERIFY(at::equal(from_gray.mul(255).round().to(at::kByte).view({64, 48}), expected));
+    QVERIFY_THROWS_EXCEPTION(InvalidArgument, superpoint::SuperPointModel::inputFromPixels(pixels.to(at::kFloat)));
   }
 
   void missingWeightsNameTheFile() {
