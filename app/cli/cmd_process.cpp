@@ -169,6 +169,13 @@ int runProcess(const QStringList& args) {
                          "comparisons)."},
       {"no-fused-kernels", "GPU: run ALIKED through LibTorch's operators instead of Skytrace's fused "
                            "kernels (slower; for comparisons)."},
+      {"lightglue-depth",
+       "VO with LightGlue: adaptive (the original's early exit and point pruning; default) or full "
+       "(every layer on every point: one fixed-shape pass, replayed as a CUDA graph on a GPU).",
+       "DEPTH", "adaptive"},
+      {"half-precision", "GPU: float16 in SuperPoint, LightGlue's transformer and DINOv2 (ALIKED keeps "
+                         "its faster fused float32 kernels); faster, not exact (report.json's precision "
+                         "says what ran)."},
   });
   int exit_code = kExitOk;
   addThreadsOption(parser);
@@ -230,6 +237,11 @@ int runProcess(const QStringList& args) {
     const GpuSwitches gpu = gpuSwitchesFromEnvironment();
     request.cuda_graphs = gpu.cuda_graphs && !parser.isSet("no-cuda-graphs");
     request.fused_kernels = gpu.fused_kernels && !parser.isSet("no-fused-kernels");
+    request.half_precision = parser.isSet("half-precision");
+    const std::string depth = parser.value("lightglue-depth").toStdString();
+    if (depth != "adaptive" && depth != "full")
+      throw InvalidArgument("--lightglue-depth must be adaptive or full, got '" + depth + "'");
+    request.lightglue_full_depth = depth == "full";
     request.robust_estimator = parser.value("robust-estimator").toStdString();
     request.results_dir = parser.value("out").toStdString();
     request.skytrace_version = SKYTRACE_VERSION;

@@ -168,6 +168,8 @@ std::string engineBenchUsage() {
          "                        skytrace-cli grants them: Slurm, OMP_NUM_THREADS, affinity)\n"
          "  --preload             decode all frames into memory first (decode = a copy)\n"
          "  --aliked-fp16         ALIKED extractors run their dense part in float16 (CUDA only)\n"
+         "  --half-precision      as `process --half-precision`: float16 in SuperPoint,\n"
+         "                        LightGlue and DINOv2 on a GPU\n"
          "  --no-cuda-graphs      GPU: every model eager, no CUDA graph replays (comparisons)\n"
          "  --no-fused-kernels    GPU: ALIKED through LibTorch's operators, not the fused kernels\n"
          "  --pace-fps F          deliver frames at F per second in every mode, as a video in\n"
@@ -187,6 +189,10 @@ EngineBenchOptions parseEngineBenchArguments(const std::vector<std::string>& arg
     const std::string& key = args[i];
     if (key == "--aliked-fp16") {  // a flag without a value
       options.aliked_float16 = true;
+      continue;
+    }
+    if (key == "--half-precision") {  // a flag without a value
+      options.half_precision = true;
       continue;
     }
     if (key == "--no-cuda-graphs") {  // a flag without a value
@@ -545,6 +551,7 @@ app::ProcessingChoice benchChoice(const EngineBenchOptions& options, int cuda_co
   request.satellite_device = options.sat_device;
   request.cuda_graphs = options.cuda_graphs;
   request.fused_kernels = options.fused_kernels;
+  request.half_precision = options.half_precision;
   // --weights-dir is the model directory here (SKYTRACE_MODEL_DIR still wins).
   if (!options.weights_dir.empty()) vision::setDefaultModelDirectory(options.weights_dir);
   app::ProcessingChoice choice = app::processingChoiceFor(request, cuda_count);
@@ -730,6 +737,7 @@ json runEngineBench(const EngineBenchOptions& options, const std::function<void(
                                                        work.description["satellite_model"].get<std::string>()},
                             {"lightglue_depth", options.lightglue_adaptive ? "adaptive" : "full"},
                             {"aliked_float16", options.aliked_float16},
+                            {"half_precision", options.half_precision},
                             {"cudnn_autotune", vision::cudnnAutotune()},
                             {"aliked_fused_kernels", options.fused_kernels && vision::alikedFusedKernelsBuilt()},
                             {"cuda_graphs", options.cuda_graphs},

@@ -77,6 +77,8 @@ struct EngineBenchOptions {
   bool lightglue_adaptive = true;
   // ALIKED extractors (VO and registration) run their dense part in float16 (CUDA only).
   bool aliked_float16 = false;
+  // As `process --half-precision`: float16 where it is faster, on GPU stages.
+  bool half_precision = false;
   // As `process --no-cuda-graphs / --no-fused-kernels` (false: for comparisons).
   bool cuda_graphs = true;
   bool fused_kernels = true;

@@ -346,6 +346,11 @@ ProcessingChoice processingChoiceFor(const FlightRequest& request, int cuda_devi
   options.vo_match.device = choice.placement.vo;
   options.registration.features.device = choice.placement.satellite;  // the whole stage's device
   nav::setGpuExecution(request.cuda_graphs, request.fused_kernels, options);
+  nav::setHalfPrecision(request.half_precision, options);
+  if (request.lightglue_full_depth) {
+    options.vo_match.depth_confidence = -1.0;
+    options.vo_match.width_confidence = -1.0;
+  }
   // auto keeps each stage's default (VO: magsac-first on the CPU; registration: LO-RANSAC).
   const vision::RobustEstimator estimator = vision::parseRobustEstimator(request.robust_estimator);
   if (estimator != vision::RobustEstimator::Auto) {
@@ -510,6 +515,12 @@ FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observ
       // The ground plane of the run in the track's altitudes (camera footprints).
       {"ground_alt_m", setup.ground_alt_m},
       {"satellite_models", satelliteModelsJson(used.registration)},
+      // The number format each model ran in (--half-precision: float16 where a model has it).
+      {"precision",
+       {{"vo_features", used.vo_features.half_precision ? "float16" : "float32"},
+        {"vo_matcher", used.vo_matcher == "lightglue" && used.vo_match.half_precision ? "float16" : "float32"},
+        {"registration_features", used.registration.features.half_precision ? "float16" : "float32"},
+        {"retrieval", used.registration.retrieval_descriptor.precision}}},
       // The robust homography estimator each stage ran (robust_homography.h).
       {"robust_estimator",
        {{"vo", vision::toString(vision::resolveRobustEstimator(used.vo.robust_estimator, used.vo.device))},
@@ -521,6 +532,10 @@ FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observ
       // The CPU threads the heavy work used, and what granted them (thread_budget.h).
       {"cpu_threads",
        {{"count", threads.threads}, {"source", threads.source}, {"libtorch", vision::torchCpuThreads()}}}};
+  // VO's LightGlue: adaptive (early exit, pruning) or full (--lightglue-depth).
+  if (used.vo_matcher == "lightglue")
+    extra["lightglue_depth"] =
+        used.vo_match.depth_confidence <= 0 && used.vo_match.width_confidence <= 0 ? "full" : "adaptive";
   run.extra = &extra;
   run.wall_s = std::chrono::duration<double>(Clock::now() - started).count();
   run.navigation_s = outcome.navigation_s;

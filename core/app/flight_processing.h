@@ -86,6 +86,11 @@ struct FlightRequest {
   // (--no-fused-kernels) in every model; nav::setGpuExecution.
   bool cuda_graphs = true;
   bool fused_kernels = true;
+  // On a GPU: float16 where it is faster (--half-precision; nav::setHalfPrecision).
+  bool half_precision = false;
+  // VO's LightGlue: every layer on every point (--lightglue-depth full: one fixed-shape
+  // body, a CUDA graph on a GPU) instead of the original's early exit and pruning.
+  bool lightglue_full_depth = false;
   // Robust homography of VO and registration (--robust-estimator): auto (each stage's
   // default), magsac-first, magsac or lo-ransac (vision::RobustEstimator).
   std::string robust_estimator = "auto";

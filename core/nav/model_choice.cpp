@@ -140,6 +140,19 @@ void setGpuExecution(bool cuda_graphs, bool fused_kernels, NavigationOptions& op
   options.registration.dense_matcher.use_cuda_graphs = cuda_graphs;
 }
 
+void setHalfPrecision(bool enabled, NavigationOptions& options) {
+  const auto has_float16 = [](const vision::ExtractorOptions& features) {
+    return features.model == "superpoint";
+  };
+  for (vision::ExtractorOptions* features : {&options.vo_features, &options.registration.features})
+    features->half_precision = enabled && features->device.cuda && has_float16(*features);
+  options.vo_match.half_precision = enabled && options.vo_match.device.cuda;
+  // The registration stage runs on its features' device (the whole stage's).
+  const bool satellite_on_gpu = options.registration.features.device.cuda;
+  options.registration.retrieval_descriptor.precision =
+      enabled && satellite_on_gpu ? "float16" : "float32";
+}
+
 std::string visualOdometryModelName(const NavigationOptions& options) {
   return options.vo_features.model + "+" + options.vo_matcher;
 }

@@ -47,6 +47,15 @@ void setSatelliteWeights(const std::string& fine_weights, const std::string& ret
 // the same binary. No effect on the CPU.
 void setGpuExecution(bool cuda_graphs, bool fused_kernels, NavigationOptions& options);
 
+// Float16 in the models of a stage on CUDA whose float16 mode is faster: SuperPoint's
+// convolutions, LightGlue's transformer and DINOv2 (`precision` "float16"). ALIKED keeps
+// its fused float32 kernels, which are faster than its float16 path (an H200's
+// registration keyframe: 6.3 vs 21.5 ms); ExtractorOptions::half_precision still asks
+// for that path. Not exact: docs/gpu.md states the deviations. Stages on the CPU are left
+// as they are; call after the models and devices are set. enabled = false restores
+// float32.
+void setHalfPrecision(bool enabled, NavigationOptions& options);
+
 // What the options run, in spec form: "aliked-n16rot+lightglue", "dinov2-vits14+litesam",
 // "vlad+orb" (VLAD retrieval, local-feature fine matching). For reports and logs.
 std::string visualOdometryModelName(const NavigationOptions& options);

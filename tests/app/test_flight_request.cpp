@@ -174,6 +174,28 @@ class TestFlightRequest : public QObject {
     QVERIFY(graphs_off.vo_features.fused_kernels);
   }
 
+  // --half-precision and --lightglue-depth full reach VO's models when they run on a GPU
+  // (processingChoiceFor with one GPU places both stages on cuda:0).
+  void halfPrecisionAndLightGlueDepthReachTheModels() {
+    app::FlightRequest request;
+    request.video_path = "/flights/flight.mp4";
+    request.basemap_paths = {"/maps/ortho.tif"};
+    request.vo_model = "superpoint+lightglue";
+    request.satellite_model = "dinov2+litesam";
+    const nav::NavigationOptions plain = app::processingChoiceFor(request, 1).options;
+    QVERIFY(!plain.vo_features.half_precision && !plain.vo_match.half_precision);
+    QVERIFY(plain.vo_match.depth_confidence > 0 && plain.vo_match.width_confidence > 0);
+    request.half_precision = true;
+    request.lightglue_full_depth = true;
+    const nav::NavigationOptions fast = app::processingChoiceFor(request, 1).options;
+    QVERIFY(fast.vo_features.half_precision && fast.vo_match.half_precision);
+    QCOMPARE(QString::fromStdString(fast.registration.retrieval_descriptor.precision), QStringLiteral("float16"));
+    QVERIFY(fast.vo_match.depth_confidence <= 0 && fast.vo_match.width_confidence <= 0);
+    // Without a GPU the flag changes nothing.
+    const nav::NavigationOptions cpu = app::processingChoiceFor(request, 0).options;
+    QVERIFY(!cpu.vo_features.half_precision && !cpu.vo_match.half_precision);
+  }
+
   void theHeightFilterReachesFusion() {
     app::FlightRequest request;
     request.video_path = "/flights/flight.mp4";

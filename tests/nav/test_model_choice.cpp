@@ -161,6 +161,37 @@ class TestModelChoice : public QObject {
     QCOMPARE(options.features.model, std::string("sift"));
   }
 
+  // --half-precision: float16 only in the stages on a GPU and only in the models whose
+  // float16 mode is faster (ALIKED keeps its fused float32 kernels).
+  void halfPrecisionOnGpuStages() {
+    NavigationOptions options;
+    applyVisualOdometryModel("superpoint+lightglue", options);
+    applySatelliteModel("dinov2+superpoint", options.registration);
+    vision::DeviceSpec gpu;
+    gpu.cuda = true;
+    options.vo_features.device = gpu;
+    options.vo_match.device = gpu;
+    setHalfPrecision(true, options);  // registration on the CPU
+    QVERIFY(options.vo_features.half_precision);
+    QVERIFY(options.vo_match.half_precision);
+    QVERIFY(!options.registration.features.half_precision);
+    QCOMPARE(QString::fromStdString(options.registration.retrieval_descriptor.precision), QStringLiteral("float32"));
+    options.registration.features.device = gpu;
+    setHalfPrecision(true, options);
+    QVERIFY(options.registration.features.half_precision);
+    QCOMPARE(QString::fromStdString(options.registration.retrieval_descriptor.precision), QStringLiteral("float16"));
+    setHalfPrecision(false, options);
+    QVERIFY(!options.vo_features.half_precision && !options.vo_match.half_precision &&
+            !options.registration.features.half_precision);
+    QCOMPARE(QString::fromStdString(options.registration.retrieval_descriptor.precision), QStringLiteral("float32"));
+
+    NavigationOptions aliked;
+    applyVisualOdometryModel("aliked-n16rot", aliked);
+    aliked.vo_features.device = gpu;
+    setHalfPrecision(true, aliked);
+    QVERIFY(!aliked.vo_features.half_precision);
+  }
+
   void everyOfferedChoiceIsAccepted() {
     QCOMPARE(satelliteModelChoices().front(), std::string("aliked-n16rot"));
     for (const auto& spec : satelliteModelChoices())
