@@ -13,9 +13,13 @@
 //
 // Models "X+lightglue" match with LightGlue instead of MNN (X = superpoint or aliked-n16*;
 // weights <X>_lightglue.pth from --weights-dir, adaptive depth/width on as the original's
-// defaults); "X+lightglue-full" runs all layers (adaptivity off), "X+lightglue-full-fp16"
-// too with float16 attention on CUDA (LightGlueOptions::half_precision_attention). "superpoint" loads
-// superpoint_v1.pth from --weights-dir and takes the frame as gray (BT.601 weights).
+// defaults); "X+lightglue-full" runs all layers (adaptivity off, both images as one
+// batch), "X+lightglue-full-unbatched" one image after the other, "X+lightglue-full-fp16"
+// with float16 attention on CUDA (LightGlueOptions::half_precision_attention),
+// "X+lightglue-full-half" with the whole transformer in float16
+// (LightGlueModel::setHalfPrecision). "superpoint" loads superpoint_v1.pth from
+// --weights-dir and takes the frame as gray (BT.601 weights); "superpoint-half" runs its
+// convolutions in float16 (CUDA).
 //
 // --dense litesam also times the satellite stage's fine matching: LiteSAM on a
 // --dense-size square pair (B = A under the bench homography), weights
@@ -32,6 +36,8 @@
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <c10/core/InferenceMode.h>
+
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <chrono>
@@ -101,7 +107,27 @@ struct Args {
   std::vector<std::string> retrieval;
   int retrieval_size = 224;
   int retrieval_batch = 1;
+  // --save-frames DIR: each size's frame pair as 8-bit gray PGM (DIR/a_WxH.pgm,
+  // DIR/b_WxH.pgm; SuperPoint's gray), so that other programs time the same input.
+  std::string save_frames_dir;
+  // --profile-step: the last timed step (extract + match) between cuProfilerStart and
+  // cuProfilerStop, for `ncu --profile-from-start off` (per-kernel times of one step).
+  bool profile_step = false;
 };
+
+// The CUDA driver's profiler switches, looked up at run time (the driver library is
+// loaded by LibTorch's CUDA runtime; nothing is linked for it). No-ops where absent.
+void cudaProfiler(bool start) {
+  using Fn = int (*)();
+  static const Fn begin = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, "cuProfilerStart"));
+  static const Fn end = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, "cuProfilerStop"));
+  const Fn fn = start ? begin : end;
+  if (fn) {
+    fn();
+  } else if (start) {
+    std::cerr << "--profile-step: cuProfilerStart not found (no CUDA driver loaded)\n";
+  }
+}
 
 std::vector<std::string> split(const std::string& text, char sep) {
   std::vector<std::string> parts;
@@ -129,7 +155,8 @@ Args parseArgs(int argc, char** argv) {
                    "640x480,1280x720] [--keypoints 1024,2048] [--iterations N] [--warmup N] "
                    "[--threads N] [--weights-dir DIR] [--out FILE.json] [--retrieval dinov2-vits14,...] "
                    "[--retrieval-size 224] [--retrieval-batch 1] [--dense litesam] [--dense-size 512] [--tf32] "
-                   "[--ransac-host-hypotheses N] [--aliked-fp16] [--no-cuda-graphs] [--no-fused-kernels]\n";
+                   "[--ransac-host-hypotheses N] [--aliked-fp16] [--no-cuda-graphs] [--no-fused-kernels] "
+                   "[--save-frames DIR] [--profile-step]\n";
       std::exit(0);
     }
     if (key == "--tf32") {
@@ -138,6 +165,10 @@ Args parseArgs(int argc, char** argv) {
     }
     if (key == "--aliked-fp16") {
       args.aliked_float16 = true;
+      continue;
+    }
+    if (key == "--profile-step") {
+      args.profile_step = true;
       continue;
     }
     if (key == "--no-cuda-graphs") {
@@ -186,6 +217,8 @@ Args parseArgs(int argc, char** argv) {
       args.ransac_host_hypotheses = std::stoi(value);
     } else if (key == "--out") {
       args.out = value;
+    } else if (key == "--save-frames") {
+      args.save_frames_dir = value;
     } else {
       throw InvalidArgument("unknown option " + key + " (see --help)");
     }
@@ -273,11 +306,12 @@ class AlikedBench final : public BenchExtractor {
 
 class SuperPointBench final : public BenchExtractor {
  public:
-  SuperPointBench(int keypoints, const at::Device& device, const Args& args)
+  SuperPointBench(int keypoints, const at::Device& device, const Args& args, bool half)
       : model_(superpoint::loadSuperPointModel(
             args.weights_dir + "/" + superpoint::kSuperPointPublishedFile, device)) {
     config_.max_keypoints = keypoints;
     if (!args.cuda_graphs) model_.setCudaGraphsEnabled(false);
+    if (half) model_.setHalfPrecision(true);
   }
   FrameFeatures extract(const at::Tensor& rgb) override {
     // Gray as OpenCV's BGR2GRAY / RGB2GRAY: 0.299 R + 0.587 G + 0.114 B.
@@ -319,7 +353,8 @@ std::unique_ptr<BenchExtractor> makeExtractor(const std::string& model, int keyp
                                               const Args& args, const DeviceSpec& device) {
   if (model.rfind("aliked-", 0) == 0)
     return std::make_unique<AlikedBench>(model, keypoints, toAtDeviceSpec(device), args);
-  if (model == "superpoint") return std::make_unique<SuperPointBench>(keypoints, toAtDeviceSpec(device), args);
+  if (model == "superpoint" || model == "superpoint-half")
+    return std::make_unique<SuperPointBench>(keypoints, toAtDeviceSpec(device), args, model == "superpoint-half");
   if (model == "orb" || model == "sift") return std::make_unique<ClassicalBench>(model, keypoints, device);
   throw InvalidArgument("model '" + model + "' is not available in this build");
 }
@@ -331,18 +366,28 @@ class BenchMatcher {
                const at::Device& device, int width, int height)
       : width_(width), height_(height) {
     if (suffix.empty()) return;
-    const std::string features = extractor.rfind("aliked", 0) == 0 ? "aliked" : extractor;
-    lightglue_.emplace(lightglue::loadLightGlueModel(
-        features, args.weights_dir + "/" + lightglue::lightGlueConfig(features).published_file,
-        device));
+    const std::string features = extractor.rfind("aliked", 0) == 0       ? "aliked"
+                                 : extractor.rfind("superpoint", 0) == 0 ? "superpoint"
+                                                                         : extractor;
+    const std::string weights = args.weights_dir + "/" + lightglue::lightGlueConfig(features).published_file;
+    lightglue_.emplace(lightglue::loadLightGlueModel(features, weights, device));
     if (!args.cuda_graphs) lightglue_->setCudaGraphsEnabled(false);
-    if (suffix == "lightglue-full" || suffix == "lightglue-full-fp16") {
+    if (suffix.rfind("lightglue-full", 0) == 0) {
       options_.depth_confidence = -1;
       options_.width_confidence = -1;
       options_.half_precision_attention = suffix == "lightglue-full-fp16";
+      options_.batch_pairs = suffix != "lightglue-full-unbatched";
+      if (suffix == "lightglue-full-half") {
+        lightglue_->setHalfPrecision(true);
+        reference_.emplace(lightglue::loadLightGlueModel(features, weights, device));
+      } else if (suffix != "lightglue-full" && suffix != "lightglue-full-fp16" &&
+                 suffix != "lightglue-full-unbatched") {
+        throw InvalidArgument("unknown matcher '" + suffix + "'");
+      }
     } else if (suffix != "lightglue") {
       throw InvalidArgument("unknown matcher '" + suffix +
-                            "' (lightglue, lightglue-full or lightglue-full-fp16)");
+                            "' (lightglue, lightglue-full, lightglue-full-fp16, lightglue-full-half "
+                            "or lightglue-full-unbatched)");
     }
   }
   MatchTensors match(const FrameFeatures& a, const FrameFeatures& b) {
@@ -358,13 +403,13 @@ class BenchMatcher {
   // For reduced-precision modes: the largest matching-score difference to the float32
   // result on the same features and the fraction of points whose match is the same.
   std::optional<nlohmann::json> deviationFromFloat32(const FrameFeatures& a, const FrameFeatures& b) {
-    if (!lightglue_ || !options_.half_precision_attention) return std::nullopt;
+    if (!lightglue_ || !(options_.half_precision_attention || reference_)) return std::nullopt;
     lightglue::LightGlueOptions exact = options_;
     exact.half_precision_attention = false;
     const lightglue::LightGlueInput ia{a.keypoints_px, a.descriptors, double(width_), double(height_)};
     const lightglue::LightGlueInput ib{b.keypoints_px, b.descriptors, double(width_), double(height_)};
     const lightglue::LightGlueOutput fast = lightglue_->forward(ia, ib, options_);
-    const lightglue::LightGlueOutput reference = lightglue_->forward(ia, ib, exact);
+    const lightglue::LightGlueOutput reference = (reference_ ? *reference_ : *lightglue_).forward(ia, ib, exact);
     return nlohmann::json{
         {"max_abs_score_diff", (fast.scores0 - reference.scores0).abs().max().item<double>()},
         {"same_match_fraction", (fast.matches0 == reference.matches0).to(at::kDouble).mean().item<double>()},
@@ -376,6 +421,7 @@ class BenchMatcher {
   int width_, height_;
   MatchOptions mnn_;
   std::optional<lightglue::LightGlueModel> lightglue_;
+  std::optional<lightglue::LightGlueModel> reference_;  // float32, for -half's deviation
   lightglue::LightGlueOptions options_;
 };
 
@@ -396,6 +442,16 @@ nlohmann::json stats(std::vector<double> values) {
   mean /= values.size();
   return {{"median", quantile(0.5)}, {"p99", quantile(0.99)}, {"mean", mean},
           {"min", values.front()}, {"max", values.back()}};
+}
+
+// An RGB frame [1,3,H,W] in [0,1] as 8-bit gray (SuperPointBench's weights), PGM.
+void saveGrayFrame(const at::Tensor& rgb, const std::string& path) {
+  const at::Tensor gray = (rgb.select(1, 0) * 0.299 + rgb.select(1, 1) * 0.587 + rgb.select(1, 2) * 0.114)[0]
+                              .mul(255).round().clamp(0, 255).to(at::kCPU, at::kByte).contiguous();
+  std::ofstream file(path, std::ios::binary);
+  file << "P5\n" << gray.size(1) << " " << gray.size(0) << "\n255\n";
+  file.write(reinterpret_cast<const char*>(gray.data_ptr<uint8_t>()), gray.numel());
+  if (!file) throw Error("cannot write " + path);
 }
 
 void synchronise(const at::Tensor& t) {
@@ -582,6 +638,11 @@ int main(int argc, char** argv) {
       const at::Tensor frame_a = syntheticFrame(width, height, 7, at_device);
       const at::Tensor truth = benchHomography(width, height);
       const at::Tensor frame_b = warpFrame(frame_a, truth);
+      if (!args.save_frames_dir.empty()) {
+        const std::string size = std::to_string(width) + "x" + std::to_string(height);
+        saveGrayFrame(frame_a, args.save_frames_dir + "/a_" + size + ".pgm");
+        saveGrayFrame(frame_b, args.save_frames_dir + "/b_" + size + ".pgm");
+      }
       for (const int keypoints : args.keypoints) {
         for (const std::string& model : args.models) {
           std::unique_ptr<BenchExtractor> extractor;
@@ -603,6 +664,8 @@ int main(int argc, char** argv) {
           ransac.host_hypotheses = args.ransac_host_hypotheses;
           std::vector<double> extract_ms, match_ms, ransac_ms, total_ms, matches, inliers, corner;
           for (int it = 0; it < args.warmup + args.iterations; ++it) {
+            const bool profiled = args.profile_step && it + 1 == args.warmup + args.iterations;
+            if (profiled) cudaProfiler(true);
             const auto t0 = std::chrono::steady_clock::now();
             const FrameFeatures current = extractor->extract(frame_b);
             synchronise(current.descriptors);
@@ -611,6 +674,7 @@ int main(int argc, char** argv) {
             const MatchTensors m = matcher->match(previous, current);
             synchronise(m.scores);
             const double t_match = msSince(t1);
+            if (profiled) cudaProfiler(false);
             const auto t2 = std::chrono::steady_clock::now();
             const RansacResult r = estimateGeometricModel(
                 previous.keypoints_px.index_select(0, m.index_a),

@@ -33,6 +33,18 @@
 #                                 renders go to a temporary folder, or to
 #                                 $VIDEO_ONLY_WORK, kept, so that a later call can run
 #                                 the wrong-map pass alone (MAIN=0; WRONG_MAP=0 the other).
+#   scripts/device.sh seed        SuperPoint + LightGlue: the original code (a checkout of
+#                                 cvg/LightGlue in $SKYTRACE_ORIGINAL_DIR, default
+#                                 device-deps/seed/original/LightGlue; never committed)
+#                                 and Skytrace's ports timed on the same frames and weight
+#                                 files (seeded random weights of the official shapes,
+#                                 written by the original code), each lever on its own;
+#                                 the parity fixtures' float16 deviations
+#                                 (test_seed_models_cuda; fixtures in $SKYTRACE_PARITY_DIR,
+#                                 default device-deps/seed/parity); `process` and `bench`
+#                                 with SuperPoint + LightGlue VO on a 640x480 flight rendered
+#                                 over device-deps/seed/ortho.tif (registration with
+#                                 ALIKED-n16rot from device-deps/seed or the model folder).
 #   scripts/device.sh all         unpack, build, test, bench.
 # Results and logs: $OUT (default out/device), packed as $OUT/device-results.tar.gz after
 # every step. Weights: $SKYTRACE_MODEL_DIR, else ../shared/models/aliked; the data tests
@@ -362,6 +374,83 @@ video_only() {
   return $status
 }
 
+# --- seed (SuperPoint + LightGlue against the original code) ---------------------------
+seed() {
+  environment
+  local status=0 seed_dir="$deps_dir/seed"
+  local original="${SKYTRACE_ORIGINAL_DIR:-$seed_dir/original/LightGlue}"
+  local res="$out/seed" work
+  work=$(mktemp -d "${TMPDIR:-/tmp}/skytrace-seed.XXXXXX")
+  local weights="$work/weights" frames="$work/frames"  # weights: ~50 MB, not sent back
+  local vision="$build_dir/bench/skytrace-bench-vision" cli="$build_dir/app/cli/skytrace-cli"
+  mkdir -p "$weights" "$frames" "$res"
+  python3 "$root/bench/original_seed_models.py" weights --original "$original" --out "$weights" \
+    > "$res/original_weights.log" 2>&1 || { log "seed: the original code wrote no weights"; cat "$res/original_weights.log"; return 1; }
+  cp "$seed_dir/aliked-n16rot.pth" "$weights/" 2>/dev/null || cp "$model_dir/aliked-n16rot.pth" "$weights/" || true
+  # Ours, every lever on its own: float32 (both images one batch, CUDA graphs: the
+  # default), images one by one, float16 attention, everything float16, the adaptive
+  # default; the same eagerly and with TF32; the original in between, then ours again.
+  local common=(--device cuda --sizes 640x480 --keypoints 1024 --iterations 100 --warmup 10 --weights-dir "$weights")
+  local levers=superpoint+lightglue-full,superpoint+lightglue-full-unbatched,superpoint+lightglue-full-fp16
+  levers+=,superpoint-half+lightglue-full-half,superpoint+lightglue
+  "$vision" "${common[@]}" --models "$levers" --save-frames "$frames" --out "$res/ours.json" \
+    > "$res/ours.log" 2>&1 || status=1
+  "$vision" "${common[@]}" --models superpoint+lightglue-full,superpoint-half+lightglue-full-half --no-cuda-graphs \
+    --out "$res/ours_eager.json" > "$res/ours_eager.log" 2>&1 || status=1
+  "$vision" "${common[@]}" --models superpoint+lightglue-full,superpoint+lightglue-full-fp16 --tf32 \
+    --out "$res/ours_tf32.json" > "$res/ours_tf32.log" 2>&1 || status=1
+  python3 "$root/bench/original_seed_models.py" time --original "$original" --weights "$weights" \
+    --frames "$frames" --out "$res/original.json" > "$res/original.log" 2>&1 || status=1
+  "$vision" "${common[@]}" --models superpoint+lightglue-full,superpoint-half+lightglue-full-half \
+    --out "$res/ours_again.json" > "$res/ours_again.log" 2>&1 || status=1
+  # The parity fixtures: float32 checks and the float16 deviations.
+  SKYTRACE_PARITY_DIR="${SKYTRACE_PARITY_DIR:-$seed_dir/parity}" \
+    ctest --test-dir "$build_dir" -R test_seed_models_cuda --output-on-failure -V > "$res/gpu_check.log" 2>&1 || status=1
+  # One step of everything-float16 under Nsight Compute: per-kernel times (clocks locked
+  # by ncu: for the breakdown, not for the totals).
+  local ncu_bin
+  ncu_bin="$(command -v ncu || true)"; [[ -z "$ncu_bin" && -x /usr/local/cuda/bin/ncu ]] && ncu_bin=/usr/local/cuda/bin/ncu
+  if [[ -n "$ncu_bin" ]]; then
+    local variant
+    for variant in superpoint-half+lightglue-full-half superpoint+lightglue-full; do
+      "$ncu_bin" --profile-from-start off --csv --metrics gpu__time_duration.sum --print-units base \
+        "$vision" --device cuda --sizes 640x480 --keypoints 1024 --iterations 2 --warmup 2 --weights-dir "$weights" \
+        --models "$variant" --profile-step --out "$work/ncu.json" > "$work/ncu_$variant.csv" 2> "$res/ncu_$variant.log" || status=1
+      python3 "$root/bench/ncu_kernel_summary.py" "$work/ncu_$variant.csv" "$res/ncu_$variant.txt" --top 60 || status=1
+    done
+  fi
+  # The product: a 20 s 640x480 flight, SuperPoint + LightGlue VO through `process` and `bench`.
+  if [[ -f "$seed_dir/ortho.tif" ]]; then
+    "$cli" render --basemap "$seed_dir/ortho.tif" --out "$work/flight" --size 640x480 --fps 30 --duration-s 20 \
+      --seed 7 --shutter-s 0 > "$res/render.log" 2>&1 || status=1
+    local vo=(--vo-model superpoint+lightglue --sat-model aliked-n16rot --device cuda --mode overlapped)
+    local name args
+    for name in full full_half adaptive; do
+      case $name in
+        full) args=(--lightglue-depth full) ;;
+        full_half) args=(--lightglue-depth full --half-precision) ;;
+        adaptive) args=() ;;
+      esac
+      SKYTRACE_MODEL_DIR="$weights" "$cli" process --video "$work/flight/flight.mp4" --basemap "$seed_dir/ortho.tif" \
+        --telemetry "$work/flight/flight.srt" "${vo[@]}" "${args[@]}" --out "$work/$name" \
+        > "$res/process_$name.log" 2>&1 || status=1
+      cp "$work/$name/report.json" "$res/process_${name}_report.json" 2>/dev/null || status=1
+    done
+    for name in full full_half; do
+      args=(); [[ $name == full_half ]] && args=(--half-precision)
+      SKYTRACE_MODEL_DIR="$weights" "$cli" bench --flight "$work/flight" --basemap "$seed_dir/ortho.tif" --frames 600 \
+        --preload --device cuda --modes sequential,vo_only,overlapped --keyframe-policy every \
+        --vo-model superpoint+lightglue --sat-model aliked-n16rot --lightglue-depth full "${args[@]}" \
+        --out "$res/bench_$name.json" > "$res/bench_$name.log" 2>&1 || status=1
+    done
+  fi
+  rm -rf "$work"
+  tar -czf "$out/seed-results.tar.gz" -C "$res" . && rm -rf "$res"
+  log "seed: exit $status (seed-results.tar.gz: ours*.json, original.json, gpu_check.log, ncu_*.txt," \
+    "process_*_report.json, bench_*.json)"
+  return $status
+}
+
 mkdir -p "$out"
 case "${1:-}" in
   deps) deps ;;
@@ -371,6 +460,7 @@ case "${1:-}" in
   bench) bench ;;
   product) product ;;
   video-only) shift; video_only "$@" ;;
+  seed) seed ;;
   all) unpack; build; status=0; run_tests || status=1; bench || status=1; exit $status ;;
   *) sed -n '2,32p' "$0"; exit 2 ;;
 esac
