@@ -1751,6 +1751,24 @@ Nur im überlappenden Modus: der sequenzielle Modus registriert immer jedes Schl
         <source>Where weight files are looked for (the folder and its sub-folders), for every project</source>
         <translation>Wo Gewichtsdateien gesucht werden (der Ordner und seine Unterordner), für jedes Projekt</translation>
     </message>
+    <message>
+        <source>Float16 on the GPU (faster, not exact)</source>
+        <translation>Float16 auf der GPU (schneller, nicht exakt)</translation>
+    </message>
+    <message>
+        <source>SuperPoint, LightGlue and DINOv2 run in float16 on a GPU (ALIKED keeps its faster float32 kernels); keypoints and match scores deviate slightly from float32. No effect on the CPU.</source>
+        <translation>SuperPoint, LightGlue und DINOv2 rechnen auf einer GPU in float16 (ALIKED behält seine schnelleren float32-Kernel); Merkmalspunkte und Zuordnungswerte weichen leicht von float32 ab. Keine Wirkung auf der CPU.</translation>
+    </message>
+    <message>
+        <source>LightGlue: every layer on every point</source>
+        <translation>LightGlue: jede Schicht auf jedem Punkt</translation>
+    </message>
+    <message>
+        <source>Off: LightGlue stops early on easy frame pairs and drops unmatchable points, as the original.
+On: every layer runs on every point, one fixed-shape pass (a CUDA graph on a GPU): the same time for every frame.</source>
+        <translation>Aus: LightGlue hört bei leichten Bildpaaren früher auf und verwirft nicht zuordenbare Punkte, wie das Original.
+Ein: jede Schicht läuft auf jedem Punkt, ein Durchlauf fester Form (ein CUDA-Graph auf einer GPU): gleiche Zeit für jedes Bild.</translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::TimeModel</name>

@@ -1746,6 +1746,23 @@ Overlapped mode only: the sequential mode always registers every keyframe.</sour
         <source>Where weight files are looked for (the folder and its sub-folders), for every project</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Float16 on the GPU (faster, not exact)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>SuperPoint, LightGlue and DINOv2 run in float16 on a GPU (ALIKED keeps its faster float32 kernels); keypoints and match scores deviate slightly from float32. No effect on the CPU.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>LightGlue: every layer on every point</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Off: LightGlue stops early on easy frame pairs and drops unmatchable points, as the original.
+On: every layer runs on every point, one fixed-shape pass (a CUDA graph on a GPU): the same time for every frame.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::TimeModel</name>

@@ -1342,6 +1342,8 @@ void MainWindow::setProcessingOptions(const io::Project& choice) {
   project_.satellite_device = choice.satellite_device;
   project_.processing_mode = choice.processing_mode;
   project_.register_every_keyframe = choice.register_every_keyframe;
+  project_.half_precision = choice.half_precision;
+  project_.lightglue_depth = choice.lightglue_depth;
   updateEngineLabel();
 }
 

@@ -70,6 +70,10 @@ ProcessingOptionsWidget::ProcessingOptionsWidget(QWidget* parent) : QWidget(pare
   for (const char* mode : kModes) mode_box_->addItem(QString(), QString::fromLatin1(mode));
   every_keyframe_box_ = new QCheckBox(this);
   every_keyframe_box_->setObjectName(QStringLiteral("registerEveryKeyframe"));
+  half_precision_box_ = new QCheckBox(this);
+  half_precision_box_->setObjectName(QStringLiteral("halfPrecision"));
+  full_depth_box_ = new QCheckBox(this);
+  full_depth_box_->setObjectName(QStringLiteral("lightGlueFullDepth"));
   model_folder_label_ = new QLabel(this);
   model_folder_edit_ = new QLineEdit(this);
   model_folder_edit_->setObjectName(QStringLiteral("modelFolder"));
@@ -111,11 +115,13 @@ ProcessingOptionsWidget::ProcessingOptionsWidget(QWidget* parent) : QWidget(pare
   grid->addWidget(mode_label_, 2, 0);
   grid->addWidget(mode_box_, 2, 1, 1, 2);
   grid->addWidget(every_keyframe_box_, 3, 1, 1, 2);
-  grid->addWidget(model_folder_label_, 4, 0);
-  grid->addWidget(model_folder_edit_, 4, 1);
-  grid->addWidget(model_folder_button_, 4, 2);
-  grid->addWidget(note_label_, 5, 0, 1, 3);
-  grid->addWidget(problem_label_, 6, 0, 1, 3);
+  grid->addWidget(half_precision_box_, 4, 1, 1, 2);
+  grid->addWidget(full_depth_box_, 5, 1, 1, 2);
+  grid->addWidget(model_folder_label_, 6, 0);
+  grid->addWidget(model_folder_edit_, 6, 1);
+  grid->addWidget(model_folder_button_, 6, 2);
+  grid->addWidget(note_label_, 7, 0, 1, 3);
+  grid->addWidget(problem_label_, 8, 0, 1, 3);
   grid->setColumnStretch(1, 1);
 
   for (QComboBox* box : {vo_model_box_, vo_device_box_, satellite_model_box_, satellite_device_box_})
@@ -123,6 +129,9 @@ ProcessingOptionsWidget::ProcessingOptionsWidget(QWidget* parent) : QWidget(pare
   connect(mode_box_, &QComboBox::currentIndexChanged, this, &ProcessingOptionsWidget::updateModeDependents);
   connect(mode_box_, &QComboBox::currentIndexChanged, this, &ProcessingOptionsWidget::updateNote);
   connect(every_keyframe_box_, &QCheckBox::toggled, this, &ProcessingOptionsWidget::changed);
+  connect(half_precision_box_, &QCheckBox::toggled, this, &ProcessingOptionsWidget::changed);
+  connect(full_depth_box_, &QCheckBox::toggled, this, &ProcessingOptionsWidget::changed);
+  connect(vo_model_box_, &QComboBox::currentTextChanged, this, &ProcessingOptionsWidget::updateMatcherDependents);
   setProject(io::Project());
   retranslateUi();
 }
@@ -139,7 +148,10 @@ void ProcessingOptionsWidget::setProject(const io::Project& project) {
   showText(satellite_device_box_, or_default(project.effectiveSatelliteDevice(), "auto"));
   mode_box_->setCurrentIndex(std::max(0, mode_box_->findData(QString::fromStdString(project.processing_mode))));
   every_keyframe_box_->setChecked(project.register_every_keyframe);
+  half_precision_box_->setChecked(project.half_precision);
+  full_depth_box_->setChecked(project.lightglue_depth == "full");
   updateModeDependents();
+  updateMatcherDependents();
   updateNote();
 }
 
@@ -156,6 +168,9 @@ void ProcessingOptionsWidget::applyTo(io::Project* project) const {
   // Kept as shown in either mode (the sequential driver ignores it), so switching the
   // mode back and forth does not lose the choice.
   project->register_every_keyframe = every_keyframe_box_->isChecked();
+  project->half_precision = half_precision_box_->isChecked();
+  // Kept while another VO model is shown, as the keyframe policy is.
+  project->lightglue_depth = full_depth_box_->isChecked() ? "full" : "";
 }
 
 QString ProcessingOptionsWidget::problem() const { return problem_label_->text(); }
@@ -212,6 +227,11 @@ void ProcessingOptionsWidget::updateModeDependents() {
   every_keyframe_box_->setEnabled(mode_box_->currentData().toString() != QLatin1String("sequential"));
 }
 
+void ProcessingOptionsWidget::updateMatcherDependents() {
+  // Full depth is a LightGlue choice: "FEATURES+lightglue".
+  full_depth_box_->setEnabled(vo_model_box_->currentText().trimmed().endsWith(QLatin1String("+lightglue")));
+}
+
 void ProcessingOptionsWidget::retranslateUi() {
   vo_label_->setText(tr("Visual odometry:"));
   vo_model_box_->setToolTip(tr("FEATURES[+MATCHER], e.g. orb, aliked-n16rot, superpoint+lightglue"));
@@ -238,6 +258,15 @@ void ProcessingOptionsWidget::retranslateUi() {
          "On (offline review): visual odometry waits until the satellite stage has room, so every "
          "keyframe is registered; processing then runs at the pace of the slower stage.\n"
          "Overlapped mode only: the sequential mode always registers every keyframe."));
+  half_precision_box_->setText(tr("Float16 on the GPU (faster, not exact)"));
+  half_precision_box_->setToolTip(
+      tr("SuperPoint, LightGlue and DINOv2 run in float16 on a GPU (ALIKED keeps its faster float32 "
+         "kernels); keypoints and match scores deviate slightly from float32. No effect on the CPU."));
+  full_depth_box_->setText(tr("LightGlue: every layer on every point"));
+  full_depth_box_->setToolTip(
+      tr("Off: LightGlue stops early on easy frame pairs and drops unmatchable points, as the original.\n"
+         "On: every layer runs on every point, one fixed-shape pass (a CUDA graph on a GPU): the same "
+         "time for every frame."));
 }
 
 void ProcessingOptionsWidget::changeEvent(QEvent* event) {

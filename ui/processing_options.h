@@ -5,7 +5,10 @@
 //                            "cpu", "cuda:N"), the mode (overlapped: the engine;
 //                            sequential: one thread) and, for the overlapped mode only,
 //                            whether every keyframe is registered (VO waits for the
-//                            satellite stage) instead of the newest. Under the fields a note names every
+//                            satellite stage) instead of the newest; float16 on the GPU
+//                            (process --half-precision) and LightGlue at full depth
+//                            (process --lightglue-depth full; enabled when VO matches with
+//                            LightGlue). Under the fields a note names every
 //                            weights file the choice needs and cannot find (the file, the
 //                            folders searched, where the authors publish it) and what
 //                            processing then does; an unknown spec is shown as a problem.
@@ -15,8 +18,8 @@
 //                            when set, wins and is shown instead.
 //   ProcessingOptionsDialog  the widget with OK/Cancel (Process > Processing Options).
 // The choice lives in io::Project (vo_model, satellite_model, vo_device, satellite_device,
-// processing_mode, register_every_keyframe; feature_model/device follow the VO choice for
-// older readers).
+// processing_mode, register_every_keyframe, half_precision, lightglue_depth; feature_model/
+// device follow the VO choice for older readers).
 // Thread: GUI thread only.
 #pragma once
 
@@ -57,6 +60,9 @@ class ProcessingOptionsWidget : public QWidget {
   QComboBox* modeBox() const { return mode_box_; }
   // Enabled only while the mode is overlapped.
   QCheckBox* everyKeyframeBox() const { return every_keyframe_box_; }
+  QCheckBox* halfPrecisionBox() const { return half_precision_box_; }
+  // Enabled only while the VO model matches with LightGlue.
+  QCheckBox* lightGlueFullDepthBox() const { return full_depth_box_; }
   // The application's model folder (read-only while SKYTRACE_MODEL_DIR is set).
   QLineEdit* modelFolderEdit() const { return model_folder_edit_; }
 
@@ -76,6 +82,7 @@ class ProcessingOptionsWidget : public QWidget {
   void retranslateUi();
   void updateNote();
   void updateModeDependents();
+  void updateMatcherDependents();
 
   QLabel* vo_label_ = nullptr;
   QComboBox* vo_model_box_ = nullptr;
@@ -86,6 +93,8 @@ class ProcessingOptionsWidget : public QWidget {
   QLabel* mode_label_ = nullptr;
   QComboBox* mode_box_ = nullptr;
   QCheckBox* every_keyframe_box_ = nullptr;
+  QCheckBox* half_precision_box_ = nullptr;
+  QCheckBox* full_depth_box_ = nullptr;
   QLabel* model_folder_label_ = nullptr;
   QLineEdit* model_folder_edit_ = nullptr;
   QPushButton* model_folder_button_ = nullptr;

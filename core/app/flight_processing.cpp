@@ -263,6 +263,8 @@ FlightRequest flightRequestFromProject(const io::Project& project, std::vector<s
   }
   request.mode = project.processing_mode;  // "": the automatic layout
   request.register_every_keyframe = project.register_every_keyframe;
+  request.half_precision = project.half_precision;
+  request.lightglue_full_depth = project.lightglue_depth == "full";
   request.results_dir = project.results_dir;
   return request;
 }

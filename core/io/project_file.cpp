@@ -90,6 +90,8 @@ void Project::check() const {
       processing_mode != "frame-parallel")
     throw InvalidArgument("project: processing mode '" + processing_mode +
                           "' is not one of overlapped, sequential, frame-parallel (or empty: automatic)");
+  if (!lightglue_depth.empty() && lightglue_depth != "adaptive" && lightglue_depth != "full")
+    throw InvalidArgument("project: LightGlue depth '" + lightglue_depth + "' is not adaptive or full");
 }
 
 bool operator==(const ProjectCamera& a, const ProjectCamera& b) {
@@ -102,7 +104,8 @@ bool operator==(const Project& a, const Project& b) {
          a.camera == b.camera && a.feature_model == b.feature_model && a.device == b.device &&
          a.vo_model == b.vo_model && a.satellite_model == b.satellite_model && a.vo_device == b.vo_device &&
          a.satellite_device == b.satellite_device && a.processing_mode == b.processing_mode &&
-         a.register_every_keyframe == b.register_every_keyframe && a.results_dir == b.results_dir;
+         a.register_every_keyframe == b.register_every_keyframe && a.half_precision == b.half_precision &&
+         a.lightglue_depth == b.lightglue_depth && a.results_dir == b.results_dir;
 }
 
 std::string defaultResultsDir(const std::string& project_path) {
@@ -185,6 +188,15 @@ Project readProjectFile(const std::string& path) {
         fail(path, "\"processing.register_every_keyframe\" must be true or false");
       project.register_every_keyframe = every_keyframe->get<bool>();
     }
+    const auto half = processing->find("half_precision");
+    if (half != processing->end() && !half->is_null()) {
+      if (!half->is_boolean()) fail(path, "\"processing.half_precision\" must be true or false");
+      project.half_precision = half->get<bool>();
+    }
+    project.lightglue_depth = stringField(*processing, "lightglue_depth", path, false);
+    if (!project.lightglue_depth.empty() && project.lightglue_depth != "adaptive" && project.lightglue_depth != "full")
+      fail(path, "\"processing.lightglue_depth\" must be \"adaptive\" or \"full\", not \"" +
+                     project.lightglue_depth + "\"");
   }
   const std::string results = stringField(root, "results", path, false);
   project.results_dir = results.empty() ? defaultResultsDir(path) : resolvedPath(results, base);
@@ -219,6 +231,8 @@ void writeProjectFile(const std::string& path, const Project& project) {
     if (!value->empty()) processing[key] = *value;
   processing["mode"] = project.processing_mode.empty() ? std::string("auto") : project.processing_mode;
   processing["register_every_keyframe"] = project.register_every_keyframe;
+  if (project.half_precision) processing["half_precision"] = true;
+  if (!project.lightglue_depth.empty()) processing["lightglue_depth"] = project.lightglue_depth;
   root["processing"] = processing;
   root["results"] = storedPath(project.results_dir.empty() ? defaultResultsDir(path) : project.results_dir, base);
   writeFileAtomically(path, root.dump(2) + "\n");

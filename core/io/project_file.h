@@ -12,7 +12,8 @@
 //    "processing": {"feature_model": "aliked-n16rot", "device": "auto",
 //                   "vo_model": "superpoint+lightglue", "satellite_model": "dinov2+litesam",
 //                   "vo_device": "auto", "satellite_device": "cuda:1",
-//                   "mode": "overlapped" | "auto", "register_every_keyframe": false},
+//                   "mode": "overlapped" | "auto", "register_every_keyframe": false,
+//                   "half_precision": true, "lightglue_depth": "full"},
 //    "results": "flight_results"}
 //
 // Every processing field is optional. One left out (or empty) means "the default of
@@ -22,7 +23,9 @@
 // version 1): a project with feature_model but without them means feature_model (matched
 // with mnn) for both stages, on `device`, in mode "overlapped", with the latest-wins
 // keyframe policy (register_every_keyframe false, as before the key existed; new
-// projects register every keyframe). Older Skytrace versions ignore the later fields.
+// projects register every keyframe). half_precision (process --half-precision) and
+// lightglue_depth ("adaptive" or "full": process --lightglue-depth) came later still:
+// absent means false and adaptive. Older Skytrace versions ignore the later fields.
 //
 // Paths inside the project's folder are stored relative to it (the project moves with
 // its data); others stay absolute. Reading resolves every path to an absolute one.
@@ -77,11 +80,17 @@ struct Project {
   // every keyframe is registered, VO waits for the satellite stage (offline review:
   // completeness over latency). Sequential mode registers every keyframe anyway.
   bool register_every_keyframe = true;  // new projects; a file without the key: false
+  // On a GPU: float16 where it is faster (process --half-precision).
+  bool half_precision = false;
+  // VO's LightGlue: "" or "adaptive" (the original's early exit and pruning) or "full"
+  // (process --lightglue-depth).
+  std::string lightglue_depth;
   std::string results_dir;                 // where `process` writes / the GUI reads results
 
   // Throws InvalidArgument naming the missing or bad field (no video, no basemap, an
   // hfov outside (1, 179), a camera file source without a path, a processing mode other
-  // than "", overlapped, sequential or frame-parallel).
+  // than "", overlapped, sequential or frame-parallel, a LightGlue depth other than "",
+  // adaptive or full).
   void check() const;
 
   // The choice in effect, with the fallbacks above applied ("": the processing default).

@@ -89,6 +89,20 @@ class TestProjectFile : public QObject {
     io::writeProjectFile(path, shifted);
     QCOMPARE(nlohmann::json::parse(readFileBytes(path))["telemetry_time_offset_s"].get<double>(), -20.5);
     QCOMPARE(io::readProjectFile(path).telemetry_time_offset_s.value_or(0.0), -20.5);
+
+    // Float16 and LightGlue's depth: absent unless set (false, adaptive), then read back.
+    QVERIFY(!read.half_precision && read.lightglue_depth.empty());
+    QVERIFY(!nlohmann::json::parse(readFileBytes(path))["processing"].contains("half_precision"));
+    io::Project fast = written;
+    fast.half_precision = true;
+    fast.lightglue_depth = "full";
+    QVERIFY(fast != written);
+    io::writeProjectFile(path, fast);
+    const io::Project fast_read = io::readProjectFile(path);
+    QVERIFY(fast_read.half_precision);
+    QCOMPARE(fast_read.lightglue_depth, std::string("full"));
+    fast.lightglue_depth = "deepest";
+    QVERIFY(test::errorMessageOf<InvalidArgument>([&] { io::writeProjectFile(path, fast); }).contains("LightGlue"));
   }
 
   void pathsInsideTheFolderAreStoredRelative() {
@@ -172,6 +186,12 @@ class TestProjectFile : public QObject {
                         "processing": {"register_every_keyframe": "yes"}})");
     QVERIFY(test::errorMessageOf<FormatError>([&] { io::readProjectFile(path); })
                 .contains("register_every_keyframe"));
+    writeText(path, R"({"format": "skytrace-project", "version": 1, "video": "v", "basemaps": ["b"],
+                        "processing": {"half_precision": 1}})");
+    QVERIFY(test::errorMessageOf<FormatError>([&] { io::readProjectFile(path); }).contains("half_precision"));
+    writeText(path, R"({"format": "skytrace-project", "version": 1, "video": "v", "basemaps": ["b"],
+                        "processing": {"lightglue_depth": "shallow"}})");
+    QVERIFY(test::errorMessageOf<FormatError>([&] { io::readProjectFile(path); }).contains("lightglue_depth"));
     writeText(path, R"({"format": "skytrace-project", "version": 1, "video": "v", "basemaps": ["b"],
                         "processing": {"mode": "fastest"}})");
     QVERIFY(test::errorMessageOf<FormatError>([&] { io::readProjectFile(path); }).contains("\"auto\""));

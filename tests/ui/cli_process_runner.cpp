@@ -79,6 +79,9 @@ QStringList CliProcessRunner::argumentsFor(const io::Project& project) {
   if (project.processing_mode != "sequential")
     args << QStringLiteral("--keyframe-policy")
          << (project.register_every_keyframe ? QStringLiteral("every") : QStringLiteral("latest"));
+  if (project.half_precision) args << QStringLiteral("--half-precision");
+  if (!project.lightglue_depth.empty())
+    args << QStringLiteral("--lightglue-depth") << QString::fromStdString(project.lightglue_depth);
   args << QStringLiteral("--out") << QString::fromStdString(project.results_dir);
   return args;
 }

@@ -255,6 +255,8 @@ class TestEngineProcessing : public QObject {
     choice.satellite_device = "cuda:1";
     choice.processing_mode = "sequential";
     choice.register_every_keyframe = true;
+    choice.half_precision = true;
+    choice.lightglue_depth = "full";
     window.setProcessingOptions(choice);
     const QString saved = run_dir.filePath("choice.skytrace");
     QVERIFY(window.saveProject(saved));
@@ -263,6 +265,8 @@ class TestEngineProcessing : public QObject {
     QCOMPARE(processing.value("satellite_model").toString(), QString("dinov2+litesam"));
     QCOMPARE(processing.value("mode").toString(), QString("sequential"));
     QCOMPARE(processing.value("register_every_keyframe").toBool(false), true);
+    QCOMPARE(processing.value("half_precision").toBool(false), true);
+    QCOMPARE(processing.value("lightglue_depth").toString(), QString("full"));
 
     ui::MainWindow reopened(batchOptions());
     QVERIFY(reopened.openProject(saved));
@@ -274,6 +278,8 @@ class TestEngineProcessing : public QObject {
     QCOMPARE(loaded.processing_mode, std::string("sequential"));
     QCOMPARE(loaded.feature_model, std::string("superpoint"));
     QCOMPARE(loaded.register_every_keyframe, true);
+    QCOMPARE(loaded.half_precision, true);
+    QCOMPARE(loaded.lightglue_depth, std::string("full"));
 
     // The options widget shows the choice and gives it back unchanged.
     ui::ProcessingOptionsWidget widget;
@@ -282,10 +288,16 @@ class TestEngineProcessing : public QObject {
     QCOMPARE(widget.satelliteDeviceBox()->currentText(), QString("cuda:1"));
     QVERIFY(widget.everyKeyframeBox()->isChecked());
     QVERIFY(!widget.everyKeyframeBox()->isEnabled());  // sequential registers every keyframe anyway
+    QVERIFY(widget.halfPrecisionBox()->isChecked());
+    QVERIFY(widget.lightGlueFullDepthBox()->isChecked() && widget.lightGlueFullDepthBox()->isEnabled());
     io::Project round_trip = loaded;
     round_trip.vo_model = round_trip.satellite_model = round_trip.processing_mode = "x";
     round_trip.register_every_keyframe = false;
+    round_trip.half_precision = false;
+    round_trip.lightglue_depth.clear();
     widget.applyTo(&round_trip);
+    QCOMPARE(round_trip.half_precision, true);
+    QCOMPARE(round_trip.lightglue_depth, std::string("full"));
     QCOMPARE(round_trip.vo_model, loaded.vo_model);
     QCOMPARE(round_trip.satellite_model, loaded.satellite_model);
     QCOMPARE(round_trip.processing_mode, loaded.processing_mode);
