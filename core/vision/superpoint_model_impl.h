@@ -120,7 +120,9 @@ class SuperPointModel {
   // bias and ReLU in cuDNN's fused convolution where cuDNN runs it (probed here, per
   // layer); the logits and descriptor maps come back as float32 before the softmax, NMS,
   // selection and sampling. Faster, not exact (deviations on the parity fixture:
-  // docs/gpu.md). Throws InvalidArgument on another device.
+  // docs/gpu.md). Throws InvalidArgument on another device. Drops captured graphs.
+  // false casts the weights back to float32, with their float16 rounding: load the model
+  // again for the exact float32 weights.
   void setHalfPrecision(bool enabled);
   bool halfPrecision() const { return half_precision_; }
 
