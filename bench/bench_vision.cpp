@@ -36,6 +36,7 @@
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <c10/core/InferenceMode.h>
+#include <torch/version.h>
 
 #include <dlfcn.h>
 
@@ -94,9 +95,14 @@ struct Args {
   int ransac_host_hypotheses = RansacOptions{}.host_hypotheses;  // 0: device batches only
   bool aliked_float16 = false;  // --aliked-fp16: ALIKED's dense part in float16 (CUDA)
   // --no-cuda-graphs / --no-fused-kernels (or SKYTRACE_CUDA_GRAPHS=0 /
-  // SKYTRACE_ALIKED_FUSED=0): every model eager / ALIKED through LibTorch's operators.
+  // SKYTRACE_ALIKED_FUSED=0): every model eager / ALIKED, SuperPoint's NMS and float16
+  // LightGlue through LibTorch's operators.
   bool cuda_graphs = true;
   bool fused_kernels = true;
+  // --sdpa flash|efficient|cudnn|math: scaled_dot_product_attention restricted to that
+  // backend (process-wide, LibTorch >= 2.5; "default" lets LibTorch choose), a lever
+  // measured on its own.
+  std::string sdpa = "default";
   bool tf32 = false;  // --tf32: TF32 tensor cores for float32 (setFastGpuMath), deviations reported by the GPU checks
   std::string weights_dir;
   std::string out = "bench_vision.json";
@@ -156,7 +162,7 @@ Args parseArgs(int argc, char** argv) {
                    "[--threads N] [--weights-dir DIR] [--out FILE.json] [--retrieval dinov2-vits14,...] "
                    "[--retrieval-size 224] [--retrieval-batch 1] [--dense litesam] [--dense-size 512] [--tf32] "
                    "[--ransac-host-hypotheses N] [--aliked-fp16] [--no-cuda-graphs] [--no-fused-kernels] "
-                   "[--save-frames DIR] [--profile-step]\n";
+                   "[--save-frames DIR] [--profile-step] [--sdpa default|flash|efficient|cudnn|math]\n";
       std::exit(0);
     }
     if (key == "--tf32") {
@@ -219,6 +225,10 @@ Args parseArgs(int argc, char** argv) {
       args.out = value;
     } else if (key == "--save-frames") {
       args.save_frames_dir = value;
+    } else if (key == "--sdpa") {
+      if (value != "default" && value != "flash" && value != "efficient" && value != "cudnn" && value != "math")
+        throw InvalidArgument("--sdpa expects default, flash, efficient, cudnn or math, got " + value);
+      args.sdpa = value;
     } else {
       throw InvalidArgument("unknown option " + key + " (see --help)");
     }
@@ -311,6 +321,7 @@ class SuperPointBench final : public BenchExtractor {
             args.weights_dir + "/" + superpoint::kSuperPointPublishedFile, device)) {
     config_.max_keypoints = keypoints;
     if (!args.cuda_graphs) model_.setCudaGraphsEnabled(false);
+    if (!args.fused_kernels && model_.fusedKernelsEnabled()) model_.setFusedKernelsEnabled(false);
     if (half) model_.setHalfPrecision(true);
   }
   FrameFeatures extract(const at::Tensor& rgb) override {
@@ -372,6 +383,7 @@ class BenchMatcher {
     const std::string weights = args.weights_dir + "/" + lightglue::lightGlueConfig(features).published_file;
     lightglue_.emplace(lightglue::loadLightGlueModel(features, weights, device));
     if (!args.cuda_graphs) lightglue_->setCudaGraphsEnabled(false);
+    if (!args.fused_kernels && lightglue_->fusedKernelsEnabled()) lightglue_->setFusedKernelsEnabled(false);
     if (suffix.rfind("lightglue-full", 0) == 0) {
       options_.depth_confidence = -1;
       options_.width_confidence = -1;
@@ -606,6 +618,17 @@ int main(int argc, char** argv) {
     }
     configureTorchRuntime(args.threads);
     setFastGpuMath(args.tf32);
+    if (args.sdpa != "default") {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 5)
+      at::Context& context = at::globalContext();
+      context.setSDPUseFlash(args.sdpa == "flash");
+      context.setSDPUseMemEfficient(args.sdpa == "efficient");
+      context.setSDPUseCuDNN(args.sdpa == "cudnn");
+      context.setSDPUseMath(args.sdpa == "math");
+#else
+      throw InvalidArgument("--sdpa needs LibTorch >= 2.5");
+#endif
+    }
     const DeviceSpec device = parseDevice(args.device);
     requireDeviceAvailable(device);
     const at::Device at_device = toAtDeviceSpec(device);
@@ -621,6 +644,7 @@ int main(int argc, char** argv) {
     // CUDA graphs for the models' fixed-shape work (--no-cuda-graphs turns them off).
     report["cuda_graphs"] = cudaGraphsCompiledIn() && args.cuda_graphs;
     report["tf32"] = args.tf32;
+    report["sdpa"] = args.sdpa;
     report["cudnn_autotune"] = cudnnAutotune();
     report["aliked_fused_kernels"] = alikedFusedKernelsBuilt() && args.fused_kernels;
     report["ransac_host_hypotheses"] = args.ransac_host_hypotheses;

@@ -389,7 +389,8 @@ seed() {
   cp "$seed_dir/aliked-n16rot.pth" "$weights/" 2>/dev/null || cp "$model_dir/aliked-n16rot.pth" "$weights/" || true
   # Ours, every lever on its own: float32 (both images one batch, CUDA graphs: the
   # default), images one by one, float16 attention, everything float16, the adaptive
-  # default; the same eagerly and with TF32; the original in between, then ours again.
+  # default; the same eagerly, with TF32, without the fused kernels and with each
+  # attention backend; the original in between, then ours again.
   local common=(--device cuda --sizes 640x480 --keypoints 1024 --iterations 100 --warmup 10 --weights-dir "$weights")
   local levers=superpoint+lightglue-full,superpoint+lightglue-full-unbatched,superpoint+lightglue-full-fp16
   levers+=,superpoint-half+lightglue-full-half,superpoint+lightglue
@@ -399,13 +400,21 @@ seed() {
     --out "$res/ours_eager.json" > "$res/ours_eager.log" 2>&1 || status=1
   "$vision" "${common[@]}" --models superpoint+lightglue-full,superpoint+lightglue-full-fp16 --tf32 \
     --out "$res/ours_tf32.json" > "$res/ours_tf32.log" 2>&1 || status=1
+  "$vision" "${common[@]}" --models superpoint+lightglue-full,superpoint-half+lightglue-full-half --no-fused-kernels \
+    --out "$res/ours_unfused.json" > "$res/ours_unfused.log" 2>&1 || status=1
+  local backend
+  for backend in flash efficient cudnn; do  # scaled_dot_product_attention's backends one by one
+    "$vision" "${common[@]}" --models superpoint-half+lightglue-full-half --sdpa $backend \
+      --out "$res/ours_sdpa_$backend.json" > "$res/ours_sdpa_$backend.log" 2>&1 || status=1
+  done
   python3 "$root/bench/original_seed_models.py" time --original "$original" --weights "$weights" \
     --frames "$frames" --out "$res/original.json" > "$res/original.log" 2>&1 || status=1
   "$vision" "${common[@]}" --models superpoint+lightglue-full,superpoint-half+lightglue-full-half \
     --out "$res/ours_again.json" > "$res/ours_again.log" 2>&1 || status=1
   # The parity fixtures: float32 checks and the float16 deviations.
   SKYTRACE_PARITY_DIR="${SKYTRACE_PARITY_DIR:-$seed_dir/parity}" \
-    ctest --test-dir "$build_dir" -R test_seed_models_cuda --output-on-failure -V > "$res/gpu_check.log" 2>&1 || status=1
+    ctest --test-dir "$build_dir" -R 'test_seed_models_cuda|test_fused_ops_cuda' --output-on-failure -V \
+    > "$res/gpu_check.log" 2>&1 || status=1
   # One step of everything-float16 under Nsight Compute: per-kernel times (clocks locked
   # by ncu: for the breakdown, not for the totals).
   local ncu_bin

@@ -167,8 +167,9 @@ int runProcess(const QStringList& args) {
        "(Skytrace's batched LO-RANSAC) for both stages.", "NAME", "auto"},
       {"no-cuda-graphs", "GPU: run every model eagerly instead of replaying CUDA graphs (slower; for "
                          "comparisons)."},
-      {"no-fused-kernels", "GPU: run ALIKED through LibTorch's operators instead of Skytrace's fused "
-                           "kernels (slower; for comparisons)."},
+      {"no-fused-kernels", "GPU: run ALIKED, SuperPoint's NMS and float16 LightGlue through "
+                           "LibTorch's operators instead of Skytrace's fused kernels (slower; for "
+                           "comparisons)."},
       {"lightglue-depth",
        "VO with LightGlue: adaptive (the original's early exit and point pruning; default) or full "
        "(every layer on every point: one fixed-shape pass, replayed as a CUDA graph on a GPU).",

@@ -136,6 +136,7 @@ void setGpuExecution(bool cuda_graphs, bool fused_kernels, NavigationOptions& op
     features->fused_kernels = fused_kernels;
   }
   options.vo_match.use_cuda_graphs = cuda_graphs;
+  options.vo_match.fused_kernels = fused_kernels;
   options.registration.retrieval_descriptor.use_cuda_graphs = cuda_graphs;
   options.registration.dense_matcher.use_cuda_graphs = cuda_graphs;
 }

@@ -257,56 +257,7 @@ __global__ void __launch_bounds__(256) scoreHeadKernel(LevelsView L, const float
   }
 }
 
-// ---- DKD: simple_nms and the soft-argmax refinement ----
-
-// Calls visit(q) with the flat index q of every pixel of the (2r+1)^2 window around flat
-// pixel p of an h x w map, clipped to the map (max_pool2d's -inf padding never wins).
-template <typename Visit>
-__device__ __forceinline__ void forEachInWindow(int64_t p, int h, int w, int r, Visit visit) {
-  const int y = static_cast<int>(p / w), x = static_cast<int>(p % w);
-  for (int yy = max(0, y - r); yy <= min(h - 1, y + r); ++yy)
-    for (int xx = max(0, x - r); xx <= min(w - 1, x + r); ++xx) visit(yy * w + xx);
-}
-
-// mask = score == max_pool(score).
-__global__ void nmsInitKernel(const float* __restrict__ s, int h, int w, int r, uint8_t* __restrict__ mask) {
-  const int64_t p = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (p >= static_cast<int64_t>(h) * w) return;
-  float m = -FLT_MAX;
-  forEachInWindow(p, h, w, r, [&](int q) { m = fmaxf(m, s[q]); });
-  mask[p] = s[p] == m;
-}
-
-// suppressed = max_pool(mask) > 0.
-__global__ void nmsDilateKernel(const uint8_t* __restrict__ mask, int h, int w, int r,
-                                uint8_t* __restrict__ suppressed) {
-  const int64_t p = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (p >= static_cast<int64_t>(h) * w) return;
-  uint8_t any = 0;
-  forEachInWindow(p, h, w, r, [&](int q) { any |= mask[q]; });
-  suppressed[p] = any;
-}
-
-// supp_scores = where(suppressed, 0, score); mask |= (supp_scores == max_pool(supp_scores)) & ~suppressed.
-__global__ void nmsRoundKernel(const float* __restrict__ s, const uint8_t* __restrict__ suppressed, int h,
-                               int w, int r, uint8_t* __restrict__ mask) {
-  const int64_t p = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (p >= static_cast<int64_t>(h) * w) return;
-  if (suppressed[p]) return;  // new_max & ~suppressed is false
-  float m = -FLT_MAX;
-  forEachInWindow(p, h, w, r, [&](int q) { m = fmaxf(m, suppressed[q] ? 0.f : s[q]); });
-  if (s[p] == m) mask[p] = 1;
-}
-
-// where(mask, score, 0) with the border zeroed, flat.
-__global__ void nmsOutputKernel(const float* __restrict__ s, const uint8_t* __restrict__ mask, int h, int w,
-                                int border, float* __restrict__ out) {
-  const int64_t p = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (p >= static_cast<int64_t>(h) * w) return;
-  const int y = static_cast<int>(p / w), x = static_cast<int>(p % w);
-  const bool inner = y >= border && y < h - border && x >= border && x < w - border;
-  out[p] = inner && mask[p] ? s[p] : 0.f;
-}
+// ---- DKD: the soft-argmax refinement (its simple_nms: fused_cuda_kernels.cu) ----
 
 // grid_sample(bilinear, zeros, align_corners=True) of a [h, w] map at normalised (gx, gy).
 __device__ float sampleScore(const float* s, int h, int w, float gx, float gy) {
@@ -531,19 +482,6 @@ cudaError_t launchScoreHead(const LevelsView& levels, const float* w0, const flo
   const LevelProjections projected = {{nullptr, scratch, scratch + p1 * kHeadChannels,
                                         scratch + (p1 + p2) * kHeadChannels}};
   scoreHeadKernel<<<grid, 256, 0, stream>>>(levels, w0, projected, w1, w2, w3, score);
-  return cudaGetLastError();
-}
-
-cudaError_t launchNmsScores(const float* score, int height, int width, int nms_radius, int border, uint8_t* mask,
-                            uint8_t* suppressed, float* out, cudaStream_t stream) {
-  const int64_t pixels = static_cast<int64_t>(height) * width;
-  const int blocks = blocksFor(pixels, 256, int64_t{1} << 30);
-  nmsInitKernel<<<blocks, 256, 0, stream>>>(score, height, width, nms_radius, mask);
-  for (int round = 0; round < 2; ++round) {
-    nmsDilateKernel<<<blocks, 256, 0, stream>>>(mask, height, width, nms_radius, suppressed);
-    nmsRoundKernel<<<blocks, 256, 0, stream>>>(score, suppressed, height, width, nms_radius, mask);
-  }
-  nmsOutputKernel<<<blocks, 256, 0, stream>>>(score, mask, height, width, border, out);
   return cudaGetLastError();
 }
 

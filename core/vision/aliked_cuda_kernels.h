@@ -43,11 +43,6 @@ cudaError_t launchScoreHead(const LevelsView& levels, const float* w0, const flo
                             const float* w2, const float* w3, float* scratch, float* score,
                             cudaStream_t stream);
 
-// simple_nms(score, nms_radius) with two suppression rounds, then a border of `border`
-// pixels zeroed: out [height*width]. mask and suppressed are scratch [height*width] bytes.
-cudaError_t launchNmsScores(const float* score, int height, int width, int nms_radius, int border,
-                            uint8_t* mask, uint8_t* suppressed, float* out, cudaStream_t stream);
-
 // DKD's soft-argmax refinement of `count` peaks (flat indices into [height, width]):
 // keypoints [count,2] in [-1,1], keypoints_px [count,2], scores [count], dispersity [count].
 cudaError_t launchRefinePeaks(const float* score, int height, int width, const int64_t* indices,

@@ -2,6 +2,7 @@
 
 #include "core/util/error.h"
 #include "core/vision/aliked_fused_ops.h"
+#include "core/vision/fused_ops.h"
 #include "core/vision/cuda_graph_impl.h"
 
 namespace skytrace::vision::aliked {
@@ -154,7 +155,7 @@ DkdResult detectTopKPeaksFused(const at::Tensor& score_map, const DkdOptions& op
                                at::Tensor* peak_count) {
   checkScoreMap(score_map, options);
   const at::Tensor top =
-      fixedCountPeaks(fused::nmsScores(score_map, options.nms_radius, options.radius), options, peak_count);
+      fixedCountPeaks(vision::fused::nmsScores(score_map, options.nms_radius, options.radius), options, peak_count);
   fused::RefinedPeaks peaks = fused::refinePeaks(score_map, top, options.radius, options.temperature);
   DkdResult result;
   result.keypoints = std::move(peaks.keypoints);

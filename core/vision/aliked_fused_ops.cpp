@@ -130,22 +130,6 @@ at::Tensor scoreMap(const Levels& levels, const std::array<at::Tensor, 4>& head)
   return score;
 }
 
-at::Tensor nmsScores(const at::Tensor& score_map, int64_t nms_radius, int64_t border) {
-  requireFloatCuda(score_map, "score map");
-  require(score_map.dim() == 4 && score_map.size(0) == 1 && score_map.size(1) == 1 && score_map.is_contiguous(),
-          "score map must be contiguous [1,1,H,W]");
-  require(nms_radius >= 0 && border >= 0, "negative radius");
-  const int64_t h = score_map.size(2), w = score_map.size(3);
-  const c10::cuda::CUDAGuard guard(score_map.device());
-  at::Tensor scratch = at::empty({2, h * w}, score_map.options().dtype(at::kByte));
-  at::Tensor flat = at::empty({h * w}, score_map.options());
-  check(cuda::launchNmsScores(in(score_map), static_cast<int>(h), static_cast<int>(w), static_cast<int>(nms_radius),
-                              static_cast<int>(border), scratch[0].data_ptr<uint8_t>(),
-                              scratch[1].data_ptr<uint8_t>(), out(flat), currentStream(score_map)),
-        "nmsScores");
-  return flat;
-}
-
 RefinedPeaks refinePeaks(const at::Tensor& score_map, const at::Tensor& indices, int64_t radius,
                          double temperature) {
   requireFloatCuda(score_map, "score map");

@@ -47,9 +47,7 @@ struct Levels {
 // the unpadded frame: [1,1,H,W]. head: the four weights score_head.{0,2,4,6}.
 at::Tensor scoreMap(const Levels& levels, const std::array<at::Tensor, 4>& head);
 
-// DKD's NMS scores: simple_nms(score_map, nms_radius) with `border` pixels zeroed at each
-// edge, flattened [H*W]. Exact (comparisons only).
-at::Tensor nmsScores(const at::Tensor& score_map, int64_t nms_radius, int64_t border);
+// (DKD's NMS scores: vision::fused::nmsScores, shared with SuperPoint.)
 
 struct RefinedPeaks {
   at::Tensor keypoints;     // [N,2] in [-1,1]

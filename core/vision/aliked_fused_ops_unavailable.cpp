@@ -16,7 +16,6 @@ bool built() { return false; }
 at::Tensor scaleShiftSelu(const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&) { notBuilt(); }
 at::Tensor seluChannelsLast(const at::Tensor&) { notBuilt(); }
 at::Tensor scoreMap(const Levels&, const std::array<at::Tensor, 4>&) { notBuilt(); }
-at::Tensor nmsScores(const at::Tensor&, int64_t, int64_t) { notBuilt(); }
 RefinedPeaks refinePeaks(const at::Tensor&, const at::Tensor&, int64_t, double) { notBuilt(); }
 at::Tensor deformableColumns(const at::Tensor&, const at::Tensor&, double) { notBuilt(); }
 at::Tensor descriptorPatches(const Levels&, const at::Tensor&, int64_t) { notBuilt(); }

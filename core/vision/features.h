@@ -73,9 +73,10 @@ struct ExtractorOptions {
   // frame size (faster; results equal to the eager path up to float rounding). false runs
   // eagerly (for comparisons). No effect elsewhere.
   bool use_cuda_graphs = true;
-  // ALIKED models on CUDA in a build with Skytrace's fused kernels (aliked_fused_ops.h):
-  // run them (faster; results equal up to float rounding). false runs the LibTorch
-  // operator chains (for comparisons). No effect elsewhere.
+  // ALIKED and SuperPoint on CUDA in a build with Skytrace's fused kernels
+  // (aliked_fused_ops.h, fused_ops.h): run them (faster; results equal up to float
+  // rounding). false runs the LibTorch operator chains (for comparisons). No effect
+  // elsewhere.
   bool fused_kernels = true;
   // ALIKED and SuperPoint on CUDA: the dense part (ALIKED: encoder, projections, score
   // head; SuperPoint: every convolution) in float16 on tensor cores (faster where not

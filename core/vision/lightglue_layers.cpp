@@ -5,6 +5,8 @@
 #include <cmath>
 #include <vector>
 
+#include "core/vision/fused_ops.h"
+
 namespace skytrace::vision::lightglue {
 namespace {
 
@@ -72,12 +74,18 @@ void FeedForward::foldProjection(const Linear& projection) {
   fc0_folded.bias = (b0 + at::matmul(wb, bp)).to(fc0.bias.scalar_type());
 }
 
+at::Tensor FeedForward::residual(const at::Tensor& x, const at::Tensor& hidden) const {
+  if (fused_kernels && hidden.is_cuda() && hidden.scalar_type() == at::kHalf)
+    return x + fc3(fused::layerNormGelu(hidden, norm.weight, norm.bias, 1e-5));
+  return x + fc3(at::gelu(norm(hidden)));
+}
+
 at::Tensor FeedForward::updateFolded(const at::Tensor& x, const at::Tensor& context) const {
-  return x + fc3(at::gelu(norm(fc0_folded(at::cat({x, context}, -1)))));
+  return residual(x, fc0_folded(at::cat({x, context}, -1)));
 }
 
 at::Tensor FeedForward::update(const at::Tensor& x, const at::Tensor& message) const {
-  return x + fc3(at::gelu(norm(fc0(at::cat({x, message}, -1)))));
+  return residual(x, fc0(at::cat({x, message}, -1)));
 }
 
 // --- attention -------------------------------------------------------------------------
@@ -106,17 +114,6 @@ at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
   const double scale = std::pow(static_cast<double>(q.size(-1)), -0.5);
   const at::Tensor weights = at::softmax(matmulTransposed(q, k) * scale, -1);
   return matmulTransposed(weights, v.transpose(-2, -1));
-}
-
-at::Tensor applyRotaryEncoding(const at::Tensor& encoding, const at::Tensor& t) {
-  // rotate_half: pairs (t[2i], t[2i+1]) -> (-t[2i+1], t[2i]).
-  const at::Tensor pairs = t.reshape(withLast(t.sizes(), 1, {t.size(-1) / 2, 2}));
-  const at::Tensor rotated =
-      at::stack({pairs.select(-1, 1).neg(), pairs.select(-1, 0)}, -1).flatten(-2);
-  // cos and sin [(B,)1,N,hd]: broadcast over the heads (and whatever leads t).
-  const at::Tensor cos = encoding.select(-3, 0).unsqueeze(-3);
-  const at::Tensor sin = encoding.select(-3, 1).unsqueeze(-3);
-  return t * cos + rotated * sin;
 }
 
 at::Tensor rotaryTables(const at::Tensor& encoding) {
@@ -165,16 +162,24 @@ void SelfBlock::foldOutputProjection() {
   folded = true;
 }
 
+void SelfBlock::useFusedKernels(bool enabled) {
+  fused_kernels = enabled;
+  ffn.fused_kernels = enabled;
+}
+
 at::Tensor SelfBlock::operator()(const at::Tensor& x, const at::Tensor& rotary,
                                  bool half_attention) const {
   // [(B,)N,D] -> [(B,)N,3,H,hd] -> [3,(B,)H,N,hd]
   const bool batched = x.dim() == 3;
+  const at::Tensor projected = qkv(x);
   const at::Tensor qkv_heads =
-      qkv(x).view(withLast(x.sizes(), 1, {3, heads, head_dim}))
+      projected.view(withLast(x.sizes(), 1, {3, heads, head_dim}))
           .permute(batched ? std::vector<int64_t>{2, 0, 3, 1, 4} : std::vector<int64_t>{1, 2, 0, 3});
-  // q and k encoded together (one set of elementwise kernels); v as a strided view (the
-  // kernels need only its last dimension contiguous).
-  const at::Tensor qk = applyRotaryTables(rotary, qkv_heads.narrow(0, 0, 2));
+  // q and k encoded together (one kernel fused, else one set of elementwise kernels); v as
+  // a strided view (the kernels need only its last dimension contiguous).
+  const at::Tensor qk = fused_kernels && projected.is_cuda() && projected.scalar_type() == at::kHalf
+                            ? fused::rotaryQk(projected, rotary, heads)
+                            : applyRotaryTables(rotary, qkv_heads.narrow(0, 0, 2));
   const at::Tensor context = attention(qk[0], qk[1], qkv_heads[2], half_attention);
   // [(B,)H,N,hd] -> [(B,)N,H*hd]
   const at::Tensor merged = context.transpose(-3, -2).reshape(withLast(x.sizes(), 1, {heads * head_dim}));

@@ -50,6 +50,8 @@ struct LayerNorm {
 struct FeedForward {
   Linear fc0, fc3;
   LayerNorm norm;
+  // float16 on CUDA: norm + GELU as one fused operator (fused::layerNormGelu).
+  bool fused_kernels = false;
 
   void bind(StateDictBinder& binder, const std::string& prefix, int64_t dim);
   void castTo(at::ScalarType type);
@@ -61,6 +63,10 @@ struct FeedForward {
   // computes the folded fc0 (in float64, rounded to fc0's type) for updateFolded.
   void foldProjection(const Linear& projection);
   Linear fc0_folded;  // defined after foldProjection()
+
+ private:
+  // x + fc3(gelu(norm(hidden))): the tail both updates share, hidden = fc0(...).
+  at::Tensor residual(const at::Tensor& x, const at::Tensor& hidden) const;
 };
 
 // Multi-head attention softmax(q k^T / sqrt(hd)) v for q [(B,)H,M,hd], k/v [(B,)H,N,hd].
@@ -71,17 +77,15 @@ struct FeedForward {
 at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                      bool half = false);
 
-// t * cos + rotate_half(t) * sin; encoding [(B,)2,N,hd] (cos, sin), t [...,(B,)H,N,hd]
-// (leading dimensions of t broadcast, e.g. q and k stacked).
-at::Tensor applyRotaryEncoding(const at::Tensor& encoding, const at::Tensor& t);
-
 // The rotary encoding in the form the blocks apply it: [(B,)2,N,hd] (cos, s * sin) with
-// s = -1 on even and +1 on odd features, so that rotate_half(t) * sin is
+// s = -1 on even and +1 on odd features, so that the original's rotate_half(t) * sin is
 // swap_pairs(t) * (s * sin). Computed once per forward, outside the layers.
 at::Tensor rotaryTables(const at::Tensor& encoding);
 
-// applyRotaryEncoding through rotaryTables(encoding): the same values in three kernels
-// (a pair swap, a product, a fused multiply-add) instead of six.
+// The original's apply_cached_rotary_emb, t * cos + rotate_half(t) * sin, through the
+// tables: t * cos + swap_pairs(t) * (s * sin) in three kernels (a pair swap, a product, a
+// fused multiply-add). Tables [(B,)2,N,hd], t [...,(B,)H,N,hd] (leading dimensions of t
+// broadcast, e.g. q and k stacked).
 at::Tensor applyRotaryTables(const at::Tensor& tables, const at::Tensor& t);
 
 // SelfBlock: rotary-encoded self attention + ffn. Keys Wqkv, out_proj, ffn.*.
@@ -92,11 +96,15 @@ struct SelfBlock {
   FeedForward ffn;
   int64_t heads = 0, head_dim = 0;
   bool folded = false;  // out_proj folded into ffn's fc0 (foldOutputProjection)
+  // float16 on CUDA: q and k encoded straight from the qkv product (fused::rotaryQk), the
+  // ffn's norm + GELU fused. Set by useFusedKernels (needs fused::built()).
+  bool fused_kernels = false;
 
   void bind(StateDictBinder& binder, const std::string& prefix, int64_t dim, int64_t num_heads);
   void prepare();  // after StateDictBinder::finish()
   void castTo(at::ScalarType type);
   void foldOutputProjection();  // before castTo: folds in float32/64 precision
+  void useFusedKernels(bool enabled);
   // x [N,D] with rotary tables [2,N,hd] (rotaryTables), or a stacked pair x [2,N,D] with
   // tables [2,2,N,hd].
   at::Tensor operator()(const at::Tensor& x, const at::Tensor& rotary,
@@ -116,6 +124,7 @@ struct CrossBlock {
   void prepare();  // after StateDictBinder::finish()
   void castTo(at::ScalarType type);
   void foldOutputProjection();  // before castTo: folds in float32/64 precision
+  void useFusedKernels(bool enabled) { ffn.fused_kernels = enabled; }  // the ffn's norm + GELU
   std::pair<at::Tensor, at::Tensor> operator()(const at::Tensor& x0, const at::Tensor& x1,
                                                bool half_attention = false) const;
   // Both images stacked, x [2,N,D] (equal counts): the same result as operator() on

@@ -29,6 +29,7 @@ class LightGlueMatcher final : public Matcher {
         model_(lightglue::loadLightGlueModel(options.features, lightGlueWeightsPath(options),
                                              toAtDevice(options.device))) {
     if (!options.use_cuda_graphs) model_.setCudaGraphsEnabled(false);
+    if (!options.fused_kernels && model_.fusedKernelsEnabled()) model_.setFusedKernelsEnabled(false);
     if (options.half_precision) model_.setHalfPrecision(true);  // throws off CUDA
   }
 

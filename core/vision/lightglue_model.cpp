@@ -10,6 +10,7 @@
 
 #include "core/util/check.h"
 #include "core/util/error.h"
+#include "core/vision/fused_ops.h"
 
 namespace skytrace::vision::lightglue {
 namespace {
@@ -127,6 +128,7 @@ LightGlueModel::LightGlueModel(const LightGlueConfig& config, const StateDict& w
   for (auto& block : self_blocks_) block.prepare();
   for (auto& block : cross_blocks_) block.prepare();
   for (auto& head : log_assignment_) head.prepare();
+  fused_kernels_ = device_.is_cuda() && fused::built();
 }
 
 at::Tensor LightGlueModel::normalizeKeypoints(const at::Tensor& keypoints_px, double width,
@@ -202,13 +204,13 @@ LightGlueOutput LightGlueModel::forward(const LightGlueInput& image0, const Ligh
   }
 
   LayerInputs inputs = layerInputs(image0, image1);
-  at::Tensor desc0 = std::move(inputs.desc0), desc1 = std::move(inputs.desc1);
-  at::Tensor rotary0 = std::move(inputs.rotary0), rotary1 = std::move(inputs.rotary1);
+  at::Tensor desc0 = std::move(inputs.image0.desc), desc1 = std::move(inputs.image1.desc);
+  at::Tensor rotary0 = std::move(inputs.image0.rotary), rotary1 = std::move(inputs.image1.rotary);
   if (trace) {
     trace->keypoints_normalized[0] = inputs.keypoints0;
     trace->keypoints_normalized[1] = inputs.keypoints1;
-    trace->encoding[0] = inputs.encoding0;
-    trace->encoding[1] = inputs.encoding1;
+    trace->encoding[0] = inputs.image0.encoding;
+    trace->encoding[1] = inputs.image1.encoding;
   }
 
   const bool early_stop = options.depth_confidence > 0;
@@ -314,25 +316,26 @@ LightGlueOutput LightGlueModel::forward(const LightGlueInput& image0, const Ligh
   return out;
 }
 
+LightGlueModel::EncodedInputs LightGlueModel::encodeInputs(const at::Tensor& keypoints_normalized,
+                                                            const at::Tensor& descriptors) const {
+  EncodedInputs inputs;
+  inputs.desc = input_proj_ ? (*input_proj_)(descriptors) : descriptors.contiguous();
+  inputs.encoding = positionalEncoding(keypoints_normalized);
+  inputs.rotary = rotaryTables(inputs.encoding);
+  if (half_precision_) {
+    inputs.desc = inputs.desc.to(at::kHalf);
+    inputs.rotary = inputs.rotary.to(at::kHalf);
+  }
+  return inputs;
+}
+
 LightGlueModel::LayerInputs LightGlueModel::layerInputs(const LightGlueInput& image0,
                                                         const LightGlueInput& image1) const {
   LayerInputs inputs;
   inputs.keypoints0 = normalizeKeypoints(image0.keypoints_px, image0.image_width, image0.image_height);
   inputs.keypoints1 = normalizeKeypoints(image1.keypoints_px, image1.image_width, image1.image_height);
-  inputs.desc0 = image0.descriptors.contiguous();
-  inputs.desc1 = image1.descriptors.contiguous();
-  if (input_proj_) {
-    inputs.desc0 = (*input_proj_)(inputs.desc0);
-    inputs.desc1 = (*input_proj_)(inputs.desc1);
-  }
-  inputs.encoding0 = positionalEncoding(inputs.keypoints0);
-  inputs.encoding1 = positionalEncoding(inputs.keypoints1);
-  inputs.rotary0 = rotaryTables(inputs.encoding0);
-  inputs.rotary1 = rotaryTables(inputs.encoding1);
-  if (half_precision_) {
-    for (at::Tensor* t : {&inputs.desc0, &inputs.desc1, &inputs.rotary0, &inputs.rotary1})
-      *t = t->to(at::kHalf);
-  }
+  inputs.image0 = encodeInputs(inputs.keypoints0, image0.descriptors);
+  inputs.image1 = encodeInputs(inputs.keypoints1, image1.descriptors);
   return inputs;
 }
 
@@ -353,24 +356,20 @@ FilteredMatches LightGlueModel::fullDepthMatches(const LightGlueInput& image0,
                         .view({2, n, 2})
                   : at::stack({normalizeKeypoints(image0.keypoints_px, image0.image_width, image0.image_height),
                                normalizeKeypoints(image1.keypoints_px, image1.image_width, image1.image_height)});
-    at::Tensor pair = at::stack({image0.descriptors, image1.descriptors});
-    if (input_proj_) pair = (*input_proj_)(pair);
-    at::Tensor rotary = rotaryTables(positionalEncoding(keypoints));  // [2,2,N,hd]
-    if (half_precision_) {
-      pair = pair.to(at::kHalf);
-      rotary = rotary.to(at::kHalf);
-    }
+    const EncodedInputs inputs = encodeInputs(keypoints, at::stack({image0.descriptors, image1.descriptors}));
+    at::Tensor pair = inputs.desc;
+    const at::Tensor& rotary = inputs.rotary;  // [2,2,N,hd]
     for (int i = 0; i < config_.n_layers; ++i)
       pair = crossBlocks()[i].pair(selfBlocks()[i](pair, rotary, half), half);
     desc0 = pair[0];
     desc1 = pair[1];
   } else {
-    LayerInputs inputs = layerInputs(image0, image1);
-    desc0 = std::move(inputs.desc0);
-    desc1 = std::move(inputs.desc1);
+    const LayerInputs inputs = layerInputs(image0, image1);
+    desc0 = inputs.image0.desc;
+    desc1 = inputs.image1.desc;
     for (int i = 0; i < config_.n_layers; ++i) {
-      desc0 = selfBlocks()[i](desc0, inputs.rotary0, half);
-      desc1 = selfBlocks()[i](desc1, inputs.rotary1, half);
+      desc0 = selfBlocks()[i](desc0, inputs.image0.rotary, half);
+      desc1 = selfBlocks()[i](desc1, inputs.image1.rotary, half);
       std::tie(desc0, desc1) = crossBlocks()[i](desc0, desc1, half);
     }
   }
@@ -410,14 +409,26 @@ void LightGlueModel::setHalfPrecision(bool enabled) {
     for (SelfBlock& block : half_self_blocks_) {
       block.foldOutputProjection();
       block.castTo(at::kHalf);
+      block.useFusedKernels(fused_kernels_);
     }
     for (CrossBlock& block : half_cross_blocks_) {
       block.foldOutputProjection();
       block.castTo(at::kHalf);
+      block.useFusedKernels(fused_kernels_);
     }
   }
   half_precision_ = enabled;
   graphs_.reset();  // captured with the other weights
+}
+
+void LightGlueModel::setFusedKernelsEnabled(bool enabled) {
+  if (enabled && !(device_.is_cuda() && fused::built()))
+    throw InvalidArgument("LightGlue fused kernels need a CUDA device and a build with them");
+  if (enabled == fused_kernels_) return;
+  fused_kernels_ = enabled;
+  for (SelfBlock& block : half_self_blocks_) block.useFusedKernels(enabled);
+  for (CrossBlock& block : half_cross_blocks_) block.useFusedKernels(enabled);
+  graphs_.reset();
 }
 
 void LightGlueModel::setCudaGraphsEnabled(bool enabled) { graphs_->setEnabled(enabled); }

@@ -133,6 +133,13 @@ class LightGlueModel {
   void setHalfPrecision(bool enabled);
   bool halfPrecision() const { return half_precision_; }
 
+  // float16 layers in a build with the fused kernels (fused_ops.h): the rotary encoding
+  // of q and k and each feed-forward's LayerNorm + GELU as one kernel each (float16
+  // rounding as the ATen chains). On by default where built; false keeps the ATen chains
+  // (for comparisons). No effect in float32. Drops captured graphs.
+  void setFusedKernelsEnabled(bool enabled);
+  bool fusedKernelsEnabled() const { return fused_kernels_; }
+
   // The original's normalize_keypoints and posenc, exposed for tests.
   static at::Tensor normalizeKeypoints(const at::Tensor& keypoints_px, double width,
                                        double height);
@@ -140,15 +147,18 @@ class LightGlueModel {
 
  private:
   float confidenceThreshold(int layer) const;
-  // What every layer starts from: keypoints normalised to [-1, 1] ([N,2] each), the
-  // descriptors after the input projection ([N,D]), the rotary encodings ([2,N,hd],
-  // float32, the original's) and the tables the blocks apply (rotaryTables; float16 in
-  // half precision, as the descriptors).
+  // What the first layer takes from one image, or from a stacked pair (leading dimension
+  // 2): the descriptors after the input projection ([(B,)N,D]), the rotary encoding
+  // ([(B,)2,N,hd], float32, the original's) and the tables the blocks apply
+  // (rotaryTables; float16 in half precision, as the descriptors).
+  struct EncodedInputs {
+    at::Tensor desc, encoding, rotary;
+  };
+  EncodedInputs encodeInputs(const at::Tensor& keypoints_normalized, const at::Tensor& descriptors) const;
+  // Both images' keypoints normalised to [-1, 1] ([N,2] each) and encodeInputs of each.
   struct LayerInputs {
     at::Tensor keypoints0, keypoints1;
-    at::Tensor desc0, desc1;
-    at::Tensor encoding0, encoding1;
-    at::Tensor rotary0, rotary1;
+    EncodedInputs image0, image1;
   };
   LayerInputs layerInputs(const LightGlueInput& image0, const LightGlueInput& image1) const;
   // Every layer, the last assignment and the match filter, without host synchronisation
@@ -173,6 +183,7 @@ class LightGlueModel {
   std::vector<MatchAssignment> log_assignment_;
   std::vector<TokenConfidence> token_confidence_;  // n_layers - 1
   bool half_precision_ = false;
+  bool fused_kernels_ = false;  // set in the constructor: CUDA and fused::built()
   std::vector<SelfBlock> half_self_blocks_;    // float16, folded (setHalfPrecision)
   std::vector<CrossBlock> half_cross_blocks_;
   ModelGraphs graphs_;  // a copy starts with an empty cache

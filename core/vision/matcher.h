@@ -51,6 +51,10 @@ struct MatchOptions {
   // faster, scores deviate ~1e-3, docs/gpu.md). Creating the matcher on another device
   // throws InvalidArgument.
   bool half_precision = false;
+  // LightGlue in float16 on CUDA in a build with Skytrace's fused kernels (fused_ops.h):
+  // the rotary encoding and LayerNorm + GELU fused (faster; equal up to float16
+  // rounding). false runs the LibTorch operator chains (for comparisons).
+  bool fused_kernels = true;
 
   void check() const;  // throws InvalidArgument (MNN fields; LightGlue checks its own)
 };

@@ -30,6 +30,7 @@ class SuperPointExtractor final : public FeatureExtractor {
     config_.remove_borders = detection.remove_borders_px;
     config_.check();
     if (!options.use_cuda_graphs) model_.setCudaGraphsEnabled(false);
+    if (!options.fused_kernels && model_.fusedKernelsEnabled()) model_.setFusedKernelsEnabled(false);
     if (options.half_precision) model_.setHalfPrecision(true);  // throws off CUDA
   }
 

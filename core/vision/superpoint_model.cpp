@@ -6,6 +6,7 @@
 #include "core/util/check.h"
 #include "core/util/error.h"
 #include "core/vision/cuda_graph_impl.h"
+#include "core/vision/fused_ops.h"
 
 namespace skytrace::vision::superpoint {
 namespace {
@@ -173,6 +174,7 @@ SuperPointModel::SuperPointModel(const StateDict& weights, at::Device device, in
   bindConv(binder, "convDa", c4, c5, 3, &convDa_);
   bindConv(binder, "convDb", c5, descriptor_dim, 1, &convDb_);
   binder.finish();
+  fused_kernels_ = device_.is_cuda() && fused::built();
 }
 
 void SuperPointModel::checkImage(const at::Tensor& image) const {
@@ -197,7 +199,11 @@ DenseOutput SuperPointModel::dense(const at::Tensor& image, DenseTrace* trace) c
     if (trace && traced) *traced = y.to(at::kFloat).clone();
     return y.relu_();
   };
-  const auto pool = [](const at::Tensor& x) { return at::max_pool2d(x, {2, 2}, {2, 2}); };
+  const auto pool = [&](const at::Tensor& x) {
+    if (fused_kernels_ && half_precision_ && x.size(1) % 8 == 0 && x.is_contiguous(at::MemoryFormat::ChannelsLast))
+      return fused::maxPool2x2(x);  // no index output (ATen's writes 4x the values' bytes)
+    return at::max_pool2d(x, {2, 2}, {2, 2});
+  };
   DenseTrace* t = trace;
   at::Tensor input = image;
   if (half_precision_) {
@@ -289,7 +295,7 @@ SuperPointOutput SuperPointModel::forwardFrom(const at::Tensor& input, const Sup
   const at::Tensor image = pixels ? inputFromPixels(input) : input;
   checkImage(image);
   const DenseOutput maps = dense(image);
-  const at::Tensor heatmap = simpleNms(heatmapFromLogits(maps.semi), config.nms_radius);
+  const at::Tensor heatmap = nms(heatmapFromLogits(maps.semi), config.nms_radius);
   auto [keypoints, scores] = selectKeypoints(heatmap, config);
   SuperPointOutput out;
   out.descriptors = sampleDescriptors(keypoints, maps.descriptors);
@@ -303,7 +309,7 @@ SuperPointOutput SuperPointModel::forwardFixedCount(const at::Tensor& image,
                                                     at::Tensor* count) const {
   checkInputs(image, config);
   const DenseOutput maps = dense(image);
-  const at::Tensor heatmap = simpleNms(heatmapFromLogits(maps.semi), config.nms_radius);
+  const at::Tensor heatmap = nms(heatmapFromLogits(maps.semi), config.nms_radius);
   auto [keypoints, scores, selected] = selectKeypointsFixed(heatmap, config);
   *count = selected;
   SuperPointOutput out;
@@ -311,6 +317,21 @@ SuperPointOutput SuperPointModel::forwardFixedCount(const at::Tensor& image,
   out.keypoints_px = std::move(keypoints);
   out.scores = std::move(scores);
   return out;
+}
+
+at::Tensor SuperPointModel::nms(const at::Tensor& heatmap, int nms_radius) const {
+  // The border stays: selectKeypoints applies the original's remove_borders.
+  if (fused_kernels_ && heatmap.is_cuda())
+    return fused::nmsScores(heatmap.contiguous(), nms_radius, /*border=*/0).view(heatmap.sizes());
+  return simpleNms(heatmap, nms_radius);
+}
+
+void SuperPointModel::setFusedKernelsEnabled(bool enabled) {
+  if (enabled && !(device_.is_cuda() && fused::built()))
+    throw InvalidArgument("SuperPoint fused kernels need a CUDA device and a build with them");
+  if (enabled == fused_kernels_) return;
+  fused_kernels_ = enabled;
+  graphs_.reset();  // captured with the other NMS
 }
 
 void SuperPointModel::setHalfPrecision(bool enabled) {

@@ -126,6 +126,13 @@ class SuperPointModel {
   void setHalfPrecision(bool enabled);
   bool halfPrecision() const { return half_precision_; }
 
+  // CUDA in a build with the fused kernels (fused_ops.h): simple_nms as one fused operator
+  // (five kernels instead of about thirty) and, in half precision, the encoder's 2x2 max
+  // pools without ATen's index output: the same values (comparisons only). On by default
+  // where built; false keeps the ATen operators (for comparisons). Drops captured graphs.
+  void setFusedKernelsEnabled(bool enabled);
+  bool fusedKernelsEnabled() const { return fused_kernels_; }
+
  private:
   struct Conv {
     at::Tensor weight, bias;
@@ -136,6 +143,8 @@ class SuperPointModel {
   };
   void checkImage(const at::Tensor& image) const;  // throws InvalidArgument
   void checkInputs(const at::Tensor& image, const SuperPointConfig& config) const;
+  // simpleNms(heatmap) through the fused operator where enabled.
+  at::Tensor nms(const at::Tensor& heatmap, int nms_radius) const;
   // forward() on an image ([1,1,H,W] float32) or on pixels (forwardPixels).
   SuperPointOutput forwardFrom(const at::Tensor& input, const SuperPointConfig& config, bool pixels) const;
   void bindConv(StateDictBinder& binder, const std::string& name, int64_t in, int64_t out,
@@ -146,6 +155,7 @@ class SuperPointModel {
   Conv conv1a_, conv1b_, conv2a_, conv2b_, conv3a_, conv3b_, conv4a_, conv4b_;
   Conv convPa_, convPb_, convDa_, convDb_;
   bool half_precision_ = false;
+  bool fused_kernels_ = false;  // set in the constructor: CUDA and fused::built()
   ModelGraphs graphs_{"SuperPoint"};  // a copy starts with an empty cache
 };
 

@@ -159,15 +159,16 @@ class TestFlightRequest : public QObject {
     request.vo_model = "aliked-n16rot+lightglue";
     const auto switches = [](const nav::NavigationOptions& o) {
       return std::vector<bool>{o.vo_features.use_cuda_graphs, o.vo_features.fused_kernels,
-                               o.vo_match.use_cuda_graphs, o.registration.features.use_cuda_graphs,
+                               o.vo_match.use_cuda_graphs, o.vo_match.fused_kernels,
+                               o.registration.features.use_cuda_graphs,
                                o.registration.features.fused_kernels,
                                o.registration.retrieval_descriptor.use_cuda_graphs,
                                o.registration.dense_matcher.use_cuda_graphs};
     };
-    QCOMPARE(switches(app::processingChoiceFor(request, 1).options), std::vector<bool>(7, true));
+    QCOMPARE(switches(app::processingChoiceFor(request, 1).options), std::vector<bool>(8, true));
     request.cuda_graphs = false;
     request.fused_kernels = false;
-    QCOMPARE(switches(app::processingChoiceFor(request, 1).options), std::vector<bool>(7, false));
+    QCOMPARE(switches(app::processingChoiceFor(request, 1).options), std::vector<bool>(8, false));
     request.fused_kernels = true;
     const nav::NavigationOptions graphs_off = app::processingChoiceFor(request, 1).options;
     QVERIFY(!graphs_off.vo_match.use_cuda_graphs);

@@ -17,6 +17,9 @@
 //   DINOv2 ViT-S/14 (fixture dinov2_vits14, depth 4): CLS and patch tokens 2e-5 at 224 and
 //     322 px, eager and CUDA graph, reference and fused attention.
 //   LightGlue through the graph with the two images one after the other (batch_pairs off).
+//   Where the fused kernels are built: SuperPoint with its NMS through the ATen chain
+//   gives the same keypoints; float16 LightGlue with the fused kernels keeps the ATen
+//   chains' matches and is no further from float32 than 1.25x their deviation.
 // Reported, not pass/fail (the faster modes the benchmark offers): LightGlue float16
 // attention, SuperPoint and LightGlue in float16 (setHalfPrecision: the graphs must
 // capture, at most 1 % of SuperPoint's keypoints may move), DINOv2 float16 (reference and
@@ -29,6 +32,7 @@
 #include <ATen/ATen.h>
 #include <c10/core/InferenceMode.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -140,6 +144,11 @@ void checkSuperPoint(const std::string& dir, const at::Device& device) {
   compareSuperPoint("SuperPoint CUDA graph", graph, cpu, width, true);
   checks.check("SuperPoint CUDA graph replay repeatable (keypoints)",
         maxAbsDiff(graph.keypoints_px, graph_again.keypoints_px), 0.0);
+  if (model.fusedKernelsEnabled()) {  // the NMS through its ATen chain instead: the same result
+    model.setFusedKernelsEnabled(false);
+    compareSuperPoint("SuperPoint CUDA graph, ATen NMS", model.forward(dev_image, config), cpu, width, true);
+    model.setFusedKernelsEnabled(true);
+  }
   // Fewer candidates than the budget (a high threshold): the row-major branch.
   superpoint::SuperPointConfig sparse = config;
   sparse.keypoint_threshold = 0.2f;
@@ -280,6 +289,21 @@ void checkLightGlue(const std::string& dir, const at::Device& device) {
     checks.info("LightGlue float16 CUDA graph: matches (CPU float32 has " +
                     std::to_string(cpu.matches.size(0)) + ")",
                 static_cast<double>(graph_half.matches.size(0)));
+    if (half_model.fusedKernelsEnabled()) {
+      // Rotary and LayerNorm + GELU through ATen's chains instead: both float16 paths
+      // round differently, so each is compared with float32: the fused one no further
+      // from it than 1.25x the ATen chains' deviation (or 5e-3), the same matches.
+      half_model.setFusedKernelsEnabled(false);
+      const lightglue::LightGlueOutput aten = half_model.forward(in0, in1, fixed);
+      half_model.setFusedKernelsEnabled(true);
+      const double aten_deviation = maxAbsDiff(aten.scores0, cpu.scores0);
+      checks.info("LightGlue float16, ATen chains: scores0 vs CPU float32", aten_deviation);
+      checks.info("LightGlue float16: fused kernels vs ATen chains, scores0", maxAbsDiff(graph_half.scores0, aten.scores0));
+      checks.check("LightGlue float16, fused kernels: scores0 vs CPU float32 (bound 1.25x the ATen chains')",
+                   maxAbsDiff(graph_half.scores0, cpu.scores0), std::max(1.25 * aten_deviation, 5e-3));
+      checks.check("LightGlue float16: fused kernels vs ATen chains, matches equal (0 = yes)",
+                   sameIndices(graph_half.matches, aten.matches) ? 0.0 : 1.0, 0.0);
+    }
   }
 
   lightglue::LightGlueOptions half = fixed;
