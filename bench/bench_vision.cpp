@@ -24,7 +24,9 @@
 // --dense litesam also times the satellite stage's fine matching: LiteSAM on a
 // --dense-size square pair (B = A under the bench homography), weights
 // --weights-dir/mloftr.ckpt (release layout or a bare state dict), multi-branch and fused
-// MobileOne, with per-stage times (device synchronised after each stage).
+// MobileOne, and on CUDA the fused one with float16 dense stages
+// (LiteSamModel::setHalfPrecision), with per-stage times (device synchronised after each
+// stage).
 //
 // CUDA graphs: the models replay their fixed-shape work as CUDA graphs on CUDA by default
 // (cuda_graph_impl.h); --no-cuda-graphs runs them eagerly, for side-by-side runs of
@@ -551,7 +553,8 @@ nlohmann::json benchRetrieval(const std::string& model, const Args& args, const 
 
 // LiteSAM on a square synthetic pair: the whole forward (one sync at the end: the matches
 // come back to the host), then once more per stage with a sync after each stage. Both
-// backbone forms; the fused one's deviation from the multi-branch one is reported.
+// backbone forms, and on CUDA the fused one in float16 (setHalfPrecision); each one's
+// deviation from the multi-branch float32 one is reported.
 nlohmann::json benchDense(const std::string& model, const Args& args, const at::Device& device) {
   if (model != "litesam") throw InvalidArgument("--dense: unknown model '" + model + "' (litesam)");
   const std::string path = args.weights_dir + "/mloftr.ckpt";
@@ -567,9 +570,12 @@ nlohmann::json benchDense(const std::string& model, const Args& args, const at::
   const at::Tensor image0 = gray(rgb_a), image1 = gray(rgb_b);
   nlohmann::json rows = nlohmann::json::array();
   at::Tensor reference;
-  for (const bool fused : {false, true}) {
+  std::vector<std::pair<bool, bool>> variants = {{false, false}, {true, false}};  // (fused, float16)
+  if (device.is_cuda()) variants.emplace_back(true, true);
+  for (const auto& [fused, half] : variants) {
     litesam::LiteSamModel net = litesam::loadLiteSamModel(path, device);
     if (fused) net.reparameterizeBackbone();
+    if (half) net.setHalfPrecision(true);
     if (!args.cuda_graphs) net.setCudaGraphsEnabled(false);
     std::vector<double> forward_ms, matches;
     std::map<std::string, std::vector<double>> stage_ms;
@@ -588,7 +594,8 @@ nlohmann::json benchDense(const std::string& model, const Args& args, const at::
       });
     }
     nlohmann::json row = {{"model", model}, {"size", size},
-                          {"backbone", fused ? "fused" : "multi-branch"}, {"weights", path},
+                          {"backbone", fused ? "fused" : "multi-branch"},
+                          {"precision", half ? "float16" : "float32"}, {"weights", path},
                           {"forward_ms", stats(forward_ms)}, {"matches_median", stats(matches)["median"]}};
     for (const auto& [stage, values] : stage_ms) row["stage_ms"][stage] = stats(values);
     if (!reference.defined()) reference = points;
@@ -599,7 +606,7 @@ nlohmann::json benchDense(const std::string& model, const Args& args, const at::
     else
       row["match_count_differs_from_multi_branch"] = true;
     std::cout << model << " " << size << "x" << size << " " << row["backbone"].get<std::string>()
-              << ": forward " << row["forward_ms"]["median"].get<double>() << " ms (p99 "
+              << " " << row["precision"].get<std::string>() << ": forward " << row["forward_ms"]["median"].get<double>() << " ms (p99 "
               << row["forward_ms"]["p99"].get<double>() << "), matches "
               << row["matches_median"].get<double>() << std::endl;
     rows.push_back(std::move(row));

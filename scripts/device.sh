@@ -45,6 +45,9 @@
 #                                 with SuperPoint + LightGlue VO on a 640x480 flight rendered
 #                                 over device-deps/seed/ortho.tif (registration with
 #                                 ALIKED-n16rot from device-deps/seed or the model folder).
+#                                 With device-deps/seed/dinov2_vits14_keys.json and the
+#                                 litesam fixture also DINOv2 + LiteSAM: bench-vision in
+#                                 float32 and float16, and test_litesam_cuda.
 #   scripts/device.sh all         unpack, build, test, bench.
 # Results and logs: $OUT (default out/device), packed as $OUT/device-results.tar.gz after
 # every step. Weights: $SKYTRACE_MODEL_DIR, else ../shared/models/aliked; the data tests
@@ -427,6 +430,20 @@ seed() {
         --models "$variant" --profile-step --out "$work/ncu.json" > "$work/ncu_$variant.csv" 2> "$res/ncu_$variant.log" || status=1
       python3 "$root/bench/ncu_kernel_summary.py" "$work/ncu_$variant.csv" "$res/ncu_$variant.txt" --top 60 || status=1
     done
+  fi
+  # The satellite models: DINOv2-S/14 with seeded random weights of the published shapes
+  # (bench/random_weights.py from the parity fixture's key list) and LiteSAM with the
+  # parity fixture's weights; retrieval crops and LiteSAM pairs in float32 and float16.
+  local parity="${SKYTRACE_PARITY_DIR:-$seed_dir/parity}"
+  if [[ -f "$seed_dir/dinov2_vits14_keys.json" && -f "$parity/litesam/weights.pt" ]]; then
+    python3 "$root/bench/random_weights.py" --keys "$seed_dir/dinov2_vits14_keys.json" \
+      --out "$weights/dinov2_vits14_pretrain.pth" > "$res/satellite_weights.log" 2>&1 || status=1
+    cp "$parity/litesam/weights.pt" "$weights/mloftr.ckpt"
+    "$vision" --device cuda --models '' --retrieval dinov2-vits14 --retrieval-size 224 --dense litesam \
+      --dense-size 512 --iterations 100 --warmup 10 --weights-dir "$weights" --out "$res/satellite.json" \
+      > "$res/satellite.log" 2>&1 || status=1
+    SKYTRACE_PARITY_DIR="$parity" ctest --test-dir "$build_dir" -R test_litesam_cuda --output-on-failure -V \
+      > "$res/litesam_check.log" 2>&1 || status=1
   fi
   # The product: a 20 s 640x480 flight, SuperPoint + LightGlue VO through `process` and `bench`.
   if [[ -f "$seed_dir/ortho.tif" ]]; then

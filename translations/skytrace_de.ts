@@ -1756,8 +1756,8 @@ Nur im überlappenden Modus: der sequenzielle Modus registriert immer jedes Schl
         <translation>Float16 auf der GPU (schneller, nicht exakt)</translation>
     </message>
     <message>
-        <source>SuperPoint, LightGlue and DINOv2 run in float16 on a GPU (ALIKED keeps its faster float32 kernels); keypoints and match scores deviate slightly from float32. No effect on the CPU.</source>
-        <translation>SuperPoint, LightGlue und DINOv2 rechnen auf einer GPU in float16 (ALIKED behält seine schnelleren float32-Kernel); Merkmalspunkte und Zuordnungswerte weichen leicht von float32 ab. Keine Wirkung auf der CPU.</translation>
+        <source>SuperPoint, LightGlue, DINOv2 and LiteSAM run in float16 on a GPU (ALIKED keeps its faster float32 kernels); keypoints and match scores deviate slightly from float32. No effect on the CPU.</source>
+        <translation>SuperPoint, LightGlue, DINOv2 und LiteSAM rechnen auf einer GPU in float16 (ALIKED behält seine schnelleren float32-Kernel); Merkmalspunkte und Zuordnungswerte weichen leicht von float32 ab. Keine Wirkung auf der CPU.</translation>
     </message>
     <message>
         <source>LightGlue: every layer on every point</source>

@@ -260,8 +260,8 @@ void ProcessingOptionsWidget::retranslateUi() {
          "Overlapped mode only: the sequential mode always registers every keyframe."));
   half_precision_box_->setText(tr("Float16 on the GPU (faster, not exact)"));
   half_precision_box_->setToolTip(
-      tr("SuperPoint, LightGlue and DINOv2 run in float16 on a GPU (ALIKED keeps its faster float32 "
-         "kernels); keypoints and match scores deviate slightly from float32. No effect on the CPU."));
+      tr("SuperPoint, LightGlue, DINOv2 and LiteSAM run in float16 on a GPU (ALIKED keeps its faster "
+         "float32 kernels); keypoints and match scores deviate slightly from float32. No effect on the CPU."));
   full_depth_box_->setText(tr("LightGlue: every layer on every point"));
   full_depth_box_->setToolTip(
       tr("Off: LightGlue stops early on easy frame pairs and drops unmatchable points, as the original.\n"

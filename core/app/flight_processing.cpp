@@ -522,7 +522,11 @@ FlightOutcome processFlight(const FlightRequest& request, FlightObserver& observ
        {{"vo_features", used.vo_features.half_precision ? "float16" : "float32"},
         {"vo_matcher", used.vo_matcher == "lightglue" && used.vo_match.half_precision ? "float16" : "float32"},
         {"registration_features", used.registration.features.half_precision ? "float16" : "float32"},
-        {"retrieval", used.registration.retrieval_descriptor.precision}}},
+        {"retrieval", used.registration.retrieval_descriptor.precision},
+        {"fine_matcher", used.registration.fine_matching == nav::FineMatching::kDenseMatcher &&
+                                 used.registration.dense_matcher.half_precision
+                             ? "float16"
+                             : "float32"}}},
       // The robust homography estimator each stage ran (robust_homography.h).
       {"robust_estimator",
        {{"vo", vision::toString(vision::resolveRobustEstimator(used.vo.robust_estimator, used.vo.device))},

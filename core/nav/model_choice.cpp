@@ -152,6 +152,7 @@ void setHalfPrecision(bool enabled, NavigationOptions& options) {
   const bool satellite_on_gpu = options.registration.features.device.cuda;
   options.registration.retrieval_descriptor.precision =
       enabled && satellite_on_gpu ? "float16" : "float32";
+  options.registration.dense_matcher.half_precision = enabled && satellite_on_gpu;
 }
 
 std::string visualOdometryModelName(const NavigationOptions& options) {

@@ -43,12 +43,14 @@ void setSatelliteWeights(const std::string& fine_weights, const std::string& ret
                          RegistrationOptions& options);
 
 // How every model of both stages runs on a GPU: CUDA graph replays (`cuda_graphs`) and
-// ALIKED's fused kernels (`fused_kernels`), both on by default; off for comparisons with
-// the same binary. No effect on the CPU.
+// Skytrace's fused kernels (`fused_kernels`: ALIKED's, SuperPoint's NMS, float16
+// LightGlue's), both on by default; off for comparisons with the same binary. No effect
+// on the CPU.
 void setGpuExecution(bool cuda_graphs, bool fused_kernels, NavigationOptions& options);
 
 // Float16 in the models of a stage on CUDA whose float16 mode is faster: SuperPoint's
-// convolutions, LightGlue's transformer and DINOv2 (`precision` "float16"). ALIKED keeps
+// convolutions, LightGlue's transformer, DINOv2 (`precision` "float16") and LiteSAM's
+// backbone, coarse transformer and FPN. ALIKED keeps
 // its fused float32 kernels, which are faster than its float16 path (an H200's
 // registration keyframe: 6.3 vs 21.5 ms); ExtractorOptions::half_precision still asks
 // for that path. Not exact: docs/gpu.md states the deviations. Stages on the CPU are left

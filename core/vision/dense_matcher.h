@@ -30,7 +30,7 @@ struct DenseMatches {
 
 struct DenseMatcherOptions {
   std::string model = "litesam";
-  // Empty: the published file name (LiteSAM: litesam.ckpt) in the model directory. A
+  // Empty: the published file name (LiteSAM: mloftr.ckpt) in the model directory. A
   // PyTorch-Lightning checkpoint ("state_dict" with "matcher." keys), a bare state dict
   // (.pth) or .safetensors.
   std::string weights_path;
@@ -47,6 +47,10 @@ struct DenseMatcherOptions {
   // On CUDA in a GPU build: replay the model's fixed-shape parts as CUDA graphs (faster;
   // equal up to float rounding). false runs eagerly (for comparisons).
   bool use_cuda_graphs = true;
+  // LiteSAM on CUDA: the backbone, the coarse transformer and the FPN in float16
+  // (LiteSamModel::setHalfPrecision; faster, matches deviate slightly, docs/gpu.md).
+  // Creating the matcher on another device throws InvalidArgument.
+  bool half_precision = false;
 
   void check() const;  // throws InvalidArgument
 };

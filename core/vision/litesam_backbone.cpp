@@ -41,6 +41,13 @@ void MobileOneS3Backbone::reparameterize() {
   for (auto& block : stage2) block.reparameterize();
 }
 
+void MobileOneS3Backbone::castTo(at::ScalarType type) {
+  stage0.castTo(type);
+  for (auto& block : stage1) block.castTo(type);
+  for (auto& block : stage2) block.castTo(type);
+  conv.castTo(type);
+}
+
 BackboneFeatures MobileOneS3Backbone::operator()(const at::Tensor& image) const {
   BackboneFeatures out;
   out.feats_x1 = stage0(image);

@@ -14,6 +14,11 @@ void Conv2d::bind(StateDictBinder& binder, const std::string& prefix, int64_t in
   if (with_bias) binder.bind(prefix + ".bias", {out}, &bias);
 }
 
+void Conv2d::castTo(at::ScalarType type) {
+  if (weight.defined()) weight = weight.to(type);
+  if (bias.defined()) bias = bias.to(type);
+}
+
 at::Tensor Conv2d::operator()(const at::Tensor& x) const {
   return at::conv2d(x, weight, bias, {stride, stride}, {padding, padding}, {1, 1}, groups);
 }
@@ -36,6 +41,11 @@ void LayerNorm::bind(StateDictBinder& binder, const std::string& prefix, int64_t
   binder.bind(prefix + ".bias", {channels}, &bias);
 }
 
+void LayerNorm::castTo(at::ScalarType type) {
+  weight = weight.to(type);
+  bias = bias.to(type);
+}
+
 at::Tensor LayerNorm::operator()(const at::Tensor& x) const {
   return at::layer_norm(x, {x.size(-1)}, weight, bias, 1e-5);
 }
@@ -44,6 +54,11 @@ void Linear::bind(StateDictBinder& binder, const std::string& prefix, int64_t in
                   bool with_bias) {
   binder.bind(prefix + ".weight", {out, in}, &weight);
   if (with_bias) binder.bind(prefix + ".bias", {out}, &bias);
+}
+
+void Linear::castTo(at::ScalarType type) {
+  weight = weight.to(type);
+  if (bias.defined()) bias = bias.to(type);
 }
 
 at::Tensor Linear::operator()(const at::Tensor& x) const { return at::linear(x, weight, bias); }
@@ -106,6 +121,12 @@ void MobileOneBlock::reparameterize() {
   fused_conv.padding = pad;
   fused_conv.groups = groups;
   fused = true;
+}
+
+void MobileOneBlock::castTo(at::ScalarType type) {
+  conv.castTo(type);
+  scale.castTo(type);
+  fused_conv.castTo(type);
 }
 
 at::Tensor MobileOneBlock::operator()(const at::Tensor& x) const {

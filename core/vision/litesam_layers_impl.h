@@ -1,7 +1,9 @@
 // Internal (torch allowed; core/vision sources only): the plain layers LiteSAM is made
 // of (boyagesmile/LiteSAM 8b49e8d, src/loftr), as ATen computations over tensors bound
 // from the published state dict by their original names. Inference only: BatchNorm uses
-// running statistics (eval()). All tensors float32 on one device, NCHW unless stated.
+// running statistics (eval()). All tensors float32 on one device, NCHW unless stated; on
+// CUDA optionally float16 after castTo(kHalf) (BatchNorm keeps float32 statistics, which
+// ATen's CUDA kernels take beside float16 inputs).
 // Thread: const methods may run concurrently; bind() before first use.
 #pragma once
 
@@ -21,6 +23,7 @@ struct Conv2d {
   void bind(StateDictBinder& binder, const std::string& prefix, int64_t in, int64_t out,
             int64_t kernel, int64_t stride_px, int64_t padding_px, int64_t group_count,
             bool with_bias);
+  void castTo(at::ScalarType type);
   at::Tensor operator()(const at::Tensor& x) const;
 };
 
@@ -38,6 +41,7 @@ struct LayerNorm {
   at::Tensor weight, bias;  // [C]
 
   void bind(StateDictBinder& binder, const std::string& prefix, int64_t channels);
+  void castTo(at::ScalarType type);
   at::Tensor operator()(const at::Tensor& x) const;
 };
 
@@ -47,6 +51,7 @@ struct Linear {
 
   void bind(StateDictBinder& binder, const std::string& prefix, int64_t in, int64_t out,
             bool with_bias);
+  void castTo(at::ScalarType type);
   at::Tensor operator()(const at::Tensor& x) const;
 };
 
@@ -73,6 +78,7 @@ struct MobileOneBlock {
   void bind(StateDictBinder& binder, const std::string& prefix, int64_t in, int64_t out,
             int64_t kernel_size, int64_t stride_px, int64_t group_count);
   void reparameterize();
+  void castTo(at::ScalarType type);  // the convolutions (BatchNorm stays float32)
   at::Tensor operator()(const at::Tensor& x) const;
 };
 

@@ -14,16 +14,23 @@ at::Tensor innerCells(int64_t h, int64_t w, int64_t border, const at::TensorOpti
   return (row >= border) & (row < h - border) & (col >= border) & (col < w - border);
 }
 
-// (cell % w, cell / w) * scale as float32 [M, 2] (get_coarse_match, no +0.5 centring).
-at::Tensor cellCorners(const at::Tensor& cells, int64_t w, double scale) {
-  return at::stack({cells.remainder(w), cells.div(w, "floor")}, 1) * scale;
-}
-
 }  // namespace
+
+at::Tensor coarseCellCorners(const at::Tensor& cells, int64_t grid_w, double scale) {
+  // get_coarse_match: no +0.5 centring.
+  return at::stack({cells.remainder(grid_w), cells.div(grid_w, "floor")}, 1) * scale;
+}
 
 CoarseMatches matchCoarse(const at::Tensor& f0, const at::Tensor& f1,
                           std::array<int64_t, 2> hw0_c, std::array<int64_t, 2> hw1_c,
                           double scale, const CoarseMatchOptions& options, bool keep_conf_matrix) {
+  return selectCoarseMatches(coarseCandidates(f0, f1, hw0_c, hw1_c, options, keep_conf_matrix), hw0_c, hw1_c,
+                             scale);
+}
+
+CoarseCandidates coarseCandidates(const at::Tensor& f0, const at::Tensor& f1, std::array<int64_t, 2> hw0_c,
+                                  std::array<int64_t, 2> hw1_c, const CoarseMatchOptions& options,
+                                  bool keep_conf_matrix) {
   const double norm = std::sqrt(static_cast<double>(f0.size(-1)));
   const at::Tensor sim = at::matmul(f0 / norm, (f1 / norm).transpose(1, 2)) / options.temperature;
   // Softmax over dim 1 on CUDA through the last-dimension kernel on a transposed copy:
@@ -43,17 +50,24 @@ CoarseMatches matchCoarse(const at::Tensor& f0, const at::Tensor& f1,
   const at::TensorOptions opts = f0.options();
   const at::Tensor inner0 = innerCells(hw0_c[0], hw0_c[1], options.border_cells, opts);
   const at::Tensor inner1 = innerCells(hw1_c[0], hw1_c[1], options.border_cells, opts);
-  const at::Tensor valid = (row_max > options.threshold) & inner0 &
-                           inner1.index_select(0, row_arg) &
-                           (row_max == col_max.index_select(0, row_arg));
-
-  CoarseMatches out;
-  out.i_ids = at::nonzero(valid).squeeze(1);  // ascending; the one host sync of this stage
-  out.j_ids = row_arg.index_select(0, out.i_ids);
-  out.mconf = row_max.index_select(0, out.i_ids);
-  out.mkpts0_c = cellCorners(out.i_ids, hw0_c[1], scale);
-  out.mkpts1_c = cellCorners(out.j_ids, hw1_c[1], scale);
+  CoarseCandidates out;
+  out.valid = (row_max > options.threshold) & inner0 & inner1.index_select(0, row_arg) &
+              (row_max == col_max.index_select(0, row_arg));
+  out.row_max = row_max;
+  out.row_arg = row_arg;
   if (keep_conf_matrix) out.conf_matrix = conf;
+  return out;
+}
+
+CoarseMatches selectCoarseMatches(const CoarseCandidates& candidates, std::array<int64_t, 2> hw0_c,
+                                  std::array<int64_t, 2> hw1_c, double scale) {
+  CoarseMatches out;
+  out.i_ids = at::nonzero(candidates.valid).squeeze(1);  // ascending; the one host sync of this stage
+  out.j_ids = candidates.row_arg.index_select(0, out.i_ids);
+  out.mconf = candidates.row_max.index_select(0, out.i_ids);
+  out.mkpts0_c = coarseCellCorners(out.i_ids, hw0_c[1], scale);
+  out.mkpts1_c = coarseCellCorners(out.j_ids, hw1_c[1], scale);
+  out.conf_matrix = candidates.conf_matrix;
   return out;
 }
 
@@ -68,6 +82,12 @@ void FinePreprocess::bind(StateDictBinder& binder, const std::string& prefix) {
   layer1_conv_a.bind(binder, prefix + ".layer1_outconv2.0", 128, 128, 3, 1, 1, 1, false);
   layer1_bn.bind(binder, prefix + ".layer1_outconv2.1", 128);
   layer1_conv_b.bind(binder, prefix + ".layer1_outconv2.3", 128, 64, 3, 1, 1, 1, false);
+}
+
+void FinePreprocess::castTo(at::ScalarType type) {
+  for (Conv2d* conv : {&layer3_outconv, &layer2_outconv, &layer1_outconv, &layer2_conv_a, &layer2_conv_b,
+                       &layer1_conv_a, &layer1_conv_b})
+    conv->castTo(type);
 }
 
 at::Tensor FinePreprocess::interFpn(const at::Tensor& feat_c, const at::Tensor& x2,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "core/util/error.h"
@@ -12,6 +13,10 @@ namespace {
 constexpr int64_t kCoarseStride = 8;   // RESOLUTION (8, 1)
 constexpr int64_t kSizeMultiple = 32;  // 1/8 grid aggregated 4x4 by the transformer
 constexpr int64_t kDModel = 256;
+// The CUDA graph runs the fine stage on every coarse cell of image 0 (about 170 KB of
+// device memory each in float32): up to this many cells (a 512x512 pair), larger inputs
+// run eagerly.
+constexpr int64_t kMaxGraphedCells = 4096;
 
 void checkImage(const at::Tensor& image, const char* name) {
   if (image.dim() != 4 || image.size(0) != 1 || image.size(1) != 1)
@@ -41,7 +46,32 @@ LiteSamModel::LiteSamModel(const StateDict& weights, at::Device device, LiteSamC
 
 void LiteSamModel::reparameterizeBackbone() {
   backbone_.reparameterize();
+  if (half_precision_) makeHalfModules();
   // Graphs read the weights they were captured with: start afresh.
+  graphs_.reset();
+}
+
+void LiteSamModel::makeHalfModules() {
+  half_backbone_ = backbone_;
+  half_backbone_.castTo(at::kHalf);
+  half_transformer_ = transformer_;
+  half_transformer_.castTo(at::kHalf);
+  half_fine_preprocess_ = fine_preprocess_;
+  half_fine_preprocess_.castTo(at::kHalf);
+}
+
+void LiteSamModel::setHalfPrecision(bool enabled) {
+  if (enabled == half_precision_) return;
+  if (enabled && !device_.is_cuda())
+    throw InvalidArgument("LiteSAM half precision needs a CUDA device (model on " + device_.str() + ")");
+  if (enabled) {
+    makeHalfModules();
+  } else {
+    half_backbone_ = {};
+    half_transformer_ = {};
+    half_fine_preprocess_ = {};
+  }
+  half_precision_ = enabled;
   graphs_.reset();
 }
 
@@ -50,6 +80,52 @@ void LiteSamModel::setCudaGraphsEnabled(bool enabled) { graphs_->setEnabled(enab
 bool LiteSamModel::cudaGraphsEnabled() const { return graphs_->enabled(); }
 
 int LiteSamModel::failedCudaGraphCaptures() const { return graphs_->failedCaptures(); }
+
+std::array<int64_t, 4> LiteSamModel::ropeExtent(const at::Tensor& image0, const at::Tensor& image1) const {
+  const int64_t long_side = std::max({image0.size(2), image0.size(3), image1.size(2), image1.size(3)});
+  const int64_t test = config_.rope_test_size_px > 0 ? config_.rope_test_size_px : long_side;
+  return {config_.rope_train_size_px, config_.rope_train_size_px, test, test};
+}
+
+std::optional<LiteSamOutput> LiteSamModel::forwardGraphed(const at::Tensor& image0, const at::Tensor& image1) const {
+  const int64_t h_c = image0.size(2) / kCoarseStride, w_c = image0.size(3) / kCoarseStride;
+  if (h_c * w_c > kMaxGraphedCells) return std::nullopt;
+  const std::array<int64_t, 4> npe = ropeExtent(image0, image1);
+  const std::array<int64_t, 2> hw_c{h_c, w_c};
+  const double norm = std::sqrt(static_cast<double>(kDModel));
+  const at::ScalarType dense_type = half_precision_ ? at::kHalf : at::kFloat;
+  const std::string key = std::string(backboneReparameterized() ? "fused" : "multi-branch") +
+                          (half_precision_ ? " float16" : "");
+  const auto outputs = graphs_->run(key, {image0, image1}, [&](const std::vector<at::Tensor>& in) {
+    const BackboneFeatures both = backbone()(at::cat({in[0], in[1]}, 0).to(dense_type));
+    const auto image = [](const at::Tensor& t, int64_t i) { return t.narrow(0, i, 1); };
+    const auto [c0, c1] = transformer()(image(both.feats_c, 0), image(both.feats_c, 1), npe, nullptr);
+    const CoarseCandidates coarse = coarseCandidates(flattenCells(c0.to(at::kFloat)), flattenCells(c1.to(at::kFloat)),
+                                                     hw_c, hw_c, config_.coarse, false);
+    const at::Tensor fine = finePreprocess().interFpn(at::cat({c0, c1}, 0) / norm, both.feats_x2, both.feats_x1);
+    // Every cell of image 0 with its best cell of image 1 through the fine stage (its
+    // rows are independent), so that the number of matches is needed only afterwards.
+    const at::Tensor cells0 = at::arange(h_c * w_c, coarse.row_arg.options());
+    const double scale = static_cast<double>(kCoarseStride);
+    const at::Tensor f0 = gatherWindows(image(fine, 0), cells0, FineMatching::kWindow, 0).to(at::kFloat);
+    const at::Tensor f1 = gatherWindows(image(fine, 1), coarse.row_arg, FineMatching::kWindow + 2, 1).to(at::kFloat);
+    const FineResult refined = fine_matching_(f0, f1, coarseCellCorners(cells0, w_c, scale),
+                                              coarseCellCorners(coarse.row_arg, w_c, scale));
+    return std::vector<at::Tensor>{coarse.valid, coarse.row_max, coarse.row_arg, refined.mkpts0_c,
+                                   refined.mkpts1_c, refined.mkpts0_f, refined.mkpts1_f};
+  });
+  if (!outputs) return std::nullopt;
+  const std::vector<at::Tensor>& t = *outputs;
+  LiteSamOutput out;
+  out.i_ids = at::nonzero(t[0]).squeeze(1);  // ascending; the one host synchronisation
+  out.j_ids = t[2].index_select(0, out.i_ids);
+  out.mconf = t[1].index_select(0, out.i_ids);
+  out.mkpts0_c = t[3].index_select(0, out.i_ids);
+  out.mkpts1_c = t[4].index_select(0, out.i_ids);
+  out.mkpts0_f = t[5].index_select(0, out.i_ids);
+  out.mkpts1_f = t[6].index_select(0, out.i_ids);
+  return out;
+}
 
 LiteSamOutput LiteSamModel::forward(const at::Tensor& image0, const at::Tensor& image1,
                                     LiteSamTrace* trace,
@@ -60,56 +136,35 @@ LiteSamOutput LiteSamModel::forward(const at::Tensor& image0, const at::Tensor& 
   checkImage(image0, "image0");
   checkImage(image1, "image1");
   const bool same_size = image0.sizes() == image1.sizes();
-  const int64_t long_side = std::max({image0.size(2), image0.size(3), image1.size(2), image1.size(3)});
-  const int64_t test = config_.rope_test_size_px > 0 ? config_.rope_test_size_px : long_side;
-  const std::array<int64_t, 4> npe{config_.rope_train_size_px, config_.rope_train_size_px, test,
-                                   test};
-  const double norm = std::sqrt(static_cast<double>(kDModel));
-  at::Tensor t0, t1, fine0, fine1;  // fine0/1: computed here on the graph path only
   if (!trace && !on_stage && same_size && image0.is_cuda()) {
-    // The fast path on CUDA: backbone, coarse transformer and the FPN to full resolution
-    // as one graph replay per image size; matching (data-dependent sizes) runs after it.
-    const std::string key = backboneReparameterized() ? "fused" : "multi-branch";
-    const auto outputs = graphs_->run(key, {image0, image1}, [&](const std::vector<at::Tensor>& in) {
-      const BackboneFeatures both = backbone_(at::cat({in[0], in[1]}, 0));
-      const auto half = [](const at::Tensor& t, int64_t i) { return t.narrow(0, i, 1); };
-      const auto [c0, c1] = transformer_(half(both.feats_c, 0), half(both.feats_c, 1), npe, nullptr);
-      const at::Tensor fine = fine_preprocess_.interFpn(at::cat({c0, c1}, 0) / norm, both.feats_x2,
-                                                        both.feats_x1);
-      return std::vector<at::Tensor>{c0, c1, fine.narrow(0, 0, 1), fine.narrow(0, 1, 1)};
-    });
-    if (outputs) {
-      t0 = (*outputs)[0];
-      t1 = (*outputs)[1];
-      fine0 = (*outputs)[2];
-      fine1 = (*outputs)[3];
-    }
+    if (std::optional<LiteSamOutput> out = forwardGraphed(image0, image1)) return std::move(*out);
   }
+  const std::array<int64_t, 4> npe = ropeExtent(image0, image1);
+  const double norm = std::sqrt(static_cast<double>(kDModel));
+  // The dense modules' number format (float16 in half precision); matching is float32.
+  const at::ScalarType dense_type = half_precision_ ? at::kHalf : at::kFloat;
+  // 1. Backbone: one batch of two when the sizes agree (eval BN: batching is irrelevant).
   BackboneFeatures b0, b1;
-  if (!t0.defined()) {
-    // 1. Backbone: one batch of two when the sizes agree (eval BN: batching is irrelevant).
-    if (same_size) {
-      const BackboneFeatures both = backbone_(at::cat({image0, image1}, 0));
-      const auto half = [](const at::Tensor& t, int64_t i) { return t.narrow(0, i, 1); };
-      b0 = {half(both.feats_c, 0), half(both.feats_x2, 0), half(both.feats_x1, 0)};
-      b1 = {half(both.feats_c, 1), half(both.feats_x2, 1), half(both.feats_x1, 1)};
-    } else {
-      b0 = backbone_(image0);
-      b1 = backbone_(image1);
-    }
-    stage_done("backbone", b1.feats_c);
-    if (trace) {
-      trace->backbone0 = b0;
-      trace->backbone1 = b1;
-    }
-    // 2. Coarse transformer, RoPE NPE = [train, train, test, test].
-    const auto transformed =
-        transformer_(b0.feats_c, b1.feats_c, npe, trace ? &trace->transformer : nullptr);
-    t0 = transformed[0];
-    t1 = transformed[1];
-    stage_done("transformer", t1);
-    if (trace) trace->transformer_out = {t0, t1};
+  if (same_size) {
+    const BackboneFeatures both = backbone()(at::cat({image0, image1}, 0).to(dense_type));
+    const auto image = [](const at::Tensor& t, int64_t i) { return t.narrow(0, i, 1); };
+    b0 = {image(both.feats_c, 0), image(both.feats_x2, 0), image(both.feats_x1, 0)};
+    b1 = {image(both.feats_c, 1), image(both.feats_x2, 1), image(both.feats_x1, 1)};
+  } else {
+    b0 = backbone()(image0.to(dense_type));
+    b1 = backbone()(image1.to(dense_type));
   }
+  stage_done("backbone", b1.feats_c);
+  if (trace) {
+    trace->backbone0 = b0;
+    trace->backbone1 = b1;
+  }
+  // 2. Coarse transformer, RoPE NPE = [train, train, test, test].
+  const auto [dense_t0, dense_t1] =
+      transformer()(b0.feats_c, b1.feats_c, npe, trace ? &trace->transformer : nullptr);
+  stage_done("transformer", dense_t1);
+  if (trace) trace->transformer_out = {dense_t0, dense_t1};
+  const at::Tensor t0 = dense_t0.to(at::kFloat), t1 = dense_t1.to(at::kFloat);
   const std::array<int64_t, 2> hw0_c{t0.size(2), t0.size(3)};
   const std::array<int64_t, 2> hw1_c{t1.size(2), t1.size(3)};
   // 3. Coarse matching on the flattened cells.
@@ -133,21 +188,21 @@ LiteSamOutput LiteSamModel::forward(const at::Tensor& image0, const at::Tensor& 
   }
 
   // 4. Fine preprocessing: the transformer output / sqrt(C), FPN to full resolution,
-  // windows at the matched cells.
-  if (fine0.defined()) {
-    // computed on the graph path
-  } else if (same_size) {
-    const at::Tensor both = fine_preprocess_.interFpn(
-        at::cat({t0, t1}, 0) / norm, at::cat({b0.feats_x2, b1.feats_x2}, 0),
+  // windows at the matched cells (gathered from the maps in the dense modules' type, as
+  // float32).
+  at::Tensor fine0, fine1;
+  if (same_size) {
+    const at::Tensor both = finePreprocess().interFpn(
+        at::cat({dense_t0, dense_t1}, 0) / norm, at::cat({b0.feats_x2, b1.feats_x2}, 0),
         at::cat({b0.feats_x1, b1.feats_x1}, 0));
     fine0 = both.narrow(0, 0, 1);
     fine1 = both.narrow(0, 1, 1);
   } else {
-    fine0 = fine_preprocess_.interFpn(t0 / norm, b0.feats_x2, b0.feats_x1);
-    fine1 = fine_preprocess_.interFpn(t1 / norm, b1.feats_x2, b1.feats_x1);
+    fine0 = finePreprocess().interFpn(dense_t0 / norm, b0.feats_x2, b0.feats_x1);
+    fine1 = finePreprocess().interFpn(dense_t1 / norm, b1.feats_x2, b1.feats_x1);
   }
-  const at::Tensor f0 = gatherWindows(fine0, coarse.i_ids, FineMatching::kWindow, 0);
-  const at::Tensor f1 = gatherWindows(fine1, coarse.j_ids, FineMatching::kWindow + 2, 1);
+  const at::Tensor f0 = gatherWindows(fine0, coarse.i_ids, FineMatching::kWindow, 0).to(at::kFloat);
+  const at::Tensor f1 = gatherWindows(fine1, coarse.j_ids, FineMatching::kWindow + 2, 1).to(at::kFloat);
   stage_done("fine_preprocess", f1);
   if (trace) {
     trace->fpn = {fine0, fine1};

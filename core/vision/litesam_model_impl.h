@@ -13,6 +13,7 @@
 #include <array>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/vision/checkpoint_impl.h"
@@ -67,6 +68,15 @@ class LiteSamModel {
   void reparameterizeBackbone();
   bool backboneReparameterized() const { return backbone_.stage0.fused; }
 
+  // CUDA only: the backbone, the coarse transformer (attention through the fused float16
+  // kernel) and the FPN in float16, as the original's mixed-precision inference runs its
+  // convolutions and products; their outputs come back as float32 before the coarse and
+  // fine matching, which stay float32. Faster, not exact: the deviations on the parity
+  // fixture are stated in docs/gpu.md. Throws InvalidArgument on another device. The
+  // float32 modules stay for setHalfPrecision(false). Drops captured graphs.
+  void setHalfPrecision(bool enabled);
+  bool halfPrecision() const { return half_precision_; }
+
   // CUDA graphs for the dense stages (see forward()).
   void setCudaGraphsEnabled(bool enabled);
   bool cudaGraphsEnabled() const;
@@ -74,21 +84,41 @@ class LiteSamModel {
 
   // image0/1: [1, 1, H, W] float32 grayscale in [0, 1] on device(), H and W multiples of
   // 32 (the sizes may differ between the two). Throws InvalidArgument on shapes.
-  // On CUDA with equal sizes and neither trace nor stage callback, the backbone, the
-  // coarse transformer and the fine FPN replay as one CUDA graph per size
-  // (cuda_graph_impl.h; setCudaGraphsEnabled(false) switches it off); coarse and fine
-  // matching run eagerly after it.
+  // On CUDA with equal sizes of at most 4096 coarse cells (512x512) and neither trace nor
+  // stage callback, the whole pass replays as one CUDA graph per size
+  // (cuda_graph_impl.h; setCudaGraphsEnabled(false) switches it off): the coarse matching
+  // up to its match mask, and the fine stage on every cell of image 0 with its best cell
+  // of image 1 (each row independent: the same per-match result as the eager pass, up to
+  // float summation order); the matches are selected after it (one host
+  // synchronisation).
   LiteSamOutput forward(const at::Tensor& image0, const at::Tensor& image1,
                         LiteSamTrace* trace = nullptr,
                         const LiteSamStageCallback& on_stage = nullptr) const;
 
  private:
+  // forward() as one CUDA graph replay (see forward()); nullopt where it does not apply
+  // (too many cells, graphs off or a failed capture).
+  std::optional<LiteSamOutput> forwardGraphed(const at::Tensor& image0, const at::Tensor& image1) const;
+  // RoPE's NPE [train H, train W, test H, test W] for a pair.
+  std::array<int64_t, 4> ropeExtent(const at::Tensor& image0, const at::Tensor& image1) const;
+  // The float16 copies of the dense modules from the float32 ones (setHalfPrecision,
+  // reparameterizeBackbone).
+  void makeHalfModules();
+  // The dense modules forward() runs: float16 copies in half precision.
+  const MobileOneS3Backbone& backbone() const { return half_precision_ ? half_backbone_ : backbone_; }
+  const CoarseTransformer& transformer() const { return half_precision_ ? half_transformer_ : transformer_; }
+  const FinePreprocess& finePreprocess() const { return half_precision_ ? half_fine_preprocess_ : fine_preprocess_; }
+
   LiteSamConfig config_;
   at::Device device_;
   MobileOneS3Backbone backbone_;
   CoarseTransformer transformer_;
   FinePreprocess fine_preprocess_;
   FineMatching fine_matching_;
+  bool half_precision_ = false;
+  MobileOneS3Backbone half_backbone_;
+  CoarseTransformer half_transformer_;
+  FinePreprocess half_fine_preprocess_;
   ModelGraphs graphs_{"LiteSAM"};  // a copy starts with an empty cache
 };
 

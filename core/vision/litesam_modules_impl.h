@@ -6,7 +6,9 @@
 //   coarse matching          (no weights)          src/loftr/utils/coarse_matching.py
 //   FinePreprocess           fine_preprocess.*     src/loftr/loftr_module/fine_preprocess.py
 //   FineMatching             fine_matching.*       src/loftr/utils/fine_matching.py
-// All tensors float32 on one device. Thread: const methods may run concurrently.
+// All tensors float32 on one device; on CUDA the backbone, the coarse transformer and the
+// FPN also in float16 after castTo(kHalf) (LiteSamModel::setHalfPrecision), matching in
+// float32. Thread: const methods may run concurrently.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -38,6 +40,8 @@ struct MobileOneS3Backbone {
   void bind(StateDictBinder& binder, const std::string& prefix);
   // Folds every block into a single conv (MobileOneBlock::reparameterize).
   void reparameterize();
+  void castTo(at::ScalarType type);
+  // image in the weights' type.
   BackboneFeatures operator()(const at::Tensor& image) const;
 };
 
@@ -64,8 +68,11 @@ struct AggregatedAttentionLayer {
   BatchNorm2d mlp_bn;
 
   void bind(StateDictBinder& binder, const std::string& prefix, int64_t channels);
+  void castTo(at::ScalarType type);
   // x: [N,C,H,W], source: [N,C,H',W'] (H, W, H', W' multiples of 4). rope: tables for the
-  // (H/4, W/4) query grid and (H'/4, W'/4) key grid, or nullptr (cross layers).
+  // (H/4, W/4) query grid and (H'/4, W'/4) key grid, or nullptr (cross layers), in x's
+  // type. float16 on CUDA: the attention through the fused (flash) kernel, the same
+  // softmax(QK^T / sqrt(d)) V.
   at::Tensor operator()(const at::Tensor& x, const at::Tensor& source, const RopeTables* rope_q,
                         const RopeTables* rope_k) const;
 };
@@ -82,8 +89,11 @@ struct CoarseTransformer {
   std::vector<std::uint8_t> is_self;  // 1: self-attention layer, 0: cross (not vector<bool>: g++ 13 warns falsely on its resize)
 
   void bind(StateDictBinder& binder, const std::string& prefix, int64_t d_model);
+  void castTo(at::ScalarType type);
   // feat0/1: [1, 256, h, w] each (h, w multiples of 4); npe = RoPE's [train H, train W,
-  // test H, test W]. Returns the updated pair.
+  // test H, test W]. Returns the updated pair. On CUDA without a trace, a self layer runs
+  // both images as one batch of two when their grids agree (the layers treat the batch's
+  // images independently: the same result up to float summation order).
   std::array<at::Tensor, 2> operator()(at::Tensor feat0, at::Tensor feat1,
                                        const std::array<int64_t, 4>& npe,
                                        TransformerTrace* trace = nullptr) const;
@@ -106,10 +116,28 @@ struct CoarseMatches {
 // Dual-softmax coarse matching of flattened features f0 [1, L, C], f1 [1, S, C] (the
 // transformer output; divided by sqrt(C) here). Mutual nearest (row and column maxima
 // over ALL cells), threshold, border. hw0_c/hw1_c: coarse grid sizes; scale: pixels per
-// coarse cell. Host sync: one (the number of matches).
+// coarse cell. Host sync: one (the number of matches). = selectCoarseMatches of
+// coarseCandidates.
 CoarseMatches matchCoarse(const at::Tensor& f0, const at::Tensor& f1,
                           std::array<int64_t, 2> hw0_c, std::array<int64_t, 2> hw1_c,
                           double scale, const CoarseMatchOptions& options, bool keep_conf_matrix);
+
+// matchCoarse's fixed-shape part (no host synchronisation, capturable): every cell of
+// image 0 with its best cell of image 1 and whether the pair is a match.
+struct CoarseCandidates {
+  at::Tensor row_max;      // [L] float32: the cell's largest confidence (mconf)
+  at::Tensor row_arg;      // [L] int64: the image-1 cell that has it (j)
+  at::Tensor valid;        // [L] bool: mutual nearest, above the threshold, inside the borders
+  at::Tensor conf_matrix;  // [1, L, S] when requested, else undefined
+};
+CoarseCandidates coarseCandidates(const at::Tensor& f0, const at::Tensor& f1, std::array<int64_t, 2> hw0_c,
+                                  std::array<int64_t, 2> hw1_c, const CoarseMatchOptions& options,
+                                  bool keep_conf_matrix);
+// The matches among the candidates (the one host synchronisation: their number).
+CoarseMatches selectCoarseMatches(const CoarseCandidates& candidates, std::array<int64_t, 2> hw0_c,
+                                  std::array<int64_t, 2> hw1_c, double scale);
+// get_coarse_match's points: (cell % w, cell / w) * scale as float32 [M, 2].
+at::Tensor coarseCellCorners(const at::Tensor& cells, int64_t grid_w, double scale);
 
 // ---------------------------------------------------------------- fine stage
 // FinePreprocess.inter_fpn: coarse features (already / sqrt(C)) [B,256,h,w] + feats_x2
@@ -120,6 +148,7 @@ struct FinePreprocess {
   BatchNorm2d layer2_bn, layer1_bn;                                    // outconv2.1
 
   void bind(StateDictBinder& binder, const std::string& prefix);
+  void castTo(at::ScalarType type);
   at::Tensor interFpn(const at::Tensor& feat_c, const at::Tensor& x2, const at::Tensor& x1) const;
 };
 

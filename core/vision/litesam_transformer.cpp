@@ -2,6 +2,8 @@
 #include <cmath>
 #include <vector>
 
+#include <torch/version.h>
+
 #include "core/util/error.h"
 #include "core/vision/litesam_modules_impl.h"
 
@@ -77,6 +79,12 @@ void AggregatedAttentionLayer::bind(StateDictBinder& binder, const std::string& 
   norm1.bind(binder, prefix + ".norm1", c);
 }
 
+void AggregatedAttentionLayer::castTo(at::ScalarType type) {
+  for (Conv2d* conv : {&aggregate, &local_mixer, &mixer, &mlp_fc1, &mlp_dwconv, &mlp_fc2}) conv->castTo(type);
+  for (Linear* linear : {&q_proj, &k_proj, &v_proj, &merge}) linear->castTo(type);
+  norm1.castTo(type);
+}
+
 at::Tensor AggregatedAttentionLayer::operator()(const at::Tensor& x, const at::Tensor& source,
                                                 const RopeTables* rope_q,
                                                 const RopeTables* rope_k) const {
@@ -97,9 +105,16 @@ at::Tensor AggregatedAttentionLayer::operator()(const at::Tensor& x, const at::T
   const auto heads = [&](const at::Tensor& t) {
     return t.reshape({n, -1, kHeads, head_dim}).permute({0, 2, 1, 3});  // [N, H, L, D]
   };
-  const at::Tensor scores =
-      at::matmul(heads(query), heads(key).transpose(-1, -2)) * (1.0 / std::sqrt(double(head_dim)));
-  const at::Tensor attended = at::matmul(at::softmax(scores, -1), heads(value));  // [N, H, L, D]
+  at::Tensor attended;  // [N, H, L, D]
+#if TORCH_VERSION_MAJOR >= 2
+  if (query.is_cuda() && query.scalar_type() == at::kHalf)
+    attended = at::scaled_dot_product_attention(heads(query), heads(key), heads(value));
+#endif
+  if (!attended.defined()) {
+    const at::Tensor scores =
+        at::matmul(heads(query), heads(key).transpose(-1, -2)) * (1.0 / std::sqrt(double(head_dim)));
+    attended = at::matmul(at::softmax(scores, -1), heads(value));
+  }
   const at::Tensor merged = merge(attended.permute({0, 2, 1, 3}).reshape({n, -1, d_model}));
   const at::Tensor global_feat =
       merged.reshape({n, h0 / kAgg, w0 / kAgg, d_model}).permute({0, 3, 1, 2});  // [N, C, h, w]
@@ -114,6 +129,10 @@ at::Tensor AggregatedAttentionLayer::operator()(const at::Tensor& x, const at::T
   hidden = hidden + mlp_dwconv(hidden);
   hidden = mlp_fc2(mlp_bn(hidden));
   return x + hidden;
+}
+
+void CoarseTransformer::castTo(at::ScalarType type) {
+  for (auto& layer : layers) layer.castTo(type);
 }
 
 void CoarseTransformer::bind(StateDictBinder& binder, const std::string& prefix, int64_t d_model) {
@@ -131,16 +150,28 @@ std::array<at::Tensor, 2> CoarseTransformer::operator()(at::Tensor feat0, at::Te
                                                         TransformerTrace* trace) const {
   const int64_t agg = AggregatedAttentionLayer::kAgg;
   const int64_t d_model = feat0.size(1);
+  // The tables hold float16-rounded values (ropefp16): exact in float16 layers too.
+  const auto inType = [&](RopeTables t) {
+    t.sin = t.sin.to(feat0.scalar_type());
+    t.cos = t.cos.to(feat0.scalar_type());
+    return t;
+  };
   const RopeTables rope0 =
-      makeRopeTables(feat0.size(2) / agg, feat0.size(3) / agg, d_model, npe, feat0.options());
+      inType(makeRopeTables(feat0.size(2) / agg, feat0.size(3) / agg, d_model, npe, feat0.options()));
   const bool same_grid = feat0.sizes() == feat1.sizes();
   const RopeTables rope1 =
       same_grid ? rope0
-                : makeRopeTables(feat1.size(2) / agg, feat1.size(3) / agg, d_model, npe,
-                                 feat1.options());
+                : inType(makeRopeTables(feat1.size(2) / agg, feat1.size(3) / agg, d_model, npe,
+                                        feat1.options()));
+  const bool batch_self_layers = same_grid && feat0.is_cuda() && !trace;
   for (size_t i = 0; i < layers.size(); ++i) {
     const AggregatedAttentionLayer& layer = layers[i];
-    if (is_self[i]) {
+    if (is_self[i] && batch_self_layers) {
+      const at::Tensor both = at::cat({feat0, feat1}, 0);
+      const at::Tensor out = layer(both, both, &rope0, &rope0);
+      feat0 = out.narrow(0, 0, 1);
+      feat1 = out.narrow(0, 1, 1);
+    } else if (is_self[i]) {
       feat0 = layer(feat0, feat0, &rope0, &rope0);
       feat1 = layer(feat1, feat1, &rope1, &rope1);
     } else {

@@ -191,10 +191,13 @@ class TestFlightRequest : public QObject {
     const nav::NavigationOptions fast = app::processingChoiceFor(request, 1).options;
     QVERIFY(fast.vo_features.half_precision && fast.vo_match.half_precision);
     QCOMPARE(QString::fromStdString(fast.registration.retrieval_descriptor.precision), QStringLiteral("float16"));
+    QVERIFY(fast.registration.dense_matcher.half_precision);
+    QVERIFY(!plain.registration.dense_matcher.half_precision);
     QVERIFY(fast.vo_match.depth_confidence <= 0 && fast.vo_match.width_confidence <= 0);
     // Without a GPU the flag changes nothing.
     const nav::NavigationOptions cpu = app::processingChoiceFor(request, 0).options;
-    QVERIFY(!cpu.vo_features.half_precision && !cpu.vo_match.half_precision);
+    QVERIFY(!cpu.vo_features.half_precision && !cpu.vo_match.half_precision &&
+            !cpu.registration.dense_matcher.half_precision);
   }
 
   void theHeightFilterReachesFusion() {

@@ -176,13 +176,15 @@ class TestModelChoice : public QObject {
     QVERIFY(options.vo_match.half_precision);
     QVERIFY(!options.registration.features.half_precision);
     QCOMPARE(QString::fromStdString(options.registration.retrieval_descriptor.precision), QStringLiteral("float32"));
+    QVERIFY(!options.registration.dense_matcher.half_precision);
     options.registration.features.device = gpu;
     setHalfPrecision(true, options);
     QVERIFY(options.registration.features.half_precision);
     QCOMPARE(QString::fromStdString(options.registration.retrieval_descriptor.precision), QStringLiteral("float16"));
+    QVERIFY(options.registration.dense_matcher.half_precision);
     setHalfPrecision(false, options);
     QVERIFY(!options.vo_features.half_precision && !options.vo_match.half_precision &&
-            !options.registration.features.half_precision);
+            !options.registration.features.half_precision && !options.registration.dense_matcher.half_precision);
     QCOMPARE(QString::fromStdString(options.registration.retrieval_descriptor.precision), QStringLiteral("float32"));
 
     NavigationOptions aliked;

@@ -3,7 +3,9 @@
 // CPU float32 reference of boyagesmile/LiteSAM 8b49e8d), at the fixture README's
 // tolerances: the same check as tests/vision/test_litesam_parity.cpp, on the device (ctest
 // label gpu; tests/cuda_test_support.h). Runs the multi-branch and the fused (reparameterised)
-// MobileOne. Also reports the deviation of the device result from this build's CPU result.
+// MobileOne. Also reports the deviation of the device result from this build's CPU result,
+// and that of the float16 dense stages (setHalfPrecision, `process --half-precision`),
+// whose CUDA graph must capture.
 //
 // Fixture folder: <parity fixtures>/litesam (skytrace::test::parityFixtureDir()); skipped without it.
 // With weights.pt and inputs.pt but no outputs.pt (a lighter carry), it checks the device's
@@ -42,6 +44,35 @@ bool sameMatches(const litesam::LiteSamOutput& a, const litesam::LiteSamOutput& 
          at::equal(a.j_ids.cpu(), b.j_ids.cpu());
 }
 
+// The fused MobileOne with float16 dense stages through its CUDA graph against the CPU
+// float32 port: reported (matches kept, confidence and keypoint deviations on the cells
+// both keep); the graph must capture.
+void reportHalfPrecision(const StateDict& weights, const StateDict& inputs, const litesam::LiteSamOutput& cpu,
+                         const at::Device& device) {
+  if (!device.is_cuda()) return;  // float16 is CUDA only (SKYTRACE_GPU_CHECK_DEVICE=cpu checks the program)
+  litesam::LiteSamModel model(weights, device);
+  model.reparameterizeBackbone();
+  model.setHalfPrecision(true);
+  const at::Tensor d0 = inputs.at("image0").to(device), d1 = inputs.at("image1").to(device);
+  model.forward(d0, d1);  // captures the graph
+  const litesam::LiteSamOutput half = model.forward(d0, d1);
+  checks.check("float16 CUDA graph captures that failed", model.failedCudaGraphCaptures(), 0.0);
+  checks.info("float16: matches (CPU float32 " + std::to_string(cpu.i_ids.size(0)) + ")",
+              static_cast<double>(half.i_ids.size(0)));
+  // Cells both keep: i ascending in both, matched by (i, j).
+  const at::Tensor key_cpu = cpu.i_ids.cpu() * 1000003 + cpu.j_ids.cpu();
+  const at::Tensor key_half = half.i_ids.cpu() * 1000003 + half.j_ids.cpu();
+  const at::Tensor in_both = at::isin(key_half, key_cpu);
+  const at::Tensor rows_half = in_both.nonzero().squeeze(1);
+  const at::Tensor rows_cpu = at::isin(key_cpu, key_half).nonzero().squeeze(1);
+  checks.info("float16: matches the CPU float32 run also keeps", static_cast<double>(rows_half.size(0)));
+  if (rows_half.size(0) == 0 || rows_half.size(0) != rows_cpu.size(0)) return;
+  checks.info("float16: mconf vs CPU float32 (common matches)",
+              maxAbsDiff(half.mconf.cpu().index_select(0, rows_half), cpu.mconf.index_select(0, rows_cpu)));
+  checks.info("float16: mkpts1_f vs CPU float32 (common matches, px)",
+              maxAbsDiff(half.mkpts1_f.cpu().index_select(0, rows_half), cpu.mkpts1_f.index_select(0, rows_cpu)));
+}
+
 int checkAgainstCpuOnly(const StateDict& weights, const StateDict& inputs, const at::Device& device) {
   std::printf("outputs.pt absent: device vs this build's CPU port only\n");
   c10::InferenceMode inference;
@@ -67,6 +98,7 @@ int checkAgainstCpuOnly(const StateDict& weights, const StateDict& inputs, const
     if (sameMatches(graph, eager))
       checks.check(tag + "graph vs eager mkpts1_f", maxAbsDiff(graph.mkpts1_f, eager.mkpts1_f), 1e-4);
   }
+  reportHalfPrecision(weights, inputs, cpu, device);
   std::printf("%s\n", checks.passed() ? "test_litesam_cuda: PASS" : "test_litesam_cuda: FAIL");
   return checks.passed() ? 0 : 1;
 }
@@ -142,6 +174,7 @@ int main() {
         checks.check("device vs CPU port mconf", maxAbsDiff(out.mconf, cpu_out.mconf), 2e-3);
       }
     }
+    reportHalfPrecision(weights, inputs, cpu_out, device);
   } catch (const std::exception& e) {
     std::printf("error: %s\n", e.what());
     return 2;
