@@ -444,6 +444,13 @@ seed() {
       > "$res/satellite.log" 2>&1 || status=1
     SKYTRACE_PARITY_DIR="$parity" ctest --test-dir "$build_dir" -R test_litesam_cuda --output-on-failure -V \
       > "$res/litesam_check.log" 2>&1 || status=1
+    if [[ -n "$ncu_bin" ]]; then  # one float16 LiteSAM forward under Nsight Compute
+      "$ncu_bin" --profile-from-start off --csv --metrics gpu__time_duration.sum --print-units base \
+        "$vision" --device cuda --models '' --dense litesam --dense-size 512 --iterations 1 --warmup 2 \
+        --weights-dir "$weights" --profile-step --out "$work/ncu_litesam.json" > "$work/ncu_litesam.csv" \
+        2> "$res/ncu_litesam.log" || status=1
+      python3 "$root/bench/ncu_kernel_summary.py" "$work/ncu_litesam.csv" "$res/ncu_litesam_float16.txt" --top 60 || status=1
+    fi
   fi
   # The product: a 20 s 640x480 flight, SuperPoint + LightGlue VO through `process` and `bench`.
   if [[ -f "$seed_dir/ortho.tif" ]]; then
