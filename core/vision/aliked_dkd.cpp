@@ -2,8 +2,8 @@
 
 #include "core/util/error.h"
 #include "core/vision/aliked_fused_ops.h"
-#include "core/vision/fused_ops.h"
 #include "core/vision/cuda_graph_impl.h"
+#include "core/vision/fused_ops.h"
 
 namespace skytrace::vision::aliked {
 
