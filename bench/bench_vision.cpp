@@ -26,7 +26,7 @@
 // --weights-dir/mloftr.ckpt (release layout or a bare state dict), multi-branch and fused
 // MobileOne, and on CUDA the fused one with float16 dense stages
 // (LiteSamModel::setHalfPrecision), with per-stage times (device synchronised after each
-// stage).
+// stage); its matching steps run through the fused CUDA kernels unless --no-fused-kernels.
 //
 // CUDA graphs: the models replay their fixed-shape work as CUDA graphs on CUDA by default
 // (cuda_graph_impl.h); --no-cuda-graphs runs them eagerly, for side-by-side runs of
@@ -97,8 +97,8 @@ struct Args {
   int ransac_host_hypotheses = RansacOptions{}.host_hypotheses;  // 0: device batches only
   bool aliked_float16 = false;  // --aliked-fp16: ALIKED's dense part in float16 (CUDA)
   // --no-cuda-graphs / --no-fused-kernels (or SKYTRACE_CUDA_GRAPHS=0 /
-  // SKYTRACE_ALIKED_FUSED=0): every model eager / ALIKED, SuperPoint's NMS and float16
-  // LightGlue through LibTorch's operators.
+  // SKYTRACE_ALIKED_FUSED=0): every model eager / ALIKED, SuperPoint's NMS, float16
+  // LightGlue and LiteSAM's matching through LibTorch's operators.
   bool cuda_graphs = true;
   bool fused_kernels = true;
   // --sdpa flash|efficient|cudnn|math: scaled_dot_product_attention restricted to that
@@ -116,7 +116,8 @@ struct Args {
   int retrieval_size = 224;
   int retrieval_batch = 1;
   // --save-frames DIR: each size's frame pair as 8-bit gray PGM (DIR/a_WxH.pgm,
-  // DIR/b_WxH.pgm; SuperPoint's gray), so that other programs time the same input.
+  // DIR/b_WxH.pgm; SuperPoint's gray) and, with --dense, the dense pair
+  // (DIR/dense_a_SxS.pgm, DIR/dense_b_SxS.pgm), so that other programs time the same input.
   std::string save_frames_dir;
   // --profile-step: the last timed step (extract + match; with --dense, LiteSAM's last
   // float16 forward) between cuProfilerStart and cuProfilerStop, for `ncu
@@ -564,11 +565,18 @@ nlohmann::json benchDense(const std::string& model, const Args& args, const at::
   const int size = args.dense_size;
   const at::Tensor rgb_a = syntheticFrame(size, size, 7, device);
   const at::Tensor rgb_b = warpFrame(rgb_a, benchHomography(size, size));
-  const auto gray = [](const at::Tensor& rgb) {  // BT.601 as OpenCV's RGB2GRAY
+  // BT.601 as OpenCV's RGB2GRAY, rounded to 8 bits as --save-frames writes the pair
+  // (DIR/dense_{a,b}_SxS.pgm): the values the original's loaders read from those files.
+  const auto gray = [](const at::Tensor& rgb) {
     return (rgb.select(1, 0) * 0.299 + rgb.select(1, 1) * 0.587 + rgb.select(1, 2) * 0.114)
-        .unsqueeze(1).contiguous();
+        .mul(255).round().clamp(0, 255).div(255).unsqueeze(1).contiguous();
   };
   const at::Tensor image0 = gray(rgb_a), image1 = gray(rgb_b);
+  if (!args.save_frames_dir.empty()) {
+    const std::string tag = std::to_string(size) + "x" + std::to_string(size);
+    saveGrayFrame(rgb_a, args.save_frames_dir + "/dense_a_" + tag + ".pgm");
+    saveGrayFrame(rgb_b, args.save_frames_dir + "/dense_b_" + tag + ".pgm");
+  }
   nlohmann::json rows = nlohmann::json::array();
   at::Tensor reference;
   std::vector<std::pair<bool, bool>> variants = {{false, false}, {true, false}};  // (fused, float16)
@@ -578,6 +586,7 @@ nlohmann::json benchDense(const std::string& model, const Args& args, const at::
     if (fused) net.reparameterizeBackbone();
     if (half) net.setHalfPrecision(true);
     if (!args.cuda_graphs) net.setCudaGraphsEnabled(false);
+    if (!args.fused_kernels) net.setFusedKernelsEnabled(false);
     std::vector<double> forward_ms, matches;
     std::map<std::string, std::vector<double>> stage_ms;
     at::Tensor points;
@@ -600,7 +609,8 @@ nlohmann::json benchDense(const std::string& model, const Args& args, const at::
     }
     nlohmann::json row = {{"model", model}, {"size", size},
                           {"backbone", fused ? "fused" : "multi-branch"},
-                          {"precision", half ? "float16" : "float32"}, {"weights", path},
+                          {"precision", half ? "float16" : "float32"},
+                          {"fused_matching_kernels", net.fusedKernelsEnabled()}, {"weights", path},
                           {"forward_ms", stats(forward_ms)}, {"matches_median", stats(matches)["median"]}};
     for (const auto& [stage, values] : stage_ms) row["stage_ms"][stage] = stats(values);
     if (!reference.defined()) reference = points;

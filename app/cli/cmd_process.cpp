@@ -167,7 +167,7 @@ int runProcess(const QStringList& args) {
        "(Skytrace's batched LO-RANSAC) for both stages.", "NAME", "auto"},
       {"no-cuda-graphs", "GPU: run every model eagerly instead of replaying CUDA graphs (slower; for "
                          "comparisons)."},
-      {"no-fused-kernels", "GPU: run ALIKED, SuperPoint's NMS and float16 LightGlue through "
+      {"no-fused-kernels", "GPU: run ALIKED, SuperPoint's NMS, float16 LightGlue and LiteSAM's matching through "
                            "LibTorch's operators instead of Skytrace's fused kernels (slower; for "
                            "comparisons)."},
       {"lightglue-depth",

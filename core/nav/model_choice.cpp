@@ -139,6 +139,7 @@ void setGpuExecution(bool cuda_graphs, bool fused_kernels, NavigationOptions& op
   options.vo_match.fused_kernels = fused_kernels;
   options.registration.retrieval_descriptor.use_cuda_graphs = cuda_graphs;
   options.registration.dense_matcher.use_cuda_graphs = cuda_graphs;
+  options.registration.dense_matcher.fused_kernels = fused_kernels;
 }
 
 void setHalfPrecision(bool enabled, NavigationOptions& options) {

@@ -44,7 +44,7 @@ void setSatelliteWeights(const std::string& fine_weights, const std::string& ret
 
 // How every model of both stages runs on a GPU: CUDA graph replays (`cuda_graphs`) and
 // Skytrace's fused kernels (`fused_kernels`: ALIKED's, SuperPoint's NMS, float16
-// LightGlue's), both on by default; off for comparisons with the same binary. No effect
+// LightGlue's, LiteSAM's matching), both on by default; off for comparisons with the same binary. No effect
 // on the CPU.
 void setGpuExecution(bool cuda_graphs, bool fused_kernels, NavigationOptions& options);
 

@@ -3,7 +3,6 @@
 #include "core/vision/aliked_fused_ops.h"
 
 #include <c10/cuda/CUDAGuard.h>
-#include <c10/cuda/CUDAStream.h>
 
 #include <string>
 
@@ -11,6 +10,7 @@
 #include "core/util/error.h"
 #include "core/vision/aliked_cuda_kernels.h"
 #include "core/vision/checkpoint_impl.h"
+#include "core/vision/fused_launch_impl.h"
 
 namespace skytrace::vision::aliked::fused {
 namespace {
@@ -25,14 +25,7 @@ void requireFloatCuda(const at::Tensor& t, const char* name) {
 const float* in(const at::Tensor& t) { return t.data_ptr<float>(); }
 float* out(at::Tensor& t) { return t.data_ptr<float>(); }
 
-cudaStream_t currentStream(const at::Tensor& t) {
-  return c10::cuda::getCurrentCUDAStream(t.device().index()).stream();
-}
-
-void check(cudaError_t status, const char* op) {
-  if (status != cudaSuccess)
-    throw InvalidArgument(std::string("ALIKED fused CUDA operator ") + op + ": " + cudaGetErrorString(status));
-}
+void check(cudaError_t status, const char* op) { checkLaunch(status, "ALIKED fused CUDA operator", op); }
 
 cuda::LevelsView levelsView(const Levels& levels) {
   cuda::LevelsView view{};
@@ -94,7 +87,7 @@ at::Tensor scaleShiftSelu(const at::Tensor& x, const at::Tensor& scale, const at
   const c10::cuda::CUDAGuard guard(x.device());
   at::Tensor y = at::empty_like(x);
   check(cuda::launchScaleShiftSelu(in(x), in(scale), in(shift), residual.defined() ? in(residual) : nullptr,
-                                   out(y), static_cast<int>(channels), plane, currentStream(x)),
+                                   out(y), static_cast<int>(channels), plane, currentCudaStream(x)),
         "scaleShiftSelu");
   return y;
 }
@@ -105,7 +98,7 @@ at::Tensor seluChannelsLast(const at::Tensor& level) {
   const c10::cuda::CUDAGuard guard(level.device());
   at::Tensor y = at::empty(level.sizes(), level.options().memory_format(at::MemoryFormat::ChannelsLast));
   check(cuda::launchSeluChannelsLast(in(level), out(y), static_cast<int>(level.size(1)),
-                                     level.size(2) * level.size(3), currentStream(level)),
+                                     level.size(2) * level.size(3), currentCudaStream(level)),
         "seluChannelsLast");
   return y;
 }
@@ -125,7 +118,7 @@ at::Tensor scoreMap(const Levels& levels, const std::array<at::Tensor, 4>& head)
   at::Tensor score = at::empty({1, 1, levels.height, levels.width}, base.options());
   at::Tensor scratch = at::empty({cuda::scoreHeadScratchFloats(view)}, base.options());
   check(cuda::launchScoreHead(view, in(head[0]), in(head[1]), in(head[2]), in(head[3]), out(scratch), out(score),
-                              currentStream(base)),
+                              currentCudaStream(base)),
         "scoreMap");
   return score;
 }
@@ -152,7 +145,7 @@ RefinedPeaks refinePeaks(const at::Tensor& score_map, const at::Tensor& indices,
                                 static_cast<int>(score_map.size(3)), index.data_ptr<int64_t>(),
                                 static_cast<int>(n), static_cast<int>(radius), inverse_temperature,
                                 out(peaks.keypoints), out(peaks.keypoints_px), out(peaks.scores),
-                                out(peaks.dispersity), currentStream(score_map)),
+                                out(peaks.dispersity), currentCudaStream(score_map)),
         "refinePeaks");
   return peaks;
 }
@@ -168,7 +161,7 @@ at::Tensor deformableColumns(const at::Tensor& input, const at::Tensor& offset, 
   const c10::cuda::CUDAGuard guard(input.device());
   at::Tensor columns = at::empty({1, c, 3 * h, 3 * w}, input.options());
   check(cuda::launchDeformableColumns(in(input), in(offset), out(columns), static_cast<int>(c), static_cast<int>(h),
-                                      static_cast<int>(w), static_cast<float>(max_offset), currentStream(input)),
+                                      static_cast<int>(w), static_cast<float>(max_offset), currentCudaStream(input)),
         "deformableColumns");
   return columns;
 }
@@ -181,7 +174,7 @@ at::Tensor descriptorPatches(const Levels& levels, const at::Tensor& keypoints, 
   const c10::cuda::CUDAGuard guard(keypoints.device());
   at::Tensor patches = at::empty({n, 4 * int64_t{view.channels}, kernel_size, kernel_size}, keypoints.options());
   check(cuda::launchDescriptorPatches(view, in(keypoints), static_cast<int>(n), static_cast<int>(kernel_size),
-                                      out(patches), currentStream(keypoints)),
+                                      out(patches), currentCudaStream(keypoints)),
         "descriptorPatches");
   return patches;
 }
@@ -202,7 +195,7 @@ DescriptorSamples descriptorSamples(const Levels& levels, const at::Tensor& keyp
   result.offsets = at::empty({n, m, 2}, keypoints.options());
   check(cuda::launchDescriptorSamples(view, in(keypoints), static_cast<int>(n), in(raw_offsets), static_cast<int>(m),
                                       static_cast<float>(max_offset), out(result.sampled), out(result.offsets),
-                                      currentStream(keypoints)),
+                                      currentCudaStream(keypoints)),
         "descriptorSamples");
   return result;
 }

@@ -47,6 +47,10 @@ struct DenseMatcherOptions {
   // On CUDA in a GPU build: replay the model's fixed-shape parts as CUDA graphs (faster;
   // equal up to float rounding). false runs eagerly (for comparisons).
   bool use_cuda_graphs = true;
+  // On CUDA where built: LiteSAM's coarse and fine matching steps through Skytrace's fused
+  // kernels (LiteSamModel::setFusedKernelsEnabled; the same matches up to float rounding).
+  // false runs LibTorch's operators (for comparisons).
+  bool fused_kernels = true;
   // LiteSAM on CUDA: the backbone, the coarse transformer and the FPN in float16
   // (LiteSamModel::setHalfPrecision; faster, matches deviate slightly, docs/gpu.md).
   // Creating the matcher on another device throws InvalidArgument.

@@ -17,5 +17,9 @@ at::Tensor nmsScores(const at::Tensor&, int64_t, int64_t) { notBuilt(); }
 at::Tensor layerNormGelu(const at::Tensor&, const at::Tensor&, const at::Tensor&, double) { notBuilt(); }
 at::Tensor maxPool2x2(const at::Tensor&) { notBuilt(); }
 at::Tensor rotaryQk(const at::Tensor&, const at::Tensor&, int64_t) { notBuilt(); }
+DualSoftmaxMaxima dualSoftmaxMaxima(const at::Tensor&, double) { notBuilt(); }
+FineWindowChoice fineWindowChoice(const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&) {
+  notBuilt();
+}
 
 }  // namespace skytrace::vision::fused

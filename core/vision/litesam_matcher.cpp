@@ -40,6 +40,7 @@ class LiteSamMatcher final : public DenseMatcher {
         litesam::loadLiteSamModel(path, device_, config));
     if (options.reparameterize_backbone) model_->reparameterizeBackbone();
     if (!options.use_cuda_graphs) model_->setCudaGraphsEnabled(false);
+    if (!options.fused_kernels) model_->setFusedKernelsEnabled(false);
     if (options.half_precision) model_->setHalfPrecision(true);  // throws off CUDA
   }
 

@@ -1,6 +1,7 @@
 // LiteSAM coarse matching, fine preprocessing and the two-stage fine refinement.
 #include <cmath>
 
+#include "core/vision/fused_ops.h"
 #include "core/vision/litesam_modules_impl.h"
 
 namespace skytrace::vision::litesam {
@@ -12,6 +13,23 @@ at::Tensor innerCells(int64_t h, int64_t w, int64_t border, const at::TensorOpti
   const at::Tensor row = cells.div(w, "floor");
   const at::Tensor col = cells.remainder(w);
   return (row >= border) & (row < h - border) & (col >= border) & (col < w - border);
+}
+
+// Mutual nearest: a row's maximum that is also its column's maximum (maxima over all
+// cells, border included), above the threshold, both cells inside the border. Equal to
+// the original's full boolean mask except for exactly tied row maxima.
+CoarseCandidates mutualNearest(const at::Tensor& row_max, const at::Tensor& row_arg, const at::Tensor& col_max,
+                               std::array<int64_t, 2> hw0_c, std::array<int64_t, 2> hw1_c,
+                               const CoarseMatchOptions& options) {
+  const at::TensorOptions opts = row_max.options();
+  const at::Tensor inner0 = innerCells(hw0_c[0], hw0_c[1], options.border_cells, opts);
+  const at::Tensor inner1 = innerCells(hw1_c[0], hw1_c[1], options.border_cells, opts);
+  CoarseCandidates out;
+  out.valid = (row_max > options.threshold) & inner0 & inner1.index_select(0, row_arg) &
+              (row_max == col_max.index_select(0, row_arg));
+  out.row_max = row_max;
+  out.row_arg = row_arg;
+  return out;
 }
 
 }  // namespace
@@ -42,21 +60,19 @@ CoarseCandidates coarseCandidates(const at::Tensor& f0, const at::Tensor& f1, st
                     : at::softmax(sim, 1);
   const at::Tensor conf = column_softmax * at::softmax(sim, 2);  // [1, L, S]
 
-  // Mutual nearest: a row's maximum that is also its column's maximum (maxima over all
-  // cells, border included), above the threshold, both cells inside the border. Equal to
-  // the original's full boolean mask except for exactly tied row maxima.
   const auto [row_max, row_arg] = conf[0].max(1);  // [L]
-  const at::Tensor col_max = std::get<0>(conf[0].max(0));  // [S]
-  const at::TensorOptions opts = f0.options();
-  const at::Tensor inner0 = innerCells(hw0_c[0], hw0_c[1], options.border_cells, opts);
-  const at::Tensor inner1 = innerCells(hw1_c[0], hw1_c[1], options.border_cells, opts);
-  CoarseCandidates out;
-  out.valid = (row_max > options.threshold) & inner0 & inner1.index_select(0, row_arg) &
-              (row_max == col_max.index_select(0, row_arg));
-  out.row_max = row_max;
-  out.row_arg = row_arg;
+  CoarseCandidates out =
+      mutualNearest(row_max, row_arg, std::get<0>(conf[0].max(0)), hw0_c, hw1_c, options);
   if (keep_conf_matrix) out.conf_matrix = conf;
   return out;
+}
+
+CoarseCandidates coarseCandidatesFused(const at::Tensor& f0, const at::Tensor& f1, std::array<int64_t, 2> hw0_c,
+                                       std::array<int64_t, 2> hw1_c, const CoarseMatchOptions& options) {
+  const double norm = std::sqrt(static_cast<double>(f0.size(-1)));
+  const fused::DualSoftmaxMaxima maxima =
+      fused::dualSoftmaxMaxima(at::matmul(f0 / norm, (f1 / norm).transpose(1, 2)), 1.0 / options.temperature);
+  return mutualNearest(maxima.row_max, maxima.row_arg, maxima.col_max, hw0_c, hw1_c, options);
 }
 
 CoarseMatches selectCoarseMatches(const CoarseCandidates& candidates, std::array<int64_t, 2> hw0_c,
@@ -162,6 +178,12 @@ void FineMatching::bind(StateDictBinder& binder, const std::string& prefix) {
 FineResult FineMatching::operator()(const at::Tensor& f0, const at::Tensor& f1,
                                     const at::Tensor& mkpts0_c, const at::Tensor& mkpts1_c,
                                     FineTrace* trace) const {
+  const Choice choice = choose(f0, f1);
+  if (trace) trace->softmax_matrix_f = choice.softmax_f.view({f0.size(0), kWindow * kWindow, kWindow * kWindow});
+  return refine(choice.idx, choice.heatmap, mkpts0_c, mkpts1_c, trace);
+}
+
+FineMatching::Choice FineMatching::choose(const at::Tensor& f0, const at::Tensor& f1) const {
   const int64_t m = f0.size(0), c = f0.size(2);
   const int64_t ww = kWindow * kWindow, wp = kWindow + 2;
   const double norm = std::sqrt(static_cast<double>(c));
@@ -174,12 +196,31 @@ FineResult FineMatching::operator()(const at::Tensor& f0, const at::Tensor& f1,
   const at::Tensor conf_ff = at::bmm(feat_ff0, feat_ff1.transpose(1, 2));  // [M, 64, 100]
 
   // Dual softmax over the full windows, then image1's 10x10 cropped to its inner 8x8.
-  const at::Tensor softmax_f = (at::softmax(conf_f, 1) * at::softmax(conf_f, 2))
-                                   .view({m, ww, wp, wp})
-                                   .slice(2, 1, wp - 1)
-                                   .slice(3, 1, wp - 1)
-                                   .reshape({m, ww * ww});
-  const at::Tensor idx = std::get<1>(softmax_f.max(1)).unsqueeze(1);  // [M, 1]
+  Choice out;
+  out.softmax_f = (at::softmax(conf_f, 1) * at::softmax(conf_f, 2))
+                      .view({m, ww, wp, wp})
+                      .slice(2, 1, wp - 1)
+                      .slice(3, 1, wp - 1)
+                      .reshape({m, ww * ww});
+  out.idx = std::get<1>(out.softmax_f.max(1)).unsqueeze(1);  // [M, 1]
+
+  // 3x3 of conf_ff [M, 64, 10, 10] at [m, idx_l, r + dy, c + dx], (r, c) the INNER 8x8
+  // position used as a padded-window position; index -1 wraps to 9 as in PyTorch.
+  const at::Tensor idx_l = out.idx.div(ww, "floor");
+  const at::Tensor idx_r = out.idx.remainder(ww);
+  const at::TensorOptions longs = out.idx.options();
+  const at::Tensor delta = at::arange(-1, 2, longs);
+  const at::Tensor r = idx_r.div(kWindow, "floor").view({m, 1, 1}) + delta.view({1, 3, 1});
+  const at::Tensor col = idx_r.remainder(kWindow).view({m, 1, 1}) + delta.view({1, 1, 3});
+  const at::Tensor flat = idx_l.view({m, 1, 1}) * (wp * wp) + (r + wp).remainder(wp) * wp +
+                          (col + wp).remainder(wp);  // [M, 3, 3]
+  out.heatmap = conf_ff.reshape({m, ww * wp * wp}).gather(1, flat.reshape({m, 9}));
+  return out;
+}
+
+FineResult FineMatching::refine(const at::Tensor& idx, const at::Tensor& heatmap, const at::Tensor& mkpts0_c,
+                                const at::Tensor& mkpts1_c, FineTrace* trace) const {
+  const int64_t ww = kWindow * kWindow;
   const at::Tensor idx_l = idx.div(ww, "floor");
   const at::Tensor idx_r = idx.remainder(ww);
 
@@ -191,22 +232,11 @@ FineResult FineMatching::operator()(const at::Tensor& f0, const at::Tensor& f1,
   FineResult out;
   out.mkpts0_c = mkpts0_c + grid(idx_l);
   out.mkpts1_c = mkpts1_c + grid(idx_r);
-
-  // 3x3 of conf_ff [M, 64, 10, 10] at [m, idx_l, r + dy, c + dx], (r, c) the INNER 8x8
-  // position used as a padded-window position; index -1 wraps to 9 as in PyTorch.
-  const at::TensorOptions longs = idx.options();
-  const at::Tensor delta = at::arange(-1, 2, longs);
-  const at::Tensor r = idx_r.div(kWindow, "floor").view({m, 1, 1}) + delta.view({1, 3, 1});
-  const at::Tensor col = idx_r.remainder(kWindow).view({m, 1, 1}) + delta.view({1, 1, 3});
-  const at::Tensor flat = idx_l.view({m, 1, 1}) * (wp * wp) + (r + wp).remainder(wp) * wp +
-                          (col + wp).remainder(wp);  // [M, 3, 3]
-  const at::Tensor heatmap = conf_ff.reshape({m, ww * wp * wp}).gather(1, flat.reshape({m, 9}));
   const at::Tensor offset = update_block(heatmap);  // [M, 2]
   out.mkpts0_f = out.mkpts0_c;
   out.mkpts1_f = out.mkpts1_c + offset;  // offset * (3 // 2) * scale1, scale1 = 1
 
   if (trace) {
-    trace->softmax_matrix_f = softmax_f.view({m, ww, ww});
     trace->heatmap_3x3 = heatmap;
     trace->offset_xy = offset;
     trace->idx_l = idx_l;

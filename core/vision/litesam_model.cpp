@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/util/error.h"
+#include "core/vision/fused_ops.h"
 
 namespace skytrace::vision::litesam {
 namespace {
@@ -35,7 +36,7 @@ at::Tensor flattenCells(const at::Tensor& feat) { return feat.flatten(2).transpo
 }  // namespace
 
 LiteSamModel::LiteSamModel(const StateDict& weights, at::Device device, LiteSamConfig config)
-    : config_(config), device_(device) {
+    : config_(config), device_(device), fused_kernels_(device.is_cuda() && fused::built()) {
   StateDictBinder binder(weights, "LiteSAM", at::TensorOptions().dtype(at::kFloat).device(device));
   backbone_.bind(binder, "backbone");
   transformer_.bind(binder, "loftr_coarse", kDModel);
@@ -75,6 +76,13 @@ void LiteSamModel::setHalfPrecision(bool enabled) {
   graphs_.reset();
 }
 
+void LiteSamModel::setFusedKernelsEnabled(bool enabled) {
+  enabled = enabled && device_.is_cuda() && fused::built();
+  if (enabled == fused_kernels_) return;
+  fused_kernels_ = enabled;
+  graphs_.reset();
+}
+
 void LiteSamModel::setCudaGraphsEnabled(bool enabled) { graphs_->setEnabled(enabled); }
 
 bool LiteSamModel::cudaGraphsEnabled() const { return graphs_->enabled(); }
@@ -95,22 +103,23 @@ std::optional<LiteSamOutput> LiteSamModel::forwardGraphed(const at::Tensor& imag
   const double norm = std::sqrt(static_cast<double>(kDModel));
   const at::ScalarType dense_type = half_precision_ ? at::kHalf : at::kFloat;
   const std::string key = std::string(backboneReparameterized() ? "fused" : "multi-branch") +
-                          (half_precision_ ? " float16" : "");
+                          (half_precision_ ? " float16" : "") + (fused_kernels_ ? " fused kernels" : "");
   const auto outputs = graphs_->run(key, {image0, image1}, [&](const std::vector<at::Tensor>& in) {
     const BackboneFeatures both = backbone()(at::cat({in[0], in[1]}, 0).to(dense_type));
     const auto image = [](const at::Tensor& t, int64_t i) { return t.narrow(0, i, 1); };
     const auto [c0, c1] = transformer()(image(both.feats_c, 0), image(both.feats_c, 1), npe, nullptr);
-    const CoarseCandidates coarse = coarseCandidates(flattenCells(c0.to(at::kFloat)), flattenCells(c1.to(at::kFloat)),
-                                                     hw_c, hw_c, config_.coarse, false);
+    const at::Tensor cells_c0 = flattenCells(c0.to(at::kFloat)), cells_c1 = flattenCells(c1.to(at::kFloat));
+    const CoarseCandidates coarse =
+        fused_kernels_ ? coarseCandidatesFused(cells_c0, cells_c1, hw_c, hw_c, config_.coarse)
+                       : coarseCandidates(cells_c0, cells_c1, hw_c, hw_c, config_.coarse, false);
     const at::Tensor fine = finePreprocess().interFpn(at::cat({c0, c1}, 0) / norm, both.feats_x2, both.feats_x1);
     // Every cell of image 0 with its best cell of image 1 through the fine stage (its
     // rows are independent), so that the number of matches is needed only afterwards.
     const at::Tensor cells0 = at::arange(h_c * w_c, coarse.row_arg.options());
     const double scale = static_cast<double>(kCoarseStride);
-    const at::Tensor f0 = gatherWindows(image(fine, 0), cells0, FineMatching::kWindow, 0).to(at::kFloat);
-    const at::Tensor f1 = gatherWindows(image(fine, 1), coarse.row_arg, FineMatching::kWindow + 2, 1).to(at::kFloat);
-    const FineResult refined = fine_matching_(f0, f1, coarseCellCorners(cells0, w_c, scale),
-                                              coarseCellCorners(coarse.row_arg, w_c, scale));
+    const FineResult refined = matchFine(image(fine, 0), image(fine, 1), cells0, coarse.row_arg,
+                                         coarseCellCorners(cells0, w_c, scale),
+                                         coarseCellCorners(coarse.row_arg, w_c, scale));
     return std::vector<at::Tensor>{coarse.valid, coarse.row_max, coarse.row_arg, refined.mkpts0_c,
                                    refined.mkpts1_c, refined.mkpts0_f, refined.mkpts1_f};
   });
@@ -169,8 +178,13 @@ LiteSamOutput LiteSamModel::forward(const at::Tensor& image0, const at::Tensor& 
   const std::array<int64_t, 2> hw1_c{t1.size(2), t1.size(3)};
   // 3. Coarse matching on the flattened cells.
   const double scale = static_cast<double>(image0.size(2)) / static_cast<double>(hw0_c[0]);
-  CoarseMatches coarse = matchCoarse(flattenCells(t0), flattenCells(t1), hw0_c, hw1_c, scale,
-                                     config_.coarse, trace != nullptr);
+  // The ATen chains where a trace wants their intermediates.
+  const bool fused = fused_kernels_ && !trace && t0.is_cuda();
+  CoarseMatches coarse =
+      fused ? selectCoarseMatches(coarseCandidatesFused(flattenCells(t0), flattenCells(t1), hw0_c, hw1_c,
+                                                        config_.coarse),
+                                  hw0_c, hw1_c, scale)
+            : matchCoarse(flattenCells(t0), flattenCells(t1), hw0_c, hw1_c, scale, config_.coarse, trace != nullptr);
   stage_done("coarse_matching", coarse.mconf);
   LiteSamOutput out;
   out.i_ids = coarse.i_ids;
@@ -189,7 +203,7 @@ LiteSamOutput LiteSamModel::forward(const at::Tensor& image0, const at::Tensor& 
 
   // 4. Fine preprocessing: the transformer output / sqrt(C), FPN to full resolution,
   // windows at the matched cells (gathered from the maps in the dense modules' type, as
-  // float32).
+  // float32; the fused kernel reads them from the maps).
   at::Tensor fine0, fine1;
   if (same_size) {
     const at::Tensor both = finePreprocess().interFpn(
@@ -200,6 +214,16 @@ LiteSamOutput LiteSamModel::forward(const at::Tensor& image0, const at::Tensor& 
   } else {
     fine0 = finePreprocess().interFpn(dense_t0 / norm, b0.feats_x2, b0.feats_x1);
     fine1 = finePreprocess().interFpn(dense_t1 / norm, b1.feats_x2, b1.feats_x1);
+  }
+  if (fused) {
+    stage_done("fine_preprocess", fine1);
+    const FineResult fine = matchFine(fine0, fine1, coarse.i_ids, coarse.j_ids, coarse.mkpts0_c, coarse.mkpts1_c);
+    out.mkpts0_c = fine.mkpts0_c;
+    out.mkpts1_c = fine.mkpts1_c;
+    out.mkpts0_f = fine.mkpts0_f;
+    out.mkpts1_f = fine.mkpts1_f;
+    stage_done("fine_matching", out.mkpts1_f);
+    return out;
   }
   const at::Tensor f0 = gatherWindows(fine0, coarse.i_ids, FineMatching::kWindow, 0).to(at::kFloat);
   const at::Tensor f1 = gatherWindows(fine1, coarse.j_ids, FineMatching::kWindow + 2, 1).to(at::kFloat);
@@ -219,6 +243,18 @@ LiteSamOutput LiteSamModel::forward(const at::Tensor& image0, const at::Tensor& 
   out.mkpts1_f = fine.mkpts1_f;
   stage_done("fine_matching", out.mkpts1_f);
   return out;
+}
+
+FineResult LiteSamModel::matchFine(const at::Tensor& fine0, const at::Tensor& fine1, const at::Tensor& cells0,
+                                   const at::Tensor& cells1, const at::Tensor& mkpts0_c,
+                                   const at::Tensor& mkpts1_c) const {
+  if (fused_kernels_ && fine0.is_cuda()) {
+    const fused::FineWindowChoice choice = fused::fineWindowChoice(fine0, fine1, cells0, cells1);
+    return fine_matching_.refine(choice.index.unsqueeze(1), choice.heatmap, mkpts0_c, mkpts1_c);
+  }
+  const at::Tensor f0 = gatherWindows(fine0, cells0, FineMatching::kWindow, 0).to(at::kFloat);
+  const at::Tensor f1 = gatherWindows(fine1, cells1, FineMatching::kWindow + 2, 1).to(at::kFloat);
+  return fine_matching_(f0, f1, mkpts0_c, mkpts1_c);
 }
 
 LiteSamModel loadLiteSamModel(const std::string& weights_path, at::Device device,

@@ -77,6 +77,15 @@ class LiteSamModel {
   void setHalfPrecision(bool enabled);
   bool halfPrecision() const { return half_precision_; }
 
+  // The matching steps through Skytrace's fused CUDA kernels (fused_ops.h): the coarse
+  // dual softmax reduced to its maxima without forming the [L, S] confidence matrix, and
+  // the fine stage's window products, softmaxes and argmax read straight from the fine
+  // maps. The same matches as the ATen chains up to float summation order. On by default
+  // on CUDA where built (fused::built()); a forward() with a trace runs the ATen chains
+  // (their intermediates are the trace). Drops captured graphs.
+  void setFusedKernelsEnabled(bool enabled);
+  bool fusedKernelsEnabled() const { return fused_kernels_; }
+
   // CUDA graphs for the dense stages (see forward()).
   void setCudaGraphsEnabled(bool enabled);
   bool cudaGraphsEnabled() const;
@@ -99,6 +108,11 @@ class LiteSamModel {
   // forward() as one CUDA graph replay (see forward()); nullopt where it does not apply
   // (too many cells, graphs off or a failed capture).
   std::optional<LiteSamOutput> forwardGraphed(const at::Tensor& image0, const at::Tensor& image1) const;
+  // The fine stage for cell pairs (cells0 of image 0 with cells1 of image 1) of the fine
+  // maps fine0, fine1 [1, 64, H, W]: through fused::fineWindowChoice where the fused
+  // kernels run, else gathered windows and FineMatching's ATen chain.
+  FineResult matchFine(const at::Tensor& fine0, const at::Tensor& fine1, const at::Tensor& cells0,
+                       const at::Tensor& cells1, const at::Tensor& mkpts0_c, const at::Tensor& mkpts1_c) const;
   // RoPE's NPE [train H, train W, test H, test W] for a pair.
   std::array<int64_t, 4> ropeExtent(const at::Tensor& image0, const at::Tensor& image1) const;
   // The float16 copies of the dense modules from the float32 ones (setHalfPrecision,
@@ -116,6 +130,7 @@ class LiteSamModel {
   FinePreprocess fine_preprocess_;
   FineMatching fine_matching_;
   bool half_precision_ = false;
+  bool fused_kernels_ = false;  // see setFusedKernelsEnabled
   MobileOneS3Backbone half_backbone_;
   CoarseTransformer half_transformer_;
   FinePreprocess half_fine_preprocess_;

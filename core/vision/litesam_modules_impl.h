@@ -133,6 +133,10 @@ struct CoarseCandidates {
 CoarseCandidates coarseCandidates(const at::Tensor& f0, const at::Tensor& f1, std::array<int64_t, 2> hw0_c,
                                   std::array<int64_t, 2> hw1_c, const CoarseMatchOptions& options,
                                   bool keep_conf_matrix);
+// coarseCandidates without the conf matrix, through the fused CUDA kernels
+// (fused::dualSoftmaxMaxima: conf is never formed). f0, f1 on CUDA; needs fused::built().
+CoarseCandidates coarseCandidatesFused(const at::Tensor& f0, const at::Tensor& f1, std::array<int64_t, 2> hw0_c,
+                                       std::array<int64_t, 2> hw1_c, const CoarseMatchOptions& options);
 // The matches among the candidates (the one host synchronisation: their number).
 CoarseMatches selectCoarseMatches(const CoarseCandidates& candidates, std::array<int64_t, 2> hw0_c,
                                   std::array<int64_t, 2> hw1_c, double scale);
@@ -190,9 +194,24 @@ struct FineMatching {
   MinGruOffsetHead update_block;
 
   void bind(StateDictBinder& binder, const std::string& prefix);
-  // f0 [M, 64, C], f1 [M, 100, C]; mkpts*_c [M, 2] from coarse matching.
+  // f0 [M, 64, C], f1 [M, 100, C]; mkpts*_c [M, 2] from coarse matching. = refine() of
+  // choose().
   FineResult operator()(const at::Tensor& f0, const at::Tensor& f1, const at::Tensor& mkpts0_c,
                         const at::Tensor& mkpts1_c, FineTrace* trace = nullptr) const;
+
+  // The pixel-level choice in the windows (the ATen chain; fused::fineWindowChoice computes
+  // the same from the fine maps on CUDA).
+  struct Choice {
+    at::Tensor idx;        // [M, 1] int64: l * 64 + k, the dual softmax's argmax over image 0's
+                           // window pixel l and image 1's inner 8x8 pixel k
+    at::Tensor heatmap;    // [M, 9] float32: conf_ff's 3x3 around (l, k)
+    at::Tensor softmax_f;  // [M, 64 * 64] the cropped dual softmax
+  };
+  Choice choose(const at::Tensor& f0, const at::Tensor& f1) const;
+  // The keypoints of a choice (idx [M, 1], heatmap [M, 9]): the window grids and the
+  // minGRU offset.
+  FineResult refine(const at::Tensor& idx, const at::Tensor& heatmap, const at::Tensor& mkpts0_c,
+                    const at::Tensor& mkpts1_c, FineTrace* trace = nullptr) const;
 };
 
 }  // namespace skytrace::vision::litesam

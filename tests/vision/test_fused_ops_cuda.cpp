@@ -9,6 +9,15 @@
 //     up to 4); both against the float32 result within 1e-2.
 //   rotaryQk: lightglue::applyRotaryTables on q and k within one float16 step of the
 //     output (the product may round once instead of twice), batched and not.
+//   dualSoftmaxMaxima: LiteSAM's coarse dual softmax through ATen (softmax over each
+//     dimension, product, maxima): the maxima within 5e-5 (float32 sums over thousands of
+//     cells in another order; both sides' distance to a float64 result is reported), each
+//     row's column a maximum of the ATen matrix (within 2e-5), the same mutual-nearest
+//     rows; inside a CUDA graph too.
+//   fineWindowChoice: gatherWindows + FineMatching::choose on float32 and float16 maps of
+//     equal and of different sizes: the chosen pixel a maximum of the ATen dual softmax
+//     (within 1e-5), the heatmap within 1e-4 where the choices agree; a cell outside the
+//     grid gives index 0 and a zero heatmap.
 // Exit status: 0 all checks pass, 1 a check failed, 2 error, 77 no CUDA device or a
 // build without the kernels.
 #include <ATen/ATen.h>
@@ -24,6 +33,7 @@
 
 #include "core/vision/fused_ops.h"
 #include "core/vision/lightglue_layers_impl.h"
+#include "core/vision/litesam_modules_impl.h"
 #include "core/vision/superpoint_model_impl.h"
 #include "core/vision/torch_runtime.h"
 #include "tests/cuda_test_support.h"
@@ -33,7 +43,7 @@ using namespace skytrace::vision;
 
 namespace {
 
-skytrace::gpucheck::CheckLog checks(64);
+skytrace::gpucheck::CheckLog checks(80);
 using skytrace::gpucheck::maxAbsDiff;
 
 // simple_nms through the ATen chain with `border` pixels zeroed, flat.
@@ -137,6 +147,90 @@ void checkRotary(const at::Device& device) {
   }
 }
 
+// LiteSAM's coarse dual softmax through ATen, as coarseCandidates computes it.
+fused::DualSoftmaxMaxima referenceDualSoftmax(const at::Tensor& sim, double temperature, at::Tensor& conf) {
+  const at::Tensor x = sim / temperature;
+  conf = (at::softmax(x, 0) * at::softmax(x, 1));
+  const auto [row_max, row_arg] = conf.max(1);
+  return {row_max, row_arg, std::get<0>(conf.max(0))};
+}
+
+void compareDualSoftmax(const std::string& tag, const fused::DualSoftmaxMaxima& got, const at::Tensor& sim,
+                        double temperature) {
+  at::Tensor conf;
+  const fused::DualSoftmaxMaxima expected = referenceDualSoftmax(sim, temperature, conf);
+  checks.check(tag + " row maxima vs ATen", maxAbsDiff(got.row_max, expected.row_max), 5e-5);
+  checks.check(tag + " column maxima vs ATen", maxAbsDiff(got.col_max, expected.col_max), 5e-5);
+  at::Tensor conf64;
+  const fused::DualSoftmaxMaxima exact = referenceDualSoftmax(sim.to(at::kDouble), temperature, conf64);
+  checks.info(tag + " row maxima vs float64", maxAbsDiff(got.row_max, exact.row_max));
+  checks.info(tag + " ATen float32 row maxima vs float64", maxAbsDiff(expected.row_max, exact.row_max));
+  // Each row's column holds the row's maximum of the ATen matrix (near-ties may pick another).
+  checks.check(tag + " row columns are ATen maxima",
+               maxAbsDiff(conf.gather(1, got.row_arg.unsqueeze(1)).squeeze(1), expected.row_max), 2e-5);
+  const at::Tensor mutual = got.row_max == got.col_max.index_select(0, got.row_arg);
+  const at::Tensor mutual_aten = expected.row_max == expected.col_max.index_select(0, expected.row_arg);
+  checks.check(tag + " mutual-nearest rows differing from ATen", mutual.ne(mutual_aten).sum().item<double>(), 0.0);
+  checks.info(tag + " mutual-nearest rows", mutual.sum().item<double>());
+}
+
+void checkDualSoftmax(const at::Device& device) {
+  at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(15);
+  const double temperature = 0.1;  // LiteSAM's
+  for (const auto& [rows, cols] : {std::pair<int64_t, int64_t>{4096, 4096}, {1000, 777}, {3, 5}}) {
+    const at::Tensor sim = (at::randn({rows, cols}, gen) * 0.5).to(device);
+    const std::string tag = "dualSoftmaxMaxima " + std::to_string(rows) + "x" + std::to_string(cols);
+    compareDualSoftmax(tag, fused::dualSoftmaxMaxima(sim, 1.0 / temperature), sim, temperature);
+  }
+#if defined(SKYTRACE_WITH_CUDA)
+  const at::Tensor sim = (at::randn({1, 2048, 1024}, gen) * 0.5).to(device);
+  c10::cuda::getCurrentCUDAStream(device.index()).synchronize();
+  const c10::cuda::CUDAStreamGuard stream(c10::cuda::getStreamFromPool(false, device.index()));
+  fused::dualSoftmaxMaxima(sim, 1.0 / temperature);  // warm-up outside the capture
+  at::cuda::CUDAGraph graph;
+  graph.capture_begin();
+  const fused::DualSoftmaxMaxima captured = fused::dualSoftmaxMaxima(sim, 1.0 / temperature);
+  graph.capture_end();
+  graph.replay();
+  c10::cuda::getCurrentCUDAStream(device.index()).synchronize();
+  compareDualSoftmax("dualSoftmaxMaxima [1,2048,1024] through a CUDA graph", captured, sim[0], temperature);
+#endif
+}
+
+void checkFineWindows(const at::Device& device) {
+  at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(16);
+  const litesam::FineMatching fine_matching;  // choose() reads no weights
+  const int64_t matches = 300;
+  for (const auto& [h1, w1] : {std::pair<int64_t, int64_t>{48, 64}, {40, 56}}) {
+    for (const at::ScalarType type : {at::kFloat, at::kHalf}) {
+      const at::Tensor fine0 = (at::randn({1, 64, 48, 64}, gen) * 2).to(device).to(type);
+      const at::Tensor fine1 = (at::randn({1, 64, h1, w1}, gen) * 2).to(device).to(type);
+      const at::Tensor cells0 = at::randint(0, (48 / 8) * (64 / 8), {matches}, gen).to(device);
+      const at::Tensor cells1 = at::randint(0, (h1 / 8) * (w1 / 8), {matches}, gen).to(device);
+      const fused::FineWindowChoice got = fused::fineWindowChoice(fine0, fine1, cells0, cells1);
+      const litesam::FineMatching::Choice expected =
+          fine_matching.choose(litesam::gatherWindows(fine0, cells0, 8, 0).to(at::kFloat),
+                               litesam::gatherWindows(fine1, cells1, 10, 1).to(at::kFloat));
+      const std::string tag = std::string("fineWindowChoice ") + (type == at::kHalf ? "float16 " : "float32 ") +
+                              "48x64 with " + std::to_string(h1) + "x" + std::to_string(w1);
+      const at::Tensor expected_max = std::get<0>(expected.softmax_f.max(1));
+      checks.check(tag + " choices are ATen maxima",
+                   maxAbsDiff(expected.softmax_f.gather(1, got.index.unsqueeze(1)).squeeze(1), expected_max), 1e-5);
+      const at::Tensor same = got.index == expected.idx.squeeze(1);
+      checks.info(tag + " choices equal to ATen's", same.sum().item<double>());
+      checks.check(tag + " heatmap vs ATen (equal choices)",
+                   maxAbsDiff(got.heatmap.index({same}), expected.heatmap.index({same})), 1e-4);
+    }
+  }
+  // A cell outside the grid: no read, index 0 and a zero heatmap.
+  const at::Tensor fine = at::randn({1, 64, 16, 16}, gen).to(device);
+  const at::Tensor inside = at::zeros({2}, at::TensorOptions().dtype(at::kLong).device(device));
+  const at::Tensor outside = at::tensor({-1, 4}, at::TensorOptions().dtype(at::kLong)).to(device);
+  const fused::FineWindowChoice got = fused::fineWindowChoice(fine, fine, inside, outside);
+  checks.check("fineWindowChoice cells outside the grid: index and heatmap zero",
+               got.index.abs().sum().item<double>() + got.heatmap.abs().sum().item<double>(), 0.0);
+}
+
 }  // namespace
 
 int main() {
@@ -157,6 +251,8 @@ int main() {
     checkMaxPool(device);
     checkLayerNormGelu(device);
     checkRotary(device);
+    checkDualSoftmax(device);
+    checkFineWindows(device);
   } catch (const std::exception& e) {
     std::printf("error: %s\n", e.what());
     return 2;

@@ -10,7 +10,8 @@
 // Fixture folder: <parity fixtures>/litesam (skytrace::test::parityFixtureDir()); skipped without it.
 // With weights.pt and inputs.pt but no outputs.pt (a lighter carry), it checks the device's
 // default path (CUDA graph for the dense stages) against this build's CPU port and the eager
-// device path instead.
+// device path instead, with the matching through the fused kernels (the default where
+// built) and through ATen's operators.
 // Exit status: 0 all checks pass, 1 a check failed, 2 error, 77 fixture missing (skip).
 #include <ATen/ATen.h>
 #include <c10/core/InferenceMode.h>
@@ -19,6 +20,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include "core/vision/checkpoint_impl.h"
 #include "core/vision/litesam_model_impl.h"
@@ -80,10 +82,12 @@ int checkAgainstCpuOnly(const StateDict& weights, const StateDict& inputs, const
   const litesam::LiteSamModel cpu_model(weights, at::kCPU);
   const litesam::LiteSamOutput cpu = cpu_model.forward(image0, image1);
   std::printf("info CPU matches %lld\n", static_cast<long long>(cpu.i_ids.size(0)));
-  for (const bool fused : {false, true}) {
+  for (const auto& [fused, aten_matching] : {std::pair{false, false}, {true, false}, {true, true}}) {
     litesam::LiteSamModel model(weights, device);
     if (fused) model.reparameterizeBackbone();
-    const std::string tag = fused ? "fused " : "";
+    if (aten_matching) model.setFusedKernelsEnabled(false);
+    const std::string tag = std::string(fused ? "fused " : "") +
+                            (model.fusedKernelsEnabled() ? "(fused matching kernels) " : "(ATen matching) ");
     const at::Tensor d0 = image0.to(device), d1 = image1.to(device);
     model.forward(d0, d1);  // a CUDA graph is captured on the first call
     const litesam::LiteSamOutput graph = model.forward(d0, d1);
