@@ -46,8 +46,13 @@
 #                                 over device-deps/seed/ortho.tif (registration with
 #                                 ALIKED-n16rot from device-deps/seed or the model folder).
 #                                 With device-deps/seed/dinov2_vits14_keys.json and the
-#                                 litesam fixture also DINOv2 + LiteSAM: bench-vision in
-#                                 float32 and float16, and test_litesam_cuda.
+#                                 litesam fixture also `satellite`'s measurements.
+#   scripts/device.sh satellite   DINOv2 + LiteSAM: bench-vision in float32 and float16,
+#                                 with and without the fused matching kernels;
+#                                 test_litesam_cuda and test_fused_ops_cuda; one float16
+#                                 LiteSAM forward under Nsight Compute; the original code
+#                                 (device-deps/seed/original/{LiteSAM,dinov2}, never
+#                                 committed) on the same pair and weight files when present.
 #   scripts/device.sh all         unpack, build, test, bench.
 # Results and logs: $OUT (default out/device), packed as $OUT/device-results.tar.gz after
 # every step. Weights: $SKYTRACE_MODEL_DIR, else ../shared/models/aliked; the data tests
@@ -377,6 +382,65 @@ video_only() {
   return $status
 }
 
+# --- satellite (DINOv2 + LiteSAM: the ports, and the original code when it is there) ----
+# satellite_models WEIGHTS_DIR RESULTS_DIR: DINOv2-S/14 with seeded random weights of the
+# published shapes (bench/random_weights.py from the parity fixture's key list) and LiteSAM
+# with the parity fixture's weights: retrieval crops and LiteSAM pairs in float32 and
+# float16, with and without the fused matching kernels; test_litesam_cuda and
+# test_fused_ops_cuda; one float16 LiteSAM forward under Nsight Compute; and, with the
+# original sources in device-deps/seed/original/{LiteSAM,dinov2} (never committed), the
+# originals timed on the same pair and the same weight files in the same call.
+satellite_models() {
+  local weights="$1" res="$2" status=0 seed_dir="$deps_dir/seed"
+  local vision="$build_dir/bench/skytrace-bench-vision"
+  local parity="${SKYTRACE_PARITY_DIR:-$seed_dir/parity}"
+  if [[ ! -f "$seed_dir/dinov2_vits14_keys.json" || ! -f "$parity/litesam/weights.pt" ]]; then
+    log "satellite: no DINOv2 key list or LiteSAM fixture in $seed_dir: skipped"
+    return 0
+  fi
+  local frames="$weights/frames"
+  mkdir -p "$frames"
+  python3 "$root/bench/random_weights.py" --keys "$seed_dir/dinov2_vits14_keys.json" \
+    --out "$weights/dinov2_vits14_pretrain.pth" > "$res/satellite_weights.log" 2>&1 || status=1
+  cp "$parity/litesam/weights.pt" "$weights/mloftr.ckpt"
+  local common=(--device cuda --models '' --retrieval dinov2-vits14 --retrieval-size 224 --dense litesam
+                --dense-size 512 --iterations 100 --warmup 10 --weights-dir "$weights")
+  "$vision" "${common[@]}" --save-frames "$frames" --out "$res/satellite.json" > "$res/satellite.log" 2>&1 || status=1
+  "$vision" "${common[@]}" --no-fused-kernels --out "$res/satellite_unfused.json" \
+    > "$res/satellite_unfused.log" 2>&1 || status=1
+  local original="$seed_dir/original"
+  if [[ -d "$original/LiteSAM" && -d "$original/dinov2" ]]; then
+    python3 "$root/bench/original_satellite_models.py" time --litesam "$original/LiteSAM" \
+      --dinov2 "$original/dinov2" --weights "$weights" --frames "$frames" --size 512 --retrieval-size 224 \
+      --iterations 100 --warmup 10 --out "$res/original_satellite.json" > "$res/original_satellite.log" 2>&1 || status=1
+    "$vision" "${common[@]}" --out "$res/satellite_again.json" > "$res/satellite_again.log" 2>&1 || status=1
+  fi
+  SKYTRACE_PARITY_DIR="$parity" ctest --test-dir "$build_dir" -R 'test_litesam_cuda|test_fused_ops_cuda' \
+    --output-on-failure -V > "$res/litesam_check.log" 2>&1 || status=1
+  local ncu_bin
+  ncu_bin="$(command -v ncu || true)"; [[ -z "$ncu_bin" && -x /usr/local/cuda/bin/ncu ]] && ncu_bin=/usr/local/cuda/bin/ncu
+  if [[ -n "$ncu_bin" ]]; then  # one float16 LiteSAM forward under Nsight Compute
+    "$ncu_bin" --profile-from-start off --csv --metrics gpu__time_duration.sum --print-units base \
+      "$vision" --device cuda --models '' --dense litesam --dense-size 512 --iterations 1 --warmup 2 \
+      --weights-dir "$weights" --profile-step --out "$weights/ncu_litesam.json" > "$weights/ncu_litesam.csv" \
+      2> "$res/ncu_litesam.log" || status=1
+    python3 "$root/bench/ncu_kernel_summary.py" "$weights/ncu_litesam.csv" "$res/ncu_litesam_float16.txt" --top 60 \
+      || status=1
+  fi
+  return $status
+}
+
+satellite() {
+  environment
+  local res="$out/satellite" work status=0
+  work=$(mktemp -d "${TMPDIR:-/tmp}/skytrace-satellite.XXXXXX")
+  mkdir -p "$res"
+  satellite_models "$work" "$res" || status=1
+  rm -rf "$work"
+  pack
+  return $status
+}
+
 # --- seed (SuperPoint + LightGlue against the original code) ---------------------------
 seed() {
   environment
@@ -431,27 +495,7 @@ seed() {
       python3 "$root/bench/ncu_kernel_summary.py" "$work/ncu_$variant.csv" "$res/ncu_$variant.txt" --top 60 || status=1
     done
   fi
-  # The satellite models: DINOv2-S/14 with seeded random weights of the published shapes
-  # (bench/random_weights.py from the parity fixture's key list) and LiteSAM with the
-  # parity fixture's weights; retrieval crops and LiteSAM pairs in float32 and float16.
-  local parity="${SKYTRACE_PARITY_DIR:-$seed_dir/parity}"
-  if [[ -f "$seed_dir/dinov2_vits14_keys.json" && -f "$parity/litesam/weights.pt" ]]; then
-    python3 "$root/bench/random_weights.py" --keys "$seed_dir/dinov2_vits14_keys.json" \
-      --out "$weights/dinov2_vits14_pretrain.pth" > "$res/satellite_weights.log" 2>&1 || status=1
-    cp "$parity/litesam/weights.pt" "$weights/mloftr.ckpt"
-    "$vision" --device cuda --models '' --retrieval dinov2-vits14 --retrieval-size 224 --dense litesam \
-      --dense-size 512 --iterations 100 --warmup 10 --weights-dir "$weights" --out "$res/satellite.json" \
-      > "$res/satellite.log" 2>&1 || status=1
-    SKYTRACE_PARITY_DIR="$parity" ctest --test-dir "$build_dir" -R test_litesam_cuda --output-on-failure -V \
-      > "$res/litesam_check.log" 2>&1 || status=1
-    if [[ -n "$ncu_bin" ]]; then  # one float16 LiteSAM forward under Nsight Compute
-      "$ncu_bin" --profile-from-start off --csv --metrics gpu__time_duration.sum --print-units base \
-        "$vision" --device cuda --models '' --dense litesam --dense-size 512 --iterations 1 --warmup 2 \
-        --weights-dir "$weights" --profile-step --out "$work/ncu_litesam.json" > "$work/ncu_litesam.csv" \
-        2> "$res/ncu_litesam.log" || status=1
-      python3 "$root/bench/ncu_kernel_summary.py" "$work/ncu_litesam.csv" "$res/ncu_litesam_float16.txt" --top 60 || status=1
-    fi
-  fi
+  satellite_models "$weights" "$res" || status=1
   # The product: a 20 s 640x480 flight, SuperPoint + LightGlue VO through `process` and `bench`.
   if [[ -f "$seed_dir/ortho.tif" ]]; then
     "$cli" render --basemap "$seed_dir/ortho.tif" --out "$work/flight" --size 640x480 --fps 30 --duration-s 20 \
@@ -494,6 +538,7 @@ case "${1:-}" in
   product) product ;;
   video-only) shift; video_only "$@" ;;
   seed) seed ;;
+  satellite) satellite ;;
   all) unpack; build; status=0; run_tests || status=1; bench || status=1; exit $status ;;
   *) sed -n '2,32p' "$0"; exit 2 ;;
 esac
