@@ -29,7 +29,16 @@ one session on one GPU, on the same frames and the same weight files.
 --litesam DIR / --dinov2 DIR: files of https://github.com/boyagesmile/LiteSAM (8b49e8d) and
 https://github.com/facebookresearch/dinov2 (b8931f7) at their repository paths, exported
 file by file (device-deps/seed/original/{LiteSAM,dinov2}) and imported by path, never copied
-into Skytrace. LiteSAM's modules import kornia, yacs, loguru, pytorch_lightning, joblib and
+into Skytrace. The files read:
+  LiteSAM: configs/loftr/eloftr_full.py, src/config/default.py, src/utils/{misc,plotting}.py,
+    src/loftr/{__init__,loftr}.py, src/loftr/backbone/{__init__,backbone,repvgg,mobileone}.py,
+    src/loftr/loftr_module/{__init__,transformer,linear_attention,fine_preprocess}.py,
+    src/loftr/utils/{coarse_matching,fine_matching,position_encoding,full_config,opt_config,
+    supervision,geometry}.py
+  dinov2: dinov2/__init__.py, dinov2/hub/{__init__,backbones,utils}.py,
+    dinov2/models/{__init__,vision_transformer}.py, dinov2/layers/{__init__,attention,block,
+    dino_head,drop_path,layer_scale,mlp,patch_embed,swiglu_ffn}.py
+LiteSAM's modules import kornia, yacs, loguru, pytorch_lightning, joblib and
 matplotlib for helpers that inference does not call: stand-ins take those names
 (install_stand_ins; einops is the real one), as for fixtures/parity/litesam. DINOv2 runs
 with XFORMERS_DISABLED=1 (its plain Attention: scaled_dot_product_attention).
