@@ -201,9 +201,9 @@ LiteSamOutput LiteSamModel::forward(const at::Tensor& image0, const at::Tensor& 
     return out;
   }
 
-  // 4. Fine preprocessing: the transformer output / sqrt(C), FPN to full resolution,
-  // windows at the matched cells (gathered from the maps in the dense modules' type, as
-  // float32; the fused kernel reads them from the maps).
+  // 4. Fine preprocessing: the transformer output / sqrt(C), FPN to full resolution;
+  // 5. fine matching at the matched cells (pixel-level argmax, then the minGRU sub-pixel
+  // offset; matchFine).
   at::Tensor fine0, fine1;
   if (same_size) {
     const at::Tensor both = finePreprocess().interFpn(
@@ -215,28 +215,21 @@ LiteSamOutput LiteSamModel::forward(const at::Tensor& image0, const at::Tensor& 
     fine0 = finePreprocess().interFpn(dense_t0 / norm, b0.feats_x2, b0.feats_x1);
     fine1 = finePreprocess().interFpn(dense_t1 / norm, b1.feats_x2, b1.feats_x1);
   }
-  if (fused) {
+  FineResult fine;
+  if (!trace) {  // a trace records the gathered windows and the ATen chain's intermediates
     stage_done("fine_preprocess", fine1);
-    const FineResult fine = matchFine(fine0, fine1, coarse.i_ids, coarse.j_ids, coarse.mkpts0_c, coarse.mkpts1_c);
-    out.mkpts0_c = fine.mkpts0_c;
-    out.mkpts1_c = fine.mkpts1_c;
-    out.mkpts0_f = fine.mkpts0_f;
-    out.mkpts1_f = fine.mkpts1_f;
-    stage_done("fine_matching", out.mkpts1_f);
-    return out;
+    fine = matchFine(fine0, fine1, coarse.i_ids, coarse.j_ids, coarse.mkpts0_c, coarse.mkpts1_c);
+  } else {
+    const at::Tensor f0 = gatherWindows(fine0, coarse.i_ids, FineMatching::kWindow, 0).to(at::kFloat);
+    const at::Tensor f1 = gatherWindows(fine1, coarse.j_ids, FineMatching::kWindow + 2, 1).to(at::kFloat);
+    stage_done("fine_preprocess", f1);
+    if (trace) {
+      trace->fpn = {fine0, fine1};
+      trace->feat_f0_unfold = f0;
+      trace->feat_f1_unfold = f1;
+    }
+    fine = fine_matching_(f0, f1, coarse.mkpts0_c, coarse.mkpts1_c, trace ? &trace->fine : nullptr);
   }
-  const at::Tensor f0 = gatherWindows(fine0, coarse.i_ids, FineMatching::kWindow, 0).to(at::kFloat);
-  const at::Tensor f1 = gatherWindows(fine1, coarse.j_ids, FineMatching::kWindow + 2, 1).to(at::kFloat);
-  stage_done("fine_preprocess", f1);
-  if (trace) {
-    trace->fpn = {fine0, fine1};
-    trace->feat_f0_unfold = f0;
-    trace->feat_f1_unfold = f1;
-  }
-
-  // 5. Fine matching (pixel-level argmax, then the minGRU sub-pixel offset).
-  const FineResult fine = fine_matching_(f0, f1, coarse.mkpts0_c, coarse.mkpts1_c,
-                                         trace ? &trace->fine : nullptr);
   out.mkpts0_c = fine.mkpts0_c;
   out.mkpts1_c = fine.mkpts1_c;
   out.mkpts0_f = fine.mkpts0_f;
