@@ -401,7 +401,7 @@ struct alignas(16) FineWindowShared {
 __device__ __forceinline__ float toFloat(float v) { return v; }
 __device__ __forceinline__ float toFloat(__half v) { return __half2float(v); }
 
-// Three blocks per SM: registers for a thread's 41 loads in flight at once (80 of them).
+// Three blocks per SM (80 registers per thread): room for a thread's 41 loads in flight at once.
 template <typename T>
 __global__ void __launch_bounds__(kFineThreads, 3)
     fineWindowMatchKernel(const T* __restrict__ fine0, int height0, int width0, const T* __restrict__ fine1,
