@@ -27,6 +27,13 @@
 #                                 (every layout the GPUs allow, scored against the truth),
 #                                 bench --flight (every keyframe registered),
 #                                 the GUI processing it (latency plot screenshot).
+#   scripts/device.sh cpu-gpu     one 20 s flight (rendered over device-deps/flight/ortho.tif
+#                                 or $SKYTRACE_CPU_GPU_MAP) through `process --mode
+#                                 sequential` on the CPU and on cuda:0, ALIKED-n16rot, each
+#                                 with the default robust estimators and with the other
+#                                 device's (CPU `--robust-estimator lo-ransac`, GPU
+#                                 `magsac-first`): the tracks' distance (`eval`) and where
+#                                 the runs part ways (bench/compare_runs.py).
 #   scripts/device.sh video-only [ARGS]
 #                                 bench/video_only.sh (flights without a flight log over
 #                                 every shared orthophoto; ARGS go to `process`). Its
@@ -356,6 +363,46 @@ product() {
   return $status
 }
 
+# --- cpu-gpu (one flight on both devices) ---------------------------------------------
+# The same binary on the same frames: the CPU's track against the GPU's. Both devices'
+# default estimators (VO: MAGSAC++ first on the CPU, LO-RANSAC on a GPU) and each with
+# the other's, so that the estimator's share of the difference shows. Per run:
+# cpu_gpu/<run>/{report.json,fixes.csv,track.csv,odometry.csv}; the comparisons as
+# cpu_gpu/<a>_vs_<b>_{eval,fixes}.json.
+cpu_gpu() {
+  environment
+  local cli="$build_dir/app/cli/skytrace-cli" map="${SKYTRACE_CPU_GPU_MAP:-$deps_dir/flight/ortho.tif}"
+  local status=0 work res="$out/cpu_gpu" run pair
+  [[ -f "$map" ]] || { log "cpu-gpu: no orthophoto at $map"; return 2; }
+  work=$(mktemp -d "${TMPDIR:-/tmp}/skytrace-cpu-gpu.XXXXXX")
+  mkdir -p "$res"
+  "$cli" render --basemap "$map" --out "$work/flight" --size 640x480 --fps 30 --duration-s 20 --seed 7 \
+    --shutter-s 0 > "$res/render.log" 2>&1 || status=1
+  local -A placement=([cuda]="--device cuda:0" [cuda_magsac_first]="--device cuda:0 --robust-estimator magsac-first"
+                      [cpu]="--device cpu" [cpu_lo_ransac]="--device cpu --robust-estimator lo-ransac")
+  for run in cuda cuda_magsac_first cpu cpu_lo_ransac; do
+    # shellcheck disable=SC2086  # the placement's words
+    SKYTRACE_MODEL_DIR="$model_dir" "$cli" process --video "$work/flight/flight.mp4" --basemap "$map" \
+      --telemetry "$work/flight/flight.srt" --mode sequential ${placement[$run]} --out "$work/$run" \
+      > "$res/$run.log" 2>&1 || status=1
+    mkdir -p "$res/$run"
+    cp "$work/$run"/{report.json,fixes.csv,track.csv,odometry.csv} "$res/$run/" 2>/dev/null || status=1
+    "$cli" eval --truth "$work/flight/truth.csv" --track "$work/$run/track.csv" --out "$res/$run/eval.json" \
+      > /dev/null 2>&1 || status=1
+  done
+  for pair in cpu:cuda cpu_lo_ransac:cuda cpu:cuda_magsac_first; do
+    local a=${pair%%:*} b=${pair##*:}
+    "$cli" eval --truth "$work/$a/track.csv" --track "$work/$b/track.csv" --out "$res/${a}_vs_${b}_eval.json" \
+      > /dev/null 2>&1 || status=1
+    python3 "$root/bench/compare_runs.py" "$work/$a" "$work/$b" --out "$res/${a}_vs_${b}_fixes.json" \
+      > /dev/null || status=1
+  done
+  rm -rf "$work"
+  log "cpu-gpu: exit $status (cpu_gpu/: per run report.json, fixes.csv, track.csv, odometry.csv, eval.json; *_vs_*_{eval,fixes}.json)"
+  pack
+  return $status
+}
+
 # bench/video_only.sh with the CUDA build: rendered flights over every shared orthophoto
 # processed without a flight log (ALIKED-n16rot from $SKYTRACE_MODEL_DIR or the model
 # folder; the orthophotos under $SKYTRACE_SHARED_DIR, default ../shared). Per-flight
@@ -536,9 +583,10 @@ case "${1:-}" in
   test) shift; run_tests "$@" ;;
   bench) bench ;;
   product) product ;;
+  cpu-gpu) cpu_gpu ;;
   video-only) shift; video_only "$@" ;;
   seed) seed ;;
   satellite) satellite ;;
   all) unpack; build; status=0; run_tests || status=1; bench || status=1; exit $status ;;
-  *) sed -n '2,32p' "$0"; exit 2 ;;
+  *) sed -n '2,65p' "$0"; exit 2 ;;
 esac
