@@ -55,6 +55,7 @@ class ClassicalExtractor final : public FeatureExtractor {
 
   std::string name() const override { return options_.model; }
   bool rotationInvariant() const override { return true; }
+  bool classical() const override { return true; }
 
   using FeatureExtractor::extract;
   // Runs on the host: a device image is downloaded (counted in transfers()).

@@ -105,6 +105,13 @@ class FeatureExtractor {
   // are not (ALIKED-n16rot matches under small turns only): a caller that does not know
   // how the images are turned to each other presents one of them in several orientations.
   virtual bool rotationInvariant() const { return false; }
+  // True for the classical detectors (ORB, SIFT): local operators, whose responses in
+  // a region do not depend on how much image surrounds it. False for the learned
+  // models, whose do: ALIKED-n16rot found 1370, 1620 and 1765 keypoints inside one
+  // 640x480 frame set on black borders of 32, 100 and 200 px (a caller that crops
+  // around a region decides the keypoints with the crop: the same crop rule on every
+  // device gives the same keypoints).
+  virtual bool classical() const { return false; }
   // The image copies extract() made so far (this extractor's thread).
   const ImageTransfers& transfers() const { return transfers_; }
 

@@ -93,6 +93,10 @@ class TestClassicalExtractor : public QObject {
     QVERIFY_THROWS_EXCEPTION(InvalidArgument, createFeatureExtractor(options));
     options.max_keypoints = 100;
     QVERIFY_THROWS_EXCEPTION(InvalidArgument, createFeatureExtractor(options)->extract(cv::Mat()));
+    // Both are local operators (registration crops tightly for them: basemap_registration).
+    QVERIFY(createFeatureExtractor(options)->classical());
+    options.model = "sift";
+    QVERIFY(createFeatureExtractor(options)->classical());
   }
 
   // Images too small for the detectors are refused with a message naming the size, for
