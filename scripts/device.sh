@@ -588,5 +588,5 @@ case "${1:-}" in
   seed) seed ;;
   satellite) satellite ;;
   all) unpack; build; status=0; run_tests || status=1; bench || status=1; exit $status ;;
-  *) sed -n '2,65p' "$0"; exit 2 ;;
+  *) sed -n '2,/^set -euo pipefail/{/^set -euo/!p}' "$0"; exit 2 ;;  # the usage above
 esac
