@@ -1308,11 +1308,10 @@ BasemapRegistrar::BasemapRegistrar(const std::vector<std::string>& basemap_paths
                                        : vision::createFeatureExtractor(extractor);
     };
     // Eager (fused kernels where ALIKED has them), not CUDA graphs: the global search's
-    // scaled frames and windows change size with the ground resolution. Graph-enabled
-    // extractors for prior mode's crop and the map tiles (one shape each per
-    // resolution) saved ~0.5 ms per keyframe, but were measured only before captures
-    // got a stream of their thread's own (vision::threadCaptureStream), when a run with
-    // them aborted; they are not re-measured since.
+    // scaled frames and windows change size with the ground resolution. Prior mode's
+    // crop has one shape per resolution, but a graph for it did not make registration
+    // faster (H200, 60 s product flight, fine_match p50 4.70-4.85 ms overlapped against
+    // 4.36-4.87 eager; bench/results/2026-12-03-h200-crop-graph).
     vision::ExtractorOptions frame_options = options.features;
     frame_options.use_cuda_graphs = false;
     s.frame_extractor = create(frame_options);
