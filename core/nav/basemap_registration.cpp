@@ -258,6 +258,9 @@ void RegistrationOptions::check() const {
                 "registration height ratios must satisfy 0 < min < max");
   checkArgument(tile_footprint_factor >= 1.0, "registration tile_footprint_factor must be >= 1");
   checkArgument(global_candidates >= 1, "registration global_candidates must be >= 1");
+  checkArgument(min_ranking_features >= 0, "registration min_ranking_features must be >= 0");
+  checkArgument(few_feature_candidates >= global_candidates,
+                "registration few_feature_candidates must be >= global_candidates");
   checkArgument(max_global_search_tiles >= 1, "registration max_global_search_tiles must be >= 1");
   checkArgument(vlad_clusters >= 2, "registration vlad_clusters must be >= 2");
   checkArgument(!search_heights_m.empty(), "registration search_heights_m must not be empty");
@@ -1137,17 +1140,26 @@ struct BasemapRegistrar::State {
     return nullptr;
   }
 
+  // The most local features any of a frame's presented orientations has.
+  static int mostFeatures(const std::vector<MatchImage>& turned) {
+    int most = 0;
+    for (const MatchImage& query : turned) most = std::max(most, query.features.size());
+    return most;
+  }
+
   // Tile indices by decreasing similarity to the frame, the best `global_candidates`
-  // (every tile, unranked, when there are no more than that). `turned`: the frame scaled
-  // to the tiles' resolution in each orientation the search presents (the first
-  // unturned), with local features where there is an extractor (the first always, the
-  // others when the features are not rotation invariant); a tile's similarity is its
-  // best over them.
+  // (the best `few_feature_candidates` when VLAD ranks a frame of fewer than
+  // `min_ranking_features` features; every tile, unranked, when there are no more than
+  // `global_candidates`). `turned`: the frame scaled to the tiles' resolution in each
+  // orientation the search presents (the first unturned), with local features where
+  // there is an extractor (the first always, the others when the features are not
+  // rotation invariant); a tile's similarity is its best over them.
   std::vector<std::size_t> rankTiles(const TileCache& cache, const std::vector<MatchImage>& turned) {
     std::vector<std::size_t> all(cache.tiles.size());
     for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
     if (cache.tiles.size() <= std::size_t(options.global_candidates)) return all;
     std::vector<double> similarity(cache.tiles.size(), -1.0);
+    std::size_t candidates = std::size_t(options.global_candidates);
     if (descriptor) {
       // DINOv2 is not rotation invariant: the frame in four orientations, the best per tile.
       std::vector<cv::Mat> images;
@@ -1158,6 +1170,8 @@ struct BasemapRegistrar::State {
           similarity[i] = std::max(similarity[i], double(vision::descriptorSimilarity(q, cache.tiles[i].learned)));
       }
     } else if (!cache.vocabulary.empty()) {
+      if (mostFeatures(turned) < options.min_ranking_features)
+        candidates = std::min(all.size(), std::size_t(options.few_feature_candidates));
       for (const MatchImage& query : turned) {
         if (query.features.empty()) continue;
         const vision::GlobalDescriptor q = cache.vocabulary.describe(query.features.descriptors());
@@ -1169,7 +1183,7 @@ struct BasemapRegistrar::State {
     }
     std::stable_sort(all.begin(), all.end(),
                      [&](std::size_t a, std::size_t b) { return similarity[a] > similarity[b]; });
-    all.resize(std::size_t(options.global_candidates));
+    all.resize(candidates);
     return all;
   }
 
@@ -1201,6 +1215,7 @@ struct BasemapRegistrar::State {
     const int orientations = globalSearchOrientations();
     std::vector<RetrievedScale> retrieved;
     bool searched = false;
+    bool few_features = false;  // a scale left out: the frame has too few features there
     auto start = Clock::now();
     std::optional<StageScope> stage(std::in_place, stages, Stage::Retrieval);
     const cv::Mat undistorted = undistortedFrame(request.image.hostPixels(&keyframe_transfers));
@@ -1223,6 +1238,10 @@ struct BasemapRegistrar::State {
         const bool describe = k == 0 || !frame_extractor || !frame_extractor->rotationInvariant();
         r.queries.push_back(matchImage(r.turned.back().bgr, describe ? frame_extractor.get() : nullptr));
       }
+      if (fine_matcher->needsLocalFeatures() && mostFeatures(r.queries) < options.min_inliers) {
+        few_features = true;  // no fit of this scale can reach min_inliers
+        continue;
+      }
       r.candidates = rankTiles(cache, r.queries);
       retrieved.push_back(std::move(r));
     }
@@ -1232,9 +1251,14 @@ struct BasemapRegistrar::State {
       fix.reason = "map_too_large_for_global_search";
       return fix;
     }
+    if (retrieved.empty() && few_features) {
+      fix.reason = "no_texture";
+      return fix;
+    }
 
     start = Clock::now();
     stage.emplace(stages, Stage::FineMatch);
+    for (const RetrievedScale& r : retrieved) fix.candidates += int(r.candidates.size());
     RegistrationFix best = fix;
     best.reason = "no_candidate";
     for (const RetrievedScale& r : retrieved) {

@@ -126,6 +126,19 @@ struct RegistrationOptions {
   // the best `global_candidates` by retrieval similarity are fine-matched.
   double tile_footprint_factor = 1.6;
   int global_candidates = 4;
+  // Retrieval by VLAD ranks tiles by the frame's local features. A frame with fewer than
+  // min_ranking_features of them (over water, snow, a bare field) gets a VLAD vector too
+  // sparse to rank by: the tiles' similarities lie within noise of each other, and
+  // which tiles make the best `global_candidates` is chance (frame 460 of the product
+  // flight, over a river: 16-87 ALIKED features in its 8 orientations, the 12 best of 23
+  // tiles within 0.06 of each other, ranked in other orders on the CPU and on a GPU; the
+  // tile that places it 4th on one, 2nd on the other). Such a frame is fine-matched
+  // against the best few_feature_candidates tiles instead (every tile of a small map);
+  // fine matching a frame of few features is cheap. A frame with fewer features than
+  // min_inliers in every orientation cannot be fixed and is not searched (reason
+  // "no_texture").
+  int min_ranking_features = 128;
+  int few_feature_candidates = 32;
   // Global mode for a request without a height hint (no flight log, no fix yet): the
   // heights above ground searched, each with its own tiles and frame scale, the fix with
   // the most inliers kept. Learned features do not match across scale changes much
@@ -191,6 +204,7 @@ struct RegistrationFix {
   int inliers = 0;
   double inlier_ratio = 0.0;
   double score = 0.0;         // quality in [0, 1]
+  int candidates = 0;         // global mode: the map tiles fine-matched, over every scale
   double retrieval_ms = 0.0;  // global mode only
   double fine_match_ms = 0.0;
 };

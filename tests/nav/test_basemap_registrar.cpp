@@ -19,6 +19,9 @@
 // - a prepared resolution is not prepared again, and at most one more than the search
 //   heights are kept: a flight whose height estimate wanders does not add one per height
 //   for the whole run, and a few percent of height keep their search;
+// - retrieval fine-matches the best global_candidates tiles of a textured frame and more
+//   (few_feature_candidates) of a frame of few features, whose VLAD vector cannot rank
+//   them; a frame without features is not searched ("no_texture");
 // - without a height (no log, no fix yet) the search tries every search height: a frame
 //   whose height is far from 100 m is placed at its true height; told that the first
 //   height is unknown, the registrar prepares every search height before the request;
@@ -87,12 +90,18 @@ class TestBasemapRegistrar : public QObject {
     return request;
   }
 
-  // `search_heights_m` empty: the default search heights.
-  nav::BasemapRegistrar makeRegistrar(const std::vector<double>& search_heights_m = {}) const {
-    const nav::CameraModel camera = nav::CameraModel::fromHorizontalFov(320, 240, 60.0);
+  // The registrar's options: ORB, 256 keypoints, the default search heights.
+  static nav::RegistrationOptions registrarOptions() {
     nav::RegistrationOptions options;
     options.features.model = "orb";
     options.features.max_keypoints = 256;
+    return options;
+  }
+
+  // `search_heights_m` empty: the default search heights.
+  nav::BasemapRegistrar makeRegistrar(const std::vector<double>& search_heights_m = {},
+                                      nav::RegistrationOptions options = registrarOptions()) const {
+    const nav::CameraModel camera = nav::CameraModel::fromHorizontalFov(320, 240, 60.0);
     if (!search_heights_m.empty()) options.search_heights_m = search_heights_m;
     const geo::LocalEnuFrame enu(nav::defaultEnuOrigin(basemap_, 0.0));
     return nav::BasemapRegistrar({basemap_}, enu, 0.0, camera, options);
@@ -362,6 +371,47 @@ class TestBasemapRegistrar : public QObject {
     QVERIFY2(fix.accepted, fix.reason.c_str());
     QVERIFY(calls.empty());
     QCOMPARE(registrar.preparedSearchCount(), std::size_t(3));
+  }
+
+  // The frame flattened to its mean grey: over water or snow nothing has texture.
+  static nav::RegistrationRequest flattened(nav::RegistrationRequest request) {
+    const cv::Mat frame = request.image.hostPixels();
+    request.image = vision::Image::fromHost(cv::Mat(frame.size(), frame.type(), cv::mean(frame)));
+    return request;
+  }
+
+  // Retrieval ranks tiles by the frame's VLAD vector. The textured frame (256 ORB
+  // features) has the best global_candidates (4) of the 64 tiles fine-matched. Counted
+  // as a frame of few features (min_ranking_features above its 256), whose vector cannot
+  // rank the tiles, it has few_feature_candidates of them fine-matched, and is placed as
+  // well. A frame without texture (no feature) cannot be fixed and is not searched.
+  void aFrameOfFewFeaturesIsMatchedAgainstMoreTiles() {
+    nav::BasemapRegistrar registrar = makeRegistrar();
+    const nav::RegistrationOptions defaults = registrarOptions();
+    const nav::RegistrationFix textured = registrar.registerFrame(centreRequest());
+    QVERIFY(textured.global_mode);
+    QVERIFY2(textured.accepted, textured.reason.c_str());
+    QCOMPARE(textured.candidates, defaults.global_candidates);
+
+    const nav::RegistrationFix blank = registrar.registerFrame(flattened(centreRequest()));
+    QVERIFY(blank.global_mode);
+    QVERIFY(!blank.accepted);
+    QCOMPARE(blank.reason, std::string("no_texture"));
+    QCOMPARE(blank.candidates, 0);
+
+    nav::RegistrationOptions options = registrarOptions();
+    options.min_ranking_features = 512;
+    options.few_feature_candidates = 16;
+    nav::BasemapRegistrar few = makeRegistrar({}, options);
+    const nav::RegistrationFix fix = few.registerFrame(centreRequest());
+    QVERIFY(fix.global_mode);
+    QCOMPARE(fix.candidates, 16);
+    QVERIFY2(fix.accepted, fix.reason.c_str());
+    // The same ranking: the 16 hold the 4, and the best fit of more tiles is no worse.
+    QVERIFY2(fix.inliers >= textured.inliers,
+             qPrintable(QString("%1 < %2 inliers").arg(fix.inliers).arg(textured.inliers)));
+    const double error_m = std::hypot(fix.pose.position_enu[0], fix.pose.position_enu[1]);
+    QVERIFY2(error_m < 1.5, qPrintable(QString::number(error_m)));
   }
 
   // A frame 27.7 m above the map. Told 100 m, the global search rejects what it finds
