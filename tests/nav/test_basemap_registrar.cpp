@@ -304,11 +304,8 @@ class TestBasemapRegistrar : public QObject {
     QFile::remove(copy);
     QVERIFY(QFile::copy(QString::fromStdString(basemap_), copy));
     const nav::CameraModel camera = nav::CameraModel::fromHorizontalFov(320, 240, 60.0);
-    nav::RegistrationOptions options;
-    options.features.model = "orb";
-    options.features.max_keypoints = 256;
     const geo::LocalEnuFrame enu(nav::defaultEnuOrigin(basemap_, 0.0));
-    nav::BasemapRegistrar registrar({copy.toStdString()}, enu, 0.0, camera, options);
+    nav::BasemapRegistrar registrar({copy.toStdString()}, enu, 0.0, camera, registrarOptions());
     {
       QFile file(copy);
       QVERIFY(file.open(QIODevice::ReadWrite));
