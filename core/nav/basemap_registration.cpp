@@ -224,6 +224,23 @@ cv::Rect2d envelope(const std::vector<cv::Point2d>& points) {
   return {x0, y0, x1 - x0, y1 - y0};
 }
 
+// The map at `path`, opened, with its coverage in `enu`.
+OpenBasemap openBasemap(const std::string& path, const geo::LocalEnuFrame& enu) {
+  OpenBasemap b;
+  b.map = std::make_unique<geo::Basemap>(geo::Basemap::open(path));
+  const geo::MapRect bounds = b.map->mapBounds();
+  std::vector<cv::Point2d> corners;
+  for (double fy : {0.0, 0.5, 1.0}) {
+    for (double fx : {0.0, 0.5, 1.0}) {
+      const geo::EnuPoint e = b.map->converter().enuFromMap(
+          enu, {bounds.min_x + fx * bounds.width(), bounds.min_y + fy * bounds.height()});
+      corners.emplace_back(e.east_m, e.north_m);
+    }
+  }
+  b.coverage_enu = envelope(corners);
+  return b;
+}
+
 // The ground resolution to match at: the frame's, but not finer than the map's; when the
 // map is much coarser than the frame (> 4x), at half the map's pixel, so that the frame
 // keeps enough pixels for features (the map is then upsampled, bilinear). Matching finer
@@ -333,8 +350,19 @@ struct BasemapRegistrar::State {
   vision::ImageTransfers keyframe_transfers;  // device frames downloaded for registration
   StageMarker* stages = nullptr;              // of the registerFrame call under way (may be null)
 
-  MapWindow readWindow(int basemap_index, const cv::Rect2d& rect_enu, double gsd_m) const {
-    return readMapWindow(*basemaps[std::size_t(basemap_index)].map, enu, ground_up_m, rect_enu, gsd_m);
+  // Prior mode's map reads, through the registrar's own Basemaps. A read that fails is
+  // tried once more on the file opened anew: a map replaced on disk (copied over after a
+  // bad transfer) is read from the new file, as the global search's reader, which opens
+  // its own, does. Features already cached from the old file are kept (the new file is
+  // taken for the same map). Throws the second read's (or the reopening's) error.
+  MapWindow readWindow(int basemap_index, const cv::Rect2d& rect_enu, double gsd_m) {
+    OpenBasemap& b = basemaps[std::size_t(basemap_index)];
+    try {
+      return readMapWindow(*b.map, enu, ground_up_m, rect_enu, gsd_m);
+    } catch (const FormatError&) {
+      b = openBasemap(b.map->path(), enu);
+      return readMapWindow(*b.map, enu, ground_up_m, rect_enu, gsd_m);
+    }
   }
 
   cv::Mat undistortedFrame(const cv::Mat& image) {
@@ -559,9 +587,10 @@ struct BasemapRegistrar::State {
     return fix;
   }
 
-  // Ground resolutions within ~10 % share a prepared search or a feature cache.
+  // Ground resolutions (and global search heights) within ~10 % share a prepared search
+  // or a feature cache; bucketValue is the value a bucket stands for.
   static long gsdBucket(double gsd_m) { return std::lround(std::log(gsd_m) * 10.0); }
-  static double bucketGsdM(long bucket) { return std::exp(double(bucket) / 10.0); }
+  static double bucketValue(long bucket) { return std::exp(double(bucket) / 10.0); }
 
   // The map features of one tile: the window around `core_enu` (plus a margin), its
   // features, keeping those in the core and on valid map pixels (4 px inside, as the
@@ -623,7 +652,7 @@ struct BasemapRegistrar::State {
       evictLeastRecentlyUsed(feature_caches, kMaxFeatureCaches);
       KeptFeatureCache kept;
       const cv::Rect2d cover = basemaps[std::size_t(basemap_index)].coverage_enu;
-      const double gsd = bucketGsdM(gsd_bucket);
+      const double gsd = bucketValue(gsd_bucket);
       const bool coarse_map = muchCoarserMap(basemap_index, frame_gsd_m);
       const double shrink = std::clamp(frame_gsd_m / gsd, 1e-3, 1.0);
       const double density_gain = coarse_map ? std::min(4.0, 1.0 / (shrink * shrink)) : 1.0;
@@ -654,7 +683,7 @@ struct BasemapRegistrar::State {
     const long bucket = gsdBucket(gsd_wanted);
     MapFeatureCache& cache =
         featureCacheFor(basemap_index, bucket, groundSampleDistanceM(camera, *request.prior, ground_up_m));
-    const double gsd = bucketGsdM(bucket);
+    const double gsd = bucketValue(bucket);
     // The grid: pixel centres at (x + 0.5, top - 0.5) * gsd, rows going south.
     const cv::Size grid_size(std::max(1, int(std::ceil(rect.width / gsd))),
                              std::max(1, int(std::ceil(rect.height / gsd))));
@@ -930,9 +959,17 @@ struct BasemapRegistrar::State {
     pending_tiles.emplace();
     PendingTiles& pending = *pending_tiles;
     pending.key = key;
-    const double gsd_m = scale.gsd_m;
+    // The search's tiles are a function of the height's ~10 % bucket (as prior mode's
+    // map features are of the resolution's): whichever height within it asks first (a
+    // request, idle-time preparation), on whichever device, the same tiles are read at
+    // the same resolution. With the exact height's sizes, a CPU and a GPU run of one
+    // flight, whose heights differ in the third digit, read other tiles: the tiles'
+    // feature counts differed by up to 11 %, and a marginal global fix with them (frame
+    // 460 of the product flight: 21 matches on the CPU, 19 on the GPU; a fit needs 20).
+    const SearchScale canonical = globalSearchScale(bucketValue(gsdBucket(scale.height_m)));
+    const double gsd_m = canonical.gsd_m;
     pending.cache.gsd_m = gsd_m;
-    const double tile_m = tileSizeM(scale);
+    const double tile_m = tileSizeM(canonical);
     // Bounded work: count the tiles before reading any.
     double tile_count = 0.0;
     for (const OpenBasemap& b : basemaps) {
@@ -994,6 +1031,34 @@ struct BasemapRegistrar::State {
   // descriptors) every tile described; the monitor sees them as one amount.
   int searchUnits(const PendingTiles& pending) const {
     return int(pending.rects.size()) * (descriptor != nullptr ? 2 : 1);
+  }
+
+  // `global` (a global search's answer to `request`), registered once more in prior mode
+  // around itself when accepted: the best tile may hold only part of the frame, and the
+  // fit to that part is loose; prior mode matches the whole frame, rectified by the fix,
+  // against the map features around it. The refined fix is returned when accepted with
+  // more inliers (still global_mode, with the search's candidates and times added),
+  // else `global`. A map that cannot be read there leaves `global` standing.
+  RegistrationFix refinedAroundItself(const RegistrationRequest& request, RegistrationFix global) {
+    if (!global.accepted || !global.has_pose) return global;
+    RegistrationRequest around = request;
+    around.prior = global.pose;
+    around.prior_sigma_m = std::max(1.0, global.sigma_m);
+    around.prior_heading_known = true;
+    RegistrationFix refined;
+    try {
+      refined = registerWithPrior(around);
+    } catch (const IoError&) {
+      return global;
+    } catch (const FormatError&) {
+      return global;
+    }
+    if (!refined.accepted || refined.inliers <= global.inliers) return global;
+    refined.global_mode = true;
+    refined.candidates = global.candidates;
+    refined.retrieval_ms = global.retrieval_ms;
+    refined.fine_match_ms += global.fine_match_ms;
+    return refined;
   }
 
   // Extracts up to `max_tiles` more tiles of `pending` (pending_tiles), waiting for their
@@ -1095,7 +1160,7 @@ struct BasemapRegistrar::State {
     if (!latest_window) return false;
     const auto kept = feature_caches.find({latest_window->basemap_index, latest_window->gsd_bucket});
     if (kept == feature_caches.end()) return false;
-    const double tile_m = kFeatureTileCorePx * bucketGsdM(latest_window->gsd_bucket);
+    const double tile_m = kFeatureTileCorePx * bucketValue(latest_window->gsd_bucket);
     const cv::Rect2d& window = latest_window->rect_enu;
     const cv::Rect2d around = cv::Rect2d(window.x - tile_m, window.y - tile_m, window.width + 2 * tile_m,
                                          window.height + 2 * tile_m) &
@@ -1296,21 +1361,7 @@ BasemapRegistrar::BasemapRegistrar(const std::vector<std::string>& basemap_paths
   s.ground_up_m = ground_up_m;
   s.camera = camera;
   s.options = options;
-  for (const auto& path : basemap_paths) {
-    OpenBasemap b;
-    b.map = std::make_unique<geo::Basemap>(geo::Basemap::open(path));
-    const geo::MapRect bounds = b.map->mapBounds();
-    std::vector<cv::Point2d> corners;
-    for (double fy : {0.0, 0.5, 1.0}) {
-      for (double fx : {0.0, 0.5, 1.0}) {
-        const geo::EnuPoint e = b.map->converter().enuFromMap(
-            enu, {bounds.min_x + fx * bounds.width(), bounds.min_y + fy * bounds.height()});
-        corners.emplace_back(e.east_m, e.north_m);
-      }
-    }
-    b.coverage_enu = envelope(corners);
-    s.basemaps.push_back(std::move(b));
-  }
+  for (const auto& path : basemap_paths) s.basemaps.push_back(openBasemap(path, enu));
   // Learned models first: a missing weights file fails here, before any frame.
   const vision::DeviceSpec device = options.features.device;
   if (options.fine_matching == FineMatching::kDenseMatcher) {
@@ -1366,7 +1417,7 @@ RegistrationFix BasemapRegistrar::registerFrame(const RegistrationRequest& reque
     fix.prior_from_telemetry = request.prior_from_telemetry;
     return fix;
   }
-  return s.registerGlobally(request);
+  return s.refinedAroundItself(request, s.registerGlobally(request));
 }
 
 void BasemapRegistrar::setSearchMonitor(SearchMonitor monitor) { state_->search_monitor = std::move(monitor); }

@@ -10,7 +10,8 @@
 //   answers as on demand; a search larger than its bound is left to a global request;
 // - the search's map windows are read on a thread of their own: a map damaged after the
 //   registrar opened it fails the request with the read's error, and the next request
-//   (the file whole again) prepares the search anew and answers as an intact map does;
+//   (the file whole again) prepares the search anew and answers as an intact map does,
+//   its prior-mode refinement reading the new file through a handle opened anew;
 // - between requests, prepareWhileIdle also extracts the map feature tiles within one
 //   tile of the latest prior-mode window, so that a keyframe 30 m on finds its tiles
 //   extracted (without idle time it extracts them itself);
@@ -23,7 +24,8 @@
 //   (few_feature_candidates) of a frame of few features, whose VLAD vector cannot rank
 //   them; a frame without features is not searched ("no_texture");
 // - without a height (no log, no fix yet) the search tries every search height: a frame
-//   whose height is far from 100 m is placed at its true height; told that the first
+//   whose height is far from 100 m is placed at its true height, and its fix, refined in
+//   prior mode around itself, within 1 m and 2 deg of tilt; told that the first
 //   height is unknown, the registrar prepares every search height before the request;
 // - prior mode gathers the map's features from tiles extracted once: a wrong prior (2.5 m
 //   off) is corrected to the frame's true place, and the next keyframes over the same
@@ -300,6 +302,8 @@ class TestBasemapRegistrar : public QObject {
     // The search reads its windows on a thread of its own, with Basemaps it opens there:
     // a map damaged after the registrar opened it fails the request with the read's
     // error, and once the file is whole again the next request prepares the search anew.
+    // The fix's refinement in prior mode reads through the registrar's own handle, still
+    // on the damaged file: its failed read opens the file anew.
     const QString copy = dir_.filePath("map-copy.tif");
     QFile::remove(copy);
     QVERIFY(QFile::copy(QString::fromStdString(basemap_), copy));
@@ -427,12 +431,15 @@ class TestBasemapRegistrar : public QObject {
     const nav::RegistrationFix fix = registrar.registerFrame(request);
     QVERIFY(fix.global_mode);
     QVERIFY2(fix.accepted, fix.reason.c_str());
-    // Without a log the tilt is free: 1 deg of it moves the fix 0.5 m here (0.63 m off
-    // in the clang build, 0.32 m with gcc).
+    // Without a log the tilt is free: 1 deg of it moves the fix 0.5 m here. The best
+    // tile holds part of the frame (its fit: 41 matches, 6 deg of tilt, 2.9 m off); the
+    // fix refined in prior mode, the whole frame against the map around it, is 0.2 m off.
     const double error_m = std::hypot(fix.pose.position_enu[0], fix.pose.position_enu[1]);
-    qInfo("placed %.2f m from the truth, %.2f m up (truth %.2f m)", error_m, fix.pose.position_enu[2],
-          true_height_m);
-    QVERIFY2(error_m < 1.5, qPrintable(QString::number(error_m)));
+    const double tilt_deg = 90.0 + fix.pose.pitch_deg;
+    qInfo("%d of %d matches, tilt %.1f deg; placed %.2f m from the truth, %.2f m up (truth %.2f m)",
+          fix.inliers, fix.matches, tilt_deg, error_m, fix.pose.position_enu[2], true_height_m);
+    QVERIFY2(error_m < 1.0, qPrintable(QString::number(error_m)));
+    QVERIFY2(std::abs(tilt_deg) < 2.0, qPrintable(QString::number(tilt_deg)));
     QVERIFY2(std::abs(fix.pose.position_enu[2] - true_height_m) < 1.0,
              qPrintable(QString::number(fix.pose.position_enu[2])));
     // One prepared search per search height (each its own resolution here); 100 m's
