@@ -347,16 +347,17 @@ product() {
   "$cli" bench --synthetic 640x480 --frames 600 --preload --device cuda --modes "$bench_modes" \
     --keyframe-policy every --weights-dir "$model_dir" --out "$out/bench_synthetic.json" \
     > "$out/bench_synthetic.log" 2>&1 || status=1
-  # The GUI with nothing chosen: the defaults of `process`. It writes <video stem>_results
-  # beside the video.
-  local gui_results="$flight/$(basename "${video%.*}")_results"
-  rm -rf "$gui_results"
+  # The GUI with nothing chosen: the defaults of `process`. It saves <video stem>.skytrace
+  # and writes <video stem>_results beside the video (<stem>-2.* when those exist: both
+  # are removed before and after).
+  local gui_results="$flight/$(basename "${video%.*}")_results" gui_project="$flight/$(basename "${video%.*}").skytrace"
+  rm -rf "$gui_results" "$gui_project"
   timeout 300 "$build_dir/app/gui/skytrace" --video "$video" --basemap "$map" --telemetry "$srt" --process \
     --plot latency --screenshot "$out/gui_latency.png" > "$out/gui.log" 2>&1 || status=1
   cp "$gui_results/report.json" "$out/gui_report.json" 2>/dev/null || status=1
   "$cli" eval --truth "$flight/truth.csv" --track "$gui_results/track.csv" --out "$out/gui_eval.json" \
     > /dev/null 2>&1 || status=1
-  rm -rf "$work" "$gui_results"
+  rm -rf "$work" "$gui_results" "$gui_project"
   log "product: exit $status (process_*_report.json, process_*_eval.json, bench_flight.json, gui_latency.png," \
     "gui_report.json, gui_eval.json)"
   pack
