@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include <opencv2/imgproc.hpp>
 
@@ -1037,14 +1038,20 @@ struct BasemapRegistrar::State {
   // around itself when accepted: the best tile may hold only part of the frame, and the
   // fit to that part is loose; prior mode matches the whole frame, rectified by the fix,
   // against the map features around it. The refined fix is returned when accepted with
-  // more inliers (still global_mode, with the search's candidates and times added),
-  // else `global`. A map that cannot be read there leaves `global` standing.
+  // more inliers (still global_mode, with the search's candidates and retrieval time),
+  // else `global`. A map that cannot be read there leaves `global` standing. Leaves no
+  // marks: its time is part of the search's fine-match span.
   RegistrationFix refinedAroundItself(const RegistrationRequest& request, RegistrationFix global) {
     if (!global.accepted || !global.has_pose) return global;
     RegistrationRequest around = request;
     around.prior = global.pose;
     around.prior_sigma_m = std::max(1.0, global.sigma_m);
     around.prior_heading_known = true;
+    struct Unmarked {
+      StageMarker*& stages;
+      StageMarker* const saved = std::exchange(stages, nullptr);
+      ~Unmarked() { stages = saved; }
+    } unmarked{stages};
     RegistrationFix refined;
     try {
       refined = registerWithPrior(around);
@@ -1057,7 +1064,6 @@ struct BasemapRegistrar::State {
     refined.global_mode = true;
     refined.candidates = global.candidates;
     refined.retrieval_ms = global.retrieval_ms;
-    refined.fine_match_ms += global.fine_match_ms;
     return refined;
   }
 
@@ -1270,8 +1276,9 @@ struct BasemapRegistrar::State {
   // in globalSearchOrientations() orientations) against the best candidates. The fix
   // with the most inliers wins, accepted ones first; each is checked against the height
   // of its scale. Scales whose search is too large for the bound, or whose scaled frame
-  // is too small to describe, are left out. One retrieval and one fine-match span on the
-  // stage clock per request, whatever the number of scales.
+  // is too small to describe, are left out. An accepted fix is refined around itself
+  // (refinedAroundItself). One retrieval and one fine-match span on the stage clock per
+  // request, whatever the number of scales, the refinement inside the latter.
   RegistrationFix registerGlobally(const RegistrationRequest& request) {
     RegistrationFix fix;
     fix.frame = request.frame;
@@ -1344,6 +1351,7 @@ struct BasemapRegistrar::State {
         }
       }
     }
+    best = refinedAroundItself(request, std::move(best));
     best.fine_match_ms = elapsedMs(start);
     return best;
   }
@@ -1417,7 +1425,7 @@ RegistrationFix BasemapRegistrar::registerFrame(const RegistrationRequest& reque
     fix.prior_from_telemetry = request.prior_from_telemetry;
     return fix;
   }
-  return s.refinedAroundItself(request, s.registerGlobally(request));
+  return s.registerGlobally(request);
 }
 
 void BasemapRegistrar::setSearchMonitor(SearchMonitor monitor) { state_->search_monitor = std::move(monitor); }

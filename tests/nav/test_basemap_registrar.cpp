@@ -25,7 +25,7 @@
 //   them; a frame without features is not searched ("no_texture");
 // - without a height (no log, no fix yet) the search tries every search height: a frame
 //   whose height is far from 100 m is placed at its true height, and its fix, refined in
-//   prior mode around itself, within 1 m and 2 deg of tilt; told that the first
+//   prior mode around itself, within 1 m and 2 deg of tilt, in one fine-match span; told that the first
 //   height is unknown, the registrar prepares every search height before the request;
 // - prior mode gathers the map's features from tiles extracted once: a wrong prior (2.5 m
 //   off) is corrected to the frame's true place, and the next keyframes over the same
@@ -53,6 +53,21 @@ namespace {
 struct MonitorCall {
   int done;
   int total;
+};
+
+// The spans a registration marks, in order of their ends; checks that they nest.
+class RecordedStages final : public StageMarker {
+ public:
+  void begin(Stage stage) override { open_.push_back(stage); }
+  void end(Stage stage) override {
+    QVERIFY(!open_.empty() && open_.back() == stage);
+    open_.pop_back();
+    spans.push_back(stage);
+  }
+  std::vector<Stage> spans;
+
+ private:
+  std::vector<Stage> open_;
 };
 
 }  // namespace
@@ -428,9 +443,12 @@ class TestBasemapRegistrar : public QObject {
     QVERIFY(wrong.global_mode);
     QVERIFY(!wrong.accepted);
     request.height_hint_m = 0.0;
-    const nav::RegistrationFix fix = registrar.registerFrame(request);
+    RecordedStages stages;
+    const nav::RegistrationFix fix = registrar.registerFrame(request, &stages);
     QVERIFY(fix.global_mode);
     QVERIFY2(fix.accepted, fix.reason.c_str());
+    // One retrieval and one fine-match span, the refinement inside the latter.
+    QCOMPARE(stages.spans, std::vector<Stage>({Stage::Retrieval, Stage::FineMatch}));
     // Without a log the tilt is free: 1 deg of it moves the fix 0.5 m here. The best
     // tile holds part of the frame (its fit: 41 matches, 6 deg of tilt, 2.9 m off); the
     // fix refined in prior mode, the whole frame against the map around it, is 0.2 m off.
