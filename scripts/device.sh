@@ -350,7 +350,9 @@ product() {
   # The GUI with nothing chosen: the defaults of `process`. It saves <video stem>.skytrace
   # and writes <video stem>_results beside the video (<stem>-2.* when those exist: both
   # are removed before and after).
-  local gui_results="$flight/$(basename "${video%.*}")_results" gui_project="$flight/$(basename "${video%.*}").skytrace"
+  local gui_stem
+  gui_stem="$flight/$(basename "${video%.*}")"
+  local gui_results="${gui_stem}_results" gui_project="$gui_stem.skytrace"
   rm -rf "$gui_results" "$gui_project"
   timeout 300 "$build_dir/app/gui/skytrace" --video "$video" --basemap "$map" --telemetry "$srt" --process \
     --plot latency --screenshot "$out/gui_latency.png" > "$out/gui.log" 2>&1 || status=1

@@ -25,8 +25,9 @@
 //   them; a frame without features is not searched ("no_texture");
 // - without a height (no log, no fix yet) the search tries every search height: a frame
 //   whose height is far from 100 m is placed at its true height, and its fix, refined in
-//   prior mode around itself, within 1 m and 2 deg of tilt, in one fine-match span; told that the first
-//   height is unknown, the registrar prepares every search height before the request;
+//   prior mode around itself, within 1 m and 2 deg of tilt, in one fine-match span; told
+//   that the first height is unknown, the registrar prepares every search height before
+//   the request;
 // - prior mode gathers the map's features from tiles extracted once: a wrong prior (2.5 m
 //   off) is corrected to the frame's true place, and the next keyframes over the same
 //   area reuse the tiles (none read or extracted again).
