@@ -963,7 +963,9 @@ struct BasemapRegistrar::State {
     // The search's tiles are a function of the height's ~10 % bucket (as prior mode's
     // map features are of the resolution's): whichever height within it asks first (a
     // request, idle-time preparation), on whichever device, the same tiles are read at
-    // the same resolution. With the exact height's sizes, a CPU and a GPU run of one
+    // the same resolution. (Once prepared, `serves` also lends them to a height of a
+    // neighbouring bucket with the same resolution bucket: which bucket prepared them
+    // then depends on the history.) With the exact height's sizes, a CPU and a GPU run of one
     // flight, whose heights differ in the third digit, read other tiles: the tiles'
     // feature counts differed by up to 11 %, and a marginal global fix with them (frame
     // 460 of the product flight: 21 matches on the CPU, 19 on the GPU; a fit needs 20).
