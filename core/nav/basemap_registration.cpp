@@ -475,8 +475,37 @@ struct BasemapRegistrar::State {
     return std::abs(90.0 + pose.pitch_deg - expected_tilt_deg) <= options.verified_max_tilt_deg;
   }
 
+  // Without a logged attitude a fix's tilt comes from the homography's perspective alone.
+  // Through a narrow lens over a coarse map that perspective is below the matches'
+  // noise, and a fitted homography carries a tilt made of noise and map warps (a 5.7 deg
+  // lens 60 m up, searched at 0.036 m: 10-21 deg in a global search, the camera up to
+  // 21 m from where it was). Where a 5 deg tilt in either image axis would move no pixel
+  // of the frame by 1 window pixel, the tilt is unseen: the nadir camera that views the
+  // frame where the fit does (within RANSAC's threshold) is the pose. A wider lens sees
+  // its tilt (2 deg at 27 deg, 150 m up, is ~2 px): that pose is kept. Nullopt: keep.
+  std::optional<CameraPose> nadirWhereTiltUnseen(const CameraPose& pose, const cv::Matx33d& ground_from_image,
+                                                 const MapWindow& window) const {
+    CameraPose nadir;
+    double deviation_m = 0.0;
+    if (!nearestNadirPose(camera, ground_from_image, ground_up_m, pose, &nadir, &deviation_m) ||
+        deviation_m > options.ransac_threshold_px * window.gsd_m)
+      return std::nullopt;
+    constexpr double kProbeTiltDeg = 5.0;
+    for (const auto& [pitch, roll] : {std::pair(-90.0 + kProbeTiltDeg, 0.0), std::pair(-90.0, kProbeTiltDeg)}) {
+      const CameraPose probe = constrainAttitude(camera, nadir, pitch, roll, ground_up_m);
+      CameraPose probe_nadir;
+      double probe_deviation_m = 0.0;
+      if (!nearestNadirPose(camera, groundFromImage(camera, probe, ground_up_m), ground_up_m, probe, &probe_nadir,
+                            &probe_deviation_m) ||
+          probe_deviation_m >= window.gsd_m)
+        return std::nullopt;
+    }
+    return nadir;
+  }
+
   // The camera pose of `window_from_image` (frame pixels -> `window` pixels), with the
-  // request's pitch/roll hints; false (reason bad_geometry) when it has none.
+  // request's pitch/roll hints, or without them the nadir camera where the image cannot
+  // show tilt; false (reason bad_geometry) when it has none.
   bool placeFix(const cv::Matx33d& window_from_image, const MapWindow& window, const RegistrationRequest& request,
                 RegistrationFix* fix) const {
     const cv::Matx33d ground_from_image = window.enu_from_pixel * window_from_image;
@@ -490,6 +519,9 @@ struct BasemapRegistrar::State {
       pose = constrainAttitude(camera, pose, request.pitch_hint_deg,
                                std::isfinite(request.roll_hint_deg) ? request.roll_hint_deg : 0.0,
                                ground_up_m);
+      fix->image_from_ground = imageFromGround(camera, pose, ground_up_m);
+    } else if (const std::optional<CameraPose> nadir = nadirWhereTiltUnseen(pose, ground_from_image, window)) {
+      pose = *nadir;
       fix->image_from_ground = imageFromGround(camera, pose, ground_up_m);
     }
     fix->pose = pose;

@@ -109,6 +109,69 @@ CameraPose constrainAttitude(const CameraModel& camera, const CameraPose& pose, 
   return out;
 }
 
+namespace {
+
+// ground_from_image applied to a pixel; false at or above the horizon.
+bool groundPoint(const cv::Matx33d& ground_from_image, const cv::Point2d& pixel, cv::Point2d* ground) {
+  const cv::Vec3d g = ground_from_image * cv::Vec3d(pixel.x, pixel.y, 1.0);
+  if (!(std::abs(g[2]) > 1e-12)) return false;
+  *ground = {g[0] / g[2], g[1] / g[2]};
+  return std::isfinite(ground->x) && std::isfinite(ground->y);
+}
+
+}  // namespace
+
+bool nearestNadirPose(const CameraModel& camera, const cv::Matx33d& ground_from_image, double ground_up_m,
+                      const CameraPose& like, CameraPose* nadir, double* max_deviation_m) {
+  const cv::Point2d principal(camera.cx_px, camera.cy_px);
+  cv::Point2d centre;
+  if (!groundPoint(ground_from_image, principal, &centre)) return false;
+  std::vector<cv::Point2d> pixels, ground;
+  for (int i = 0; i <= 4; ++i) {
+    for (int j = 0; j <= 4; ++j) {
+      const cv::Point2d p((camera.width_px - 1.0) * i / 4.0, (camera.height_px - 1.0) * j / 4.0);
+      cv::Point2d g;
+      if (!groundPoint(ground_from_image, p, &g)) return false;
+      pixels.push_back(p);
+      ground.push_back(g);
+    }
+  }
+  // A nadir camera of heading psi and height h maps pixel offsets d from the principal
+  // point to ground offsets (h / f) R d, where R turns image right (x) to east-of-heading
+  // and image down (y) to the heading's opposite: in ENU, image x -> (cos psi, -sin psi),
+  // image y -> (-sin psi, -cos psi) for psi clockwise from north. With u = (x, -y) in
+  // that basis this is a rotation by -psi: fit scale and angle as a complex ratio.
+  const double f = std::sqrt(camera.fx_px * camera.fy_px);
+  double re = 0.0, im = 0.0, pixel_norm = 0.0;
+  for (std::size_t k = 0; k < pixels.size(); ++k) {
+    const double ux = (pixels[k].x - principal.x) / camera.fx_px * f;
+    const double uy = -(pixels[k].y - principal.y) / camera.fy_px * f;
+    const double gx = ground[k].x - centre.x, gy = ground[k].y - centre.y;
+    // (gx + i gy) * conj(ux + i uy)
+    re += gx * ux + gy * uy;
+    im += gy * ux - gx * uy;
+    pixel_norm += ux * ux + uy * uy;
+  }
+  if (!(pixel_norm > 0.0) || !(std::hypot(re, im) > 0.0)) return false;
+  const double metres_per_pixel = std::hypot(re, im) / pixel_norm;  // h / f
+  const double rotation_rad = std::atan2(im, re);                   // = -psi
+  CameraPose out = like;
+  out.pitch_deg = -90.0;
+  out.roll_deg = 0.0;
+  out.yaw_deg = wrapAngleDeg(-rotation_rad * 180.0 / M_PI);
+  out.position_enu = cv::Vec3d(centre.x, centre.y, ground_up_m + metres_per_pixel * f);
+  const cv::Matx33d nadir_ground_from_image = groundFromImage(camera, out, ground_up_m);
+  double deviation = 0.0;
+  for (std::size_t k = 0; k < pixels.size(); ++k) {
+    cv::Point2d g;
+    if (!groundPoint(nadir_ground_from_image, pixels[k], &g)) return false;
+    deviation = std::max(deviation, std::hypot(g.x - ground[k].x, g.y - ground[k].y));
+  }
+  *nadir = out;
+  *max_deviation_m = deviation;
+  return true;
+}
+
 cv::Point2d undistortPixel(const CameraModel& camera, const cv::Point2d& pixel) {
   if (camera.distortion.isZero()) return pixel;
   const cv::Point2d n = camera.normalizedFromPixel(pixel);

@@ -47,6 +47,16 @@ void foldRollIntoYawNearNadir(CameraPose* pose);
 CameraPose constrainAttitude(const CameraModel& camera, const CameraPose& pose, double pitch_deg,
                              double roll_deg, double ground_up_m);
 
+// The nadir camera (pitch -90, roll 0) whose view of the ground plane is nearest to
+// `ground_from_image` (undistorted frame pixels -> ENU ground, e.g. a registration's
+// homography): it sees the same ground point at the principal point, and its heading
+// and height are the least-squares rotation and scale between the two views over a 5x5
+// grid of pixels spanning the frame. *max_deviation_m: the largest ground distance
+// between the two views over that grid. `like` gives t_s. Returns false when the
+// homography does not map the grid onto the ground (a pixel at or above the horizon).
+bool nearestNadirPose(const CameraModel& camera, const cv::Matx33d& ground_from_image, double ground_up_m,
+                      const CameraPose& like, CameraPose* nadir, double* max_deviation_m);
+
 // Lens-distorted pixel -> undistorted pixel (identity for a camera without distortion).
 cv::Point2d undistortPixel(const CameraModel& camera, const cv::Point2d& pixel);
 

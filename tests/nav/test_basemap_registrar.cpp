@@ -30,7 +30,10 @@
 //   the request;
 // - prior mode gathers the map's features from tiles extracted once: a wrong prior (2.5 m
 //   off) is corrected to the frame's true place, and the next keyframes over the same
-//   area reuse the tiles (none read or extracted again).
+//   area reuse the tiles (none read or extracted again);
+// - without a logged attitude, a fix through a lens too narrow to show a 5 deg tilt at
+//   the map's resolution is the nadir camera; through a 60 deg lens the fitted tilt is
+//   kept.
 #include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -224,6 +227,35 @@ class TestBasemapRegistrar : public QObject {
     QVERIFY2(again.accepted, again.reason.c_str());
     QVERIFY(std::hypot(again.pose.position_enu[0], again.pose.position_enu[1]) < 0.5);
     QCOMPARE(registrar.mapFeatureTileCount(), tiles);
+  }
+
+  // Without a logged attitude a fix's tilt is the fitted homography's. Through a 60 deg
+  // lens the image shows tilt and the fit's is kept (a nadir frame fits within a degree
+  // or two, not at exactly -90). Through a 5.7 deg lens (the same 32 m footprint, 321 m
+  // up) a 5 deg tilt would move no pixel of the frame by one map pixel: the fix is the
+  // nadir camera that views the frame as the fit does, at the frame's true place.
+  void aNarrowLensFixIsNadirWhereTheImageCannotShowTilt() {
+    const double hfov_deg = 5.7;
+    const nav::CameraModel camera = nav::CameraModel::fromHorizontalFov(320, 240, hfov_deg);
+    const geo::LocalEnuFrame enu(nav::defaultEnuOrigin(basemap_, 0.0));
+    nav::BasemapRegistrar narrow({basemap_}, enu, 0.0, camera, registrarOptions());
+    nav::RegistrationRequest request = priorRequest(2.0, -1.5);  // the frame is at (0, 0)
+    const double height_m = 16.0 / std::tan(hfov_deg * M_PI / 360.0);
+    request.height_hint_m = height_m;
+    request.prior->position_enu[2] = height_m;
+    const nav::RegistrationFix fix = narrow.registerFrame(request);
+    QVERIFY2(fix.accepted, fix.reason.c_str());
+    QCOMPARE(fix.pose.pitch_deg, -90.0);
+    QCOMPARE(fix.pose.roll_deg, 0.0);
+    const double error_m = std::hypot(fix.pose.position_enu[0], fix.pose.position_enu[1]);
+    QVERIFY2(error_m < 0.5, qPrintable(QString::number(error_m)));
+    QVERIFY2(std::abs(fix.pose.position_enu[2] / height_m - 1.0) < 0.02,
+             qPrintable(QString::number(fix.pose.position_enu[2])));
+
+    nav::BasemapRegistrar wide = makeRegistrar();
+    const nav::RegistrationFix wide_fix = wide.registerFrame(priorRequest(2.0, -1.5));
+    QVERIFY2(wide_fix.accepted, wide_fix.reason.c_str());
+    QVERIFY(wide_fix.pose.pitch_deg != -90.0);
   }
 
   void idleTimeExtractsTheMapAroundTheLatestKeyframe() {

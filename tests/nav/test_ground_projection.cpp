@@ -111,6 +111,56 @@ class TestGroundProjection : public QObject {
     QVERIFY(std::abs(wrapAngleDeg(heading - 31.5)) < 0.2);
   }
 
+  // The nadir camera nearest to a view: exact for a nadir camera (unequal focal lengths,
+  // an off-centre principal point, any heading), and for a tilted one the camera above
+  // its image centre's ground point, its views apart by the tilt's foreshortening: small
+  // through a narrow lens (what registration cannot tell from noise), large through a
+  // wide one.
+  void nearestNadirPoseOfANadirViewIsThatCamera() {
+    CameraModel camera = CameraModel::fromHorizontalFov(640, 480, 50.0);
+    camera.fy_px = 1.03 * camera.fx_px;
+    camera.cx_px += 7.0;
+    camera.cy_px -= 4.0;
+    for (const double yaw : {0.0, 37.0, 135.0, -100.0}) {
+      const CameraPose truth = makePose(10, 20, 65, yaw, -90, 0);
+      CameraPose nadir;
+      double deviation_m = -1.0;
+      QVERIFY(nearestNadirPose(camera, groundFromImage(camera, truth, 5.0), 5.0, truth, &nadir, &deviation_m));
+      QVERIFY2(cv::norm(nadir.position_enu - truth.position_enu) < 1e-6, qPrintable(QString::number(yaw)));
+      QVERIFY(rotationDifferenceDeg(nadir, truth) < 1e-6);
+      QVERIFY(deviation_m >= 0.0 && deviation_m < 1e-6);
+    }
+  }
+
+  void nearestNadirPoseOfATiltedView_data() {
+    QTest::addColumn<double>("hfov");
+    QTest::addColumn<double>("max_deviation_m");
+    QTest::addColumn<double>("min_deviation_m");
+    // 60 m up, tilted 10 deg: the camera is 10.6 m from above its image centre.
+    QTest::newRow("5.7 deg lens") << 5.7 << 0.1 << 0.0;
+    QTest::newRow("60 deg lens") << 60.0 << 1e9 << 2.0;
+  }
+  void nearestNadirPoseOfATiltedView() {
+    QFETCH(double, hfov);
+    QFETCH(double, max_deviation_m);
+    QFETCH(double, min_deviation_m);
+    const CameraModel camera = CameraModel::fromHorizontalFov(640, 480, hfov);
+    const CameraPose tilted = makePose(0, 0, 60, 70, -80, 0);
+    cv::Vec3d centre;
+    QVERIFY(groundFromPixel(camera, tilted, {camera.cx_px, camera.cy_px}, 0.0, &centre));
+    QVERIFY(std::hypot(centre[0], centre[1]) > 10.0);
+    CameraPose nadir;
+    double deviation_m = 0.0;
+    QVERIFY(nearestNadirPose(camera, groundFromImage(camera, tilted, 0.0), 0.0, tilted, &nadir, &deviation_m));
+    QCOMPARE(nadir.pitch_deg, -90.0);
+    QVERIFY(std::hypot(nadir.position_enu[0] - centre[0], nadir.position_enu[1] - centre[1]) < 1e-6);
+    QVERIFY2(deviation_m <= max_deviation_m && deviation_m >= min_deviation_m, qPrintable(QString::number(deviation_m)));
+    // The heading of the image's top is kept, and the height is the one that gives the
+    // view's mean scale (the slant range to the centre is 60.9 m).
+    QVERIFY(std::abs(wrapAngleDeg(nadir.yaw_deg - 70.0)) < 1.0);
+    QVERIFY(nadir.position_enu[2] > 55.0 && nadir.position_enu[2] < 70.0);
+  }
+
   // A track's yaw is a true heading at the pose: 2 km from an origin near the north pole
   // the frame's north is tens of degrees away from it (without the correction every
   // exported heading there was off by that much); the round trip restores the ENU yaw.
