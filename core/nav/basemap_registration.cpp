@@ -477,7 +477,7 @@ struct BasemapRegistrar::State {
 
   // Without a logged attitude a fix's tilt comes from the homography's perspective alone.
   // Through a narrow lens over a coarse map that perspective is below the matches'
-  // noise, and a fitted homography carries a tilt made of noise and map warps (a 5.7 deg
+  // noise, and a fitted homography carries a tilt that is not there (a 5.7 deg
   // lens 60 m up, searched at 0.036 m: 10-21 deg in a global search, the camera up to
   // 21 m from where it was). Where a 5 deg tilt in either image axis would move no pixel
   // of the frame by 1 window pixel, the tilt is unseen: the nadir camera that views the
