@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/util/atomic_file.h"
+#include "core/util/markup_text.h"
 
 namespace skytrace::cli {
 namespace {
@@ -49,20 +50,6 @@ std::string csvField(const std::string& text) {
   std::string quoted = "\"";
   for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c == '\n' ? ' ' : c);
   return quoted + "\"";
-}
-
-std::string htmlEscaped(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 // The columns of both files: heading, and the cell of a flight.
@@ -187,20 +174,20 @@ void writeBatchSummary(const fs::path& out, const std::string& manifest,
   std::strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
   std::ostringstream html;
   html << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-       << "<title>Skytrace batch: " << htmlEscaped(manifest) << "</title>\n"
+       << "<title>Skytrace batch: " << markupEscaped(manifest) << "</title>\n"
        << "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
           "th,td{border:1px solid #bbb;padding:4px 8px;text-align:right}"
           "td:first-child,td:nth-child(2),td:nth-last-child(-n+2){text-align:left}"
           "tr.failed td{background:#fde2e2}tr.cancelled td{background:#fff3cd}</style>\n"
-       << "</head><body>\n<h1>Skytrace batch</h1>\n<p>Manifest " << htmlEscaped(manifest) << ", written "
+       << "</head><body>\n<h1>Skytrace batch</h1>\n<p>Manifest " << markupEscaped(manifest) << ", written "
        << when << ": " << flights.size() << " flights, " << counts[int(FlightStatus::Done)] << " done, "
        << counts[int(FlightStatus::Skipped)] << " skipped (up to date), " << counts[int(FlightStatus::Failed)]
        << " failed, " << counts[int(FlightStatus::Cancelled)] << " cancelled.</p>\n<table>\n<tr>";
-  for (const Column& column : columns()) html << "<th>" << htmlEscaped(column.title) << "</th>";
+  for (const Column& column : columns()) html << "<th>" << markupEscaped(column.title) << "</th>";
   html << "</tr>\n";
   for (const FlightSummary& flight : flights) {
     html << "<tr class=\"" << toString(flight.status) << "\">";
-    for (const Column& column : columns()) html << "<td>" << htmlEscaped(column.cell(flight)) << "</td>";
+    for (const Column& column : columns()) html << "<td>" << markupEscaped(column.cell(flight)) << "</td>";
     html << "</tr>\n";
   }
   html << "</table>\n</body></html>\n";

@@ -21,6 +21,7 @@
 #include "core/geo/geoid_heights.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/markup_text.h"
 
 namespace skytrace::geo {
 namespace fs = std::filesystem;
@@ -483,21 +484,6 @@ void writeGpx(const Track& track, const fs::path& file, const std::string& targe
 
 // --- KML (our own streaming writer; OGR's LIBKML driver takes quadratic time) ---------
 
-std::string xmlEscaped(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 // KML's heights: "absolute" ones are above mean sea level (EGM96), so ellipsoid heights
 // are converted; heights above the take-off point or the ground are "relativeToGround"
 // (the take-off point taken as the ground under the drone). Empty heights: clampToGround.
@@ -534,7 +520,7 @@ void writeKml(const Track& track, const fs::path& file, const std::string& targe
   const KmlHeights kml = kmlHeights(track);
   const std::vector<double> line_heights = lineHeights(track, kml.heights);
   const char* line_mode = line_heights.empty() ? "clampToGround" : kml.mode;
-  const std::string name = xmlEscaped(track.name.empty() ? "track" : track.name);
+  const std::string name = markupEscaped(track.name.empty() ? "track" : track.name);
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
          "<kml xmlns=\"http://www.opengis.net/kml/2.2\" xmlns:gx=\"http://www.google.com/kml/ext/2.2\">\n"
          "<Document id=\"root_doc\">\n"
@@ -576,7 +562,7 @@ void writeKml(const Track& track, const fs::path& file, const std::string& targe
   const auto simple = [&out](const char* field, const std::string& value) {
     if (!value.empty()) out << "<SimpleData name=\"" << field << "\">" << value << "</SimpleData>";
   };
-  const std::string alt_reference = xmlEscaped(track.alt_reference);
+  const std::string alt_reference = markupEscaped(track.alt_reference);
   for (std::size_t i = 0; i < track.poses.size(); ++i) {
     const TrackPose& p = track.poses[i];
     const double height = heightAt(kml.heights, i);

@@ -227,6 +227,25 @@ class TestTrackIo : public QObject {
             std::string::npos);
   }
 
+  // A name with markup characters (a flight called "Pier <3> & \"B\"") comes back from
+  // the KML file as it was: the writer escapes it.
+  void kmlNameWithMarkupReadsBack() {
+    QTemporaryDir dir;
+    Track track = makeTrack();
+    track.name = "Pier <3> & \"B\"";
+    const std::string path = (dir.path() + "/t.kml").toStdString();
+    exportTrack(track, path, TrackFormat::Kml);
+    GDALAllRegister();
+    Dataset ds(GDALDataset::FromHandle(GDALOpenEx(path.c_str(), GDAL_OF_VECTOR, nullptr, nullptr, nullptr)));
+    QVERIFY(ds);
+    OGRLayer* line = ds->GetLayerByName("track");
+    QVERIFY(line != nullptr);
+    line->ResetReading();
+    std::unique_ptr<OGRFeature> f(line->GetNextFeature());
+    QVERIFY(f);
+    QCOMPARE(std::string(f->GetFieldAsString("Name")), track.name);
+  }
+
   void geoPackageReadByOgr() {
     QTemporaryDir dir;
     const Track track = makeTrack();
