@@ -207,6 +207,9 @@ struct RegistrationFix {
   int candidates = 0;         // global mode: the map tiles fine-matched, over every scale
   double retrieval_ms = 0.0;  // global mode only
   double fine_match_ms = 0.0;
+  // Set by NavigationSession::finish for an accepted fix with a pose: how far the final
+  // (smoothed) track passes from it at its frame, horizontal metres. NaN otherwise.
+  double track_offset_m = std::numeric_limits<double>::quiet_NaN();
 };
 
 class BasemapRegistrar {

@@ -24,7 +24,7 @@ nlohmann::json nullable(double value) {
 std::string fixesCsv(const NavigationResult& result, const geo::LocalEnuFrame* enu) {
   std::ostringstream out;
   out << "frame,t_s,lat_deg,lon_deg,alt_m,yaw_deg,sigma_m,inliers,inlier_ratio,score,accepted,"
-         "reason,basemap,mode,method\n";
+         "reason,basemap,mode,method,track_offset_m\n";
   for (const auto& f : result.fixes) {
     std::string lat, lon, alt, yaw;
     if (f.has_pose && enu) {
@@ -40,7 +40,7 @@ std::string fixesCsv(const NavigationResult& result, const geo::LocalEnuFrame* e
         << yaw << ',' << (f.has_pose ? fixedDecimals(f.sigma_m, 3) : "") << ',' << f.inliers << ','
         << fixedDecimals(f.inlier_ratio, 4) << ',' << fixedDecimals(f.score, 4) << ',' << (f.accepted ? 1 : 0)
         << ',' << f.reason << ',' << f.basemap_index << ',' << (f.global_mode ? "global" : "prior")
-        << ',' << (f.area_correlation ? "area" : "matches") << '\n';
+        << ',' << (f.area_correlation ? "area" : "matches") << ',' << fixedDecimals(f.track_offset_m, 3) << '\n';
   }
   return out.str();
 }
@@ -107,6 +107,7 @@ nlohmann::json navigationReportJson(const NavigationResult& result, const RunDes
                      {"rejected", int(result.fixes.size()) - accepted},
                      {"global_attempts", global_attempts},
                      {"accepted_by_area_correlation", area_accepted},
+                     {"far_from_track", result.fixes_far_from_track},
                      {"rejected_by_reason", by_reason}};
   json lost_segments = json::array();
   for (const geo::FrameSpan& span : result.lost_spans) {

@@ -1,5 +1,6 @@
 #include "core/nav/navigation_session.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -82,6 +83,22 @@ double loggedHeightM(const NavigationInputs& inputs, double t_s) {
   if (std::isfinite(sample->alt_abs_m) && std::isfinite(inputs.log_ground_alt_m))
     return sample->alt_abs_m - inputs.log_ground_alt_m;
   return kUnknown;
+}
+
+// RegistrationFix::track_offset_m of every accepted fix with a pose whose frame has a pose
+// in `track` (the session's final track, ENU).
+void setTrackOffsets(const std::vector<FusedPose>& track, std::vector<RegistrationFix>* fixes) {
+  std::map<std::int64_t, const FusedPose*> by_frame;
+  for (const FusedPose& pose : track)
+    if (pose.has_pose) by_frame[pose.frame] = &pose;
+  for (RegistrationFix& fix : *fixes) {
+    if (!fix.accepted || !fix.has_pose) continue;
+    const auto it = by_frame.find(fix.frame);
+    if (it == by_frame.end()) continue;
+    const CameraPose& on_track = it->second->pose;
+    fix.track_offset_m = std::hypot(fix.pose.position_enu[0] - on_track.position_enu[0],
+                                    fix.pose.position_enu[1] - on_track.position_enu[1]);
+  }
 }
 
 }  // namespace
@@ -424,6 +441,10 @@ NavigationResult NavigationSession::finish(bool completed, std::int64_t frames_t
   std::sort(s.fixes.begin(), s.fixes.end(),
             [](const RegistrationFix& a, const RegistrationFix& b) { return a.frame < b.frame; });
   result.fixes = s.fixes;
+  setTrackOffsets(smoothed, &result.fixes);
+  for (const RegistrationFix& fix : result.fixes)
+    if (fix.track_offset_m > 3.0 * s.options.fusion.fix_loss_scale * std::max(fix.sigma_m, 0.1))
+      ++result.fixes_far_from_track;
   if (s.inputs.telemetry) {
     result.gnss_track = io::gnssTrackFromTelemetry(*s.inputs.telemetry);
     result.discrepancy = analyzeGnssDiscrepancy(result.track, *result.gnss_track, s.options.discrepancy);

@@ -98,6 +98,11 @@ struct NavigationResult {
   geo::Track odometry_track;
   std::optional<geo::Track> gnss_track;
   std::vector<RegistrationFix> fixes;  // every attempt, in frame order
+  // Accepted fixes the final track passes more than 3 Cauchy scales of the smoother's fix
+  // loss away (6 sigma with the default scale of 2): the smoother gave each a tenth of an
+  // agreeing fix's weight or less, so the track does not rest on them (a wrong first fix
+  // that later fixes outvoted, say). Their distance: RegistrationFix::track_offset_m.
+  int fixes_far_from_track = 0;
   DiscrepancyAnalysis discrepancy;
   // With a flight log that has GNSS: how far its clock looks off the video's, from the
   // images (estimateLogAlignment of `track` and `gnss_track`); `log_time_offset_s` is

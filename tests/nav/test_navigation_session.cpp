@@ -258,6 +258,43 @@ class TestNavigationSession : public QObject {
              qPrintable(QString("%1 %2").arg(first.east_m).arg(first.north_m)));
   }
 
+  // A wrong first fix (25 m off, as from a false global match) that the later fixes
+  // outvote: the final track passes it far away, and the result says so (fixes.csv
+  // track_offset_m, report.json fixes.far_from_track); the fixes the track rests on lie
+  // on it, and rejected attempts have no offset.
+  void aFixTheTrackDoesNotRestOnIsCountedFarFromIt() {
+    NavigationSession session(inputs(), options());
+    const cv::Mat frame = texturedFrame();
+    std::int64_t next = 0;
+    auto request = nextRequest(session, frame, &next);
+    QVERIFY(request);
+    RegistrationFix wrong = answer(*request, true);
+    wrong.pose.position_enu[1] += 25.0;
+    wrong.image_from_ground = imageFromGround(kCamera, wrong.pose, 0.0);
+    session.addFix(wrong);
+    for (int attempt = 0; attempt < 12; ++attempt) {
+      request = nextRequest(session, frame, &next);
+      QVERIFY(request);
+      session.addFix(answer(*request, true));
+    }
+    const NavigationResult result = session.finish(true, next);
+    QCOMPARE(result.fixes_far_from_track, 1);
+    QCOMPARE(result.fixes.front().frame, wrong.frame);
+    QVERIFY2(std::abs(result.fixes.front().track_offset_m - 25.0) < 1.0,
+             qPrintable(QString::number(result.fixes.front().track_offset_m)));
+    int on_track = 0;
+    for (std::size_t i = 1; i < result.fixes.size(); ++i) {
+      const RegistrationFix& fix = result.fixes[i];
+      if (!fix.accepted) {
+        QVERIFY(std::isnan(fix.track_offset_m));
+        continue;
+      }
+      QVERIFY2(fix.track_offset_m < 1.0, qPrintable(QString::number(fix.track_offset_m)));
+      ++on_track;
+    }
+    QVERIFY(on_track >= 5);
+  }
+
   // Frames VO loses are counted and listed as runs (report.json odometry.lost_segments,
   // the GUI's events): three featureless frames in a hover are one run that starts at
   // the first of them.

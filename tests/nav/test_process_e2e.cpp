@@ -157,8 +157,8 @@ class TestProcessE2e : public QObject {
     QVERIFY(csv.open(QIODevice::ReadOnly));
     const QString text = QString::fromUtf8(csv.readAll());
     QVERIFY(text.startsWith("frame,t_s,lat_deg,lon_deg,alt_m,yaw_deg,sigma_m,inliers,inlier_ratio,score,accepted,"
-                            "reason,basemap,mode,method\n"));
-    QVERIFY(text.contains(",prior,area\n"));
+                            "reason,basemap,mode,method,track_offset_m\n"));
+    QVERIFY(text.contains(",prior,area,"));
   }
 
   // The seed VO pipeline is selectable: SuperPoint + LightGlue loaded from checkpoints
