@@ -1,7 +1,8 @@
 // A small processed flight made for the results reader and the GUI tests (no ../shared needed): a procedural
 // UTM basemap, a 60-frame video rendered over it (320x180, nadir, 100 m), a results folder in the format of
 // docs/process_output.md (visual track, raw odometry, GNSS with a flagged 40 m
-// discrepancy between 3.0 and 4.0 s, registration fixes with one rejection (frame 20),
+// discrepancy between 3.0 and 4.0 s, registration fixes with one rejection (frame 20) and
+// one accepted fix 30 m east of the track that the track set aside (frame 50),
 // odometry lost at frames 45-47, per-stage latency, report, camera) and a .skytrace project naming all of it. Everything is
 // written by the project's own writers (exportTrack, writeLatencyCsv, writeCameraFile,
 // writeProjectFile), so the GUI is checked against independently known values.
@@ -36,7 +37,8 @@ struct SyntheticFlight {
   geo::Track visual, odometry, gnss;
   int frames = 60;
   double fps = 10.0;
-  int accepted_fixes = 0, rejected_fixes = 0;
+  int accepted_fixes = 0, rejected_fixes = 0;  // accepted: those the track rests on
+  int set_aside_fixes = 0;                       // accepted, but 30 m from the track
 };
 
 inline SyntheticFlight writeSyntheticFlight(const QString& folder) {
@@ -124,21 +126,27 @@ inline SyntheticFlight writeSyntheticFlight(const QString& folder) {
     file.open(QIODevice::WriteOnly | QIODevice::Text);
     QTextStream(&file) << text;
   };
-  QString fixes = "frame,t_s,lat_deg,lon_deg,alt_m,yaw_deg,sigma_m,inliers,inlier_ratio,score,accepted,reason,basemap,mode\n";
+  QString fixes =
+      "frame,t_s,lat_deg,lon_deg,alt_m,yaw_deg,sigma_m,inliers,inlier_ratio,score,accepted,reason,basemap,mode,"
+      "method,track_offset_m\n";
   for (int i = 0; i < f.frames; i += 10) {
     const geo::TrackPose& p = f.visual.poses[i];
     const bool accepted = i != 20;
-    (accepted ? f.accepted_fixes : f.rejected_fixes)++;
-    fixes += QString("%1,%2,%3,%4,100,56.3,1.5,%5,%6,0.8,%7,%8,0,%9\n")
+    const bool set_aside = i == 50;
+    (set_aside ? f.set_aside_fixes : accepted ? f.accepted_fixes : f.rejected_fixes)++;
+    const double east_m = set_aside ? 30.0 : 0.0;
+    const double lon_deg = p.lon_deg + east_m / (111320.0 * std::cos(p.lat_deg * M_PI / 180.0));
+    fixes += QString("%1,%2,%3,%4,100,56.3,1.5,%5,%6,0.8,%7,%8,0,%9,matches,%10\n")
                  .arg(i)
                  .arg(p.t_s)
                  .arg(p.lat_deg, 0, 'f', 9)
-                 .arg(p.lon_deg, 0, 'f', 9)
+                 .arg(lon_deg, 0, 'f', 9)
                  .arg(accepted ? 140 : 8)
                  .arg(accepted ? 0.6 : 0.05)
                  .arg(accepted ? 1 : 0)
                  .arg(accepted ? "" : "too_few_inliers")
-                 .arg(i == 0 ? "global" : "prior");
+                 .arg(i == 0 ? "global" : "prior")
+                 .arg(accepted ? QString::number(set_aside ? 30.0 : 0.2, 'f', 3) : QString());
   }
   write_text(f.results + "/fixes.csv", fixes);
   QString discrepancy = "frame,t_s,distance_m,sigma_m,flagged\n";

@@ -206,14 +206,6 @@
         <translation>%1 s lang keine GNSS-Position im Log</translation>
     </message>
     <message>
-        <source>Events of a processed flight appear here: flagged GNSS, rejected registrations, lost odometry and GNSS dropouts.</source>
-        <translation>Hier erscheinen die Ereignisse eines verarbeiteten Flugs: markiertes GNSS, abgelehnte Registrierungen, verlorene Odometrie und GNSS-Ausfälle.</translation>
-    </message>
-    <message>
-        <source>No events: no GNSS flagged, no registration rejected, no odometry lost and no GNSS dropout.</source>
-        <translation>Keine Ereignisse: kein GNSS markiert, keine Registrierung abgelehnt, keine Odometrie verloren und kein GNSS-Ausfall.</translation>
-    </message>
-    <message>
         <source>Time</source>
         <translation>Zeit</translation>
     </message>
@@ -228,6 +220,22 @@
     <message>
         <source>Show or hide the events of this kind, in the list and on the timeline</source>
         <translation>Ereignisse dieser Art in der Liste und auf der Zeitleiste zeigen oder ausblenden</translation>
+    </message>
+    <message>
+        <source>Registration set aside</source>
+        <translation>Registrierung beiseitegelassen</translation>
+    </message>
+    <message>
+        <source>accepted with %1 inliers, but the final track passes %2 m from it: the other registrations and the odometry disagree with it</source>
+        <translation>mit %1 Inliern angenommen, aber die endgültige Spur verläuft %2 m davon entfernt: die übrigen Registrierungen und die Odometrie widersprechen ihr</translation>
+    </message>
+    <message>
+        <source>Events of a processed flight appear here: flagged GNSS, rejected registrations, lost odometry, GNSS dropouts and registrations the track set aside.</source>
+        <translation>Hier erscheinen die Ereignisse eines verarbeiteten Flugs: markiertes GNSS, abgelehnte Registrierungen, verlorene Odometrie, GNSS-Ausfälle und von der Spur beiseitegelassene Registrierungen.</translation>
+    </message>
+    <message>
+        <source>No events: no GNSS flagged, no registration rejected, no odometry lost, no GNSS dropout and no registration set aside.</source>
+        <translation>Keine Ereignisse: kein GNSS markiert, keine Registrierung abgelehnt, keine Odometrie verloren, kein GNSS-Ausfall und keine Registrierung beiseitegelassen.</translation>
     </message>
 </context>
 <context>
@@ -1372,6 +1380,14 @@ Mode: %4</source>
 Visuelle Odometrie: %2
 Satellitenstufe: %3
 Modus: %4</translation>
+    </message>
+    <message>
+        <source>Registered on the basemap (%1, %2 inliers), set aside: the track passes %3 m away</source>
+        <translation>Auf der Basiskarte registriert (%1, %2 Inlier), beiseitegelassen: die Spur verläuft %3 m davon entfernt</translation>
+    </message>
+    <message>
+        <source>Registration set aside by the track</source>
+        <translation>Von der Spur beiseitegelassene Registrierung</translation>
     </message>
 </context>
 <context>

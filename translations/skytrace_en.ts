@@ -206,14 +206,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Events of a processed flight appear here: flagged GNSS, rejected registrations, lost odometry and GNSS dropouts.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No events: no GNSS flagged, no registration rejected, no odometry lost and no GNSS dropout.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Time</source>
         <translation type="unfinished"></translation>
     </message>
@@ -227,6 +219,22 @@
     </message>
     <message>
         <source>Show or hide the events of this kind, in the list and on the timeline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Registration set aside</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>accepted with %1 inliers, but the final track passes %2 m from it: the other registrations and the odometry disagree with it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Events of a processed flight appear here: flagged GNSS, rejected registrations, lost odometry, GNSS dropouts and registrations the track set aside.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No events: no GNSS flagged, no registration rejected, no odometry lost, no GNSS dropout and no registration set aside.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1370,6 +1378,14 @@ Satellite stage: %3
 Mode: %4</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Registered on the basemap (%1, %2 inliers), set aside: the track passes %3 m away</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Registration set aside by the track</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>skytrace::ui::MapView</name>
@@ -1751,16 +1767,16 @@ Overlapped mode only: the sequential mode always registers every keyframe.</sour
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>SuperPoint, LightGlue and DINOv2 run in float16 on a GPU (ALIKED keeps its faster float32 kernels); keypoints and match scores deviate slightly from float32. No effect on the CPU.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>LightGlue: every layer on every point</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Off: LightGlue stops early on easy frame pairs and drops unmatchable points, as the original.
 On: every layer runs on every point, one fixed-shape pass (a CUDA graph on a GPU): the same time for every frame.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>SuperPoint, LightGlue, DINOv2 and LiteSAM run in float16 on a GPU (ALIKED keeps its faster float32 kernels); keypoints and match scores deviate slightly from float32. No effect on the CPU.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

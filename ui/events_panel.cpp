@@ -112,6 +112,7 @@ QColor EventsPanel::colourOf(FlightEventKind kind) {
     case FlightEventKind::RejectedFixes: return QColor(255, 140, 0);
     case FlightEventKind::OdometryLost: return QColor(150, 80, 220);
     case FlightEventKind::GnssDropout: return QColor(120, 120, 120);
+    case FlightEventKind::FixFarFromTrack: return QColor(0, 140, 170);
   }
   return QColor(Qt::gray);
 }
@@ -122,6 +123,7 @@ QString EventsPanel::titleOf(FlightEventKind kind) {
     case FlightEventKind::RejectedFixes: return tr("Registration rejected");
     case FlightEventKind::OdometryLost: return tr("Odometry lost");
     case FlightEventKind::GnssDropout: return tr("GNSS dropout");
+    case FlightEventKind::FixFarFromTrack: return tr("Registration set aside");
   }
   return QString();
 }
@@ -145,6 +147,11 @@ QString EventsPanel::detailsOf(const FlightEvent& event) {
                                     .arg(event.count);
     case FlightEventKind::GnssDropout:
       return tr("no GNSS position in the log for %1 s").arg(duration);
+    case FlightEventKind::FixFarFromTrack:
+      return tr("accepted with %1 inliers, but the final track passes %2 m from it: the other "
+                "registrations and the odometry disagree with it")
+          .arg(event.count)
+          .arg(QLocale().toString(event.max_m, 'f', 1));
   }
   return QString();
 }
@@ -204,9 +211,9 @@ void EventsPanel::rebuildList() {
   empty_label_->setVisible(none);
   empty_label_->setText(results_empty_
                             ? tr("Events of a processed flight appear here: flagged GNSS, rejected "
-                                 "registrations, lost odometry and GNSS dropouts.")
-                            : tr("No events: no GNSS flagged, no registration rejected, no odometry lost and "
-                                 "no GNSS dropout."));
+                                 "registrations, lost odometry, GNSS dropouts and registrations the track set aside.")
+                            : tr("No events: no GNSS flagged, no registration rejected, no odometry lost, "
+                                 "no GNSS dropout and no registration set aside."));
 }
 
 void EventsPanel::activate(QTreeWidgetItem* item) {

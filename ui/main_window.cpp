@@ -1089,7 +1089,13 @@ void MainWindow::showVideoOverlayFor(int frame) {
   const auto it = std::lower_bound(fixes.begin(), fixes.end(), static_cast<std::int64_t>(frame),
                                    [](const RegistrationFixRecord& f, std::int64_t v) { return f.frame < v; });
   if (it != fixes.end() && it->frame == frame) {
-    if (it->accepted)
+    if (it->setAsideByTrack())
+      video_panel_->setBadge(tr("Registered on the basemap (%1, %2 inliers), set aside: the track passes %3 m away")
+                                 .arg(QString::fromStdString(it->mode))
+                                 .arg(it->inliers)
+                                 .arg(QLocale().toString(it->track_offset_m, 'f', 1)),
+                             EventsPanel::colourOf(app::FlightEventKind::FixFarFromTrack));
+    else if (it->accepted)
       video_panel_->setBadge(tr("Registered on the basemap (%1, %2 inliers)")
                                  .arg(QString::fromStdString(it->mode))
                                  .arg(it->inliers),
@@ -1179,37 +1185,42 @@ void MainWindow::showResultsOnMap() {
     }
     map_view_->setTrackOverlay(visual);
   }
-  MapView::TrackOverlay accepted, rejected;
+  MapView::TrackOverlay accepted, set_aside, rejected;
   accepted.name = kResultPrefix + QStringLiteral("fixes-accepted");
   accepted.color = kAcceptedColour;
   accepted.marker = MapView::Marker::Ring;
   accepted.marker_px = 9;
+  set_aside.name = kResultPrefix + QStringLiteral("fixes-set-aside");
+  set_aside.color = EventsPanel::colourOf(app::FlightEventKind::FixFarFromTrack);
+  set_aside.marker = MapView::Marker::Ring;
+  set_aside.marker_px = 9;
   rejected.name = kResultPrefix + QStringLiteral("fixes-rejected");
   rejected.color = kRejectedColour;
   rejected.marker = MapView::Marker::Cross;
-  for (MapView::TrackOverlay* o : {&accepted, &rejected}) {
+  for (MapView::TrackOverlay* o : {&accepted, &set_aside, &rejected}) {
     o->line_style = Qt::NoPen;
     o->z = 4;
   }
   for (const RegistrationFixRecord& fix : r.fixes) {
     if (!fix.hasPosition()) continue;
-    MapView::TrackOverlay& o = fix.accepted ? accepted : rejected;
+    MapView::TrackOverlay& o = fix.setAsideByTrack() ? set_aside : fix.accepted ? accepted : rejected;
     o.points.push_back({fix.lat_deg, fix.lon_deg, 0.0});
     o.t_s.push_back(fix.t_s);
   }
-  if (!accepted.points.empty()) map_view_->setTrackOverlay(accepted);
-  if (!rejected.points.empty()) map_view_->setTrackOverlay(rejected);
+  for (const MapView::TrackOverlay* o : {&accepted, &set_aside, &rejected})
+    if (!o->points.empty()) map_view_->setTrackOverlay(*o);
   updateMapLegend();
 }
 
 void MainWindow::updateMapLegend() {
-  bool has_visual = false, has_odometry = false, has_gnss = false, has_accepted = false, has_rejected = false,
-       has_flagged = false;
+  bool has_visual = false, has_odometry = false, has_gnss = false, has_accepted = false, has_set_aside = false,
+       has_rejected = false, has_flagged = false;
   for (const MapView::TrackOverlay& o : map_view_->trackOverlays()) {
     has_visual = has_visual || o.name == kResultPrefix + QLatin1String("visual");
     has_odometry = has_odometry || o.name == kResultPrefix + QLatin1String("odometry");
     has_gnss = has_gnss || o.name == kResultPrefix + QLatin1String("gnss") || o.name.startsWith(QLatin1String("gnss:"));
     has_accepted = has_accepted || o.name == kResultPrefix + QLatin1String("fixes-accepted");
+    has_set_aside = has_set_aside || o.name == kResultPrefix + QLatin1String("fixes-set-aside");
     has_rejected = has_rejected || o.name == kResultPrefix + QLatin1String("fixes-rejected");
     has_flagged = has_flagged || o.name.startsWith(kResultPrefix + QLatin1String("flagged"));
   }
@@ -1221,6 +1232,10 @@ void MainWindow::updateMapLegend() {
   if (has_flagged) entries.push_back(Entry{tr("GNSS flagged"), QColor(255, 30, 30, 110), Qt::SolidLine, 9.0});
   if (has_accepted)
     entries.push_back(Entry{tr("Registration accepted"), kAcceptedColour, Qt::NoPen, 0.0, MapView::Marker::Ring});
+  if (has_set_aside)
+    entries.push_back(Entry{tr("Registration set aside by the track"),
+                            EventsPanel::colourOf(app::FlightEventKind::FixFarFromTrack), Qt::NoPen, 0.0,
+                            MapView::Marker::Ring});
   if (has_rejected)
     entries.push_back(Entry{tr("Registration rejected"), kRejectedColour, Qt::NoPen, 0.0, MapView::Marker::Cross});
   map_view_->setLegend(std::move(entries), has_visual ? track_colour_ramp_ : std::nullopt);

@@ -70,6 +70,18 @@ void addGnssDropouts(const FlightResults& results, const FlightEventOptions& opt
   }
 }
 
+void addFixesFarFromTrack(const FlightResults& results, std::vector<FlightEvent>* events) {
+  for (const RegistrationFixRecord& fix : results.fixes) {
+    if (!fix.setAsideByTrack()) continue;
+    FlightEvent e;
+    e.kind = FlightEventKind::FixFarFromTrack;
+    e.span = {fix.frame, fix.frame, fix.t_s, fix.t_s};
+    e.count = fix.inliers;
+    e.max_m = fix.track_offset_m;
+    events->push_back(std::move(e));
+  }
+}
+
 }  // namespace
 
 const char* flightEventKindName(FlightEventKind kind) {
@@ -78,6 +90,7 @@ const char* flightEventKindName(FlightEventKind kind) {
     case FlightEventKind::RejectedFixes: return "rejected_fixes";
     case FlightEventKind::OdometryLost: return "odometry_lost";
     case FlightEventKind::GnssDropout: return "gnss_dropout";
+    case FlightEventKind::FixFarFromTrack: return "fix_far_from_track";
   }
   return "unknown";
 }
@@ -95,6 +108,7 @@ std::vector<FlightEvent> flightEvents(const FlightResults& results, const Flight
   addRejectedFixes(results, &events);
   addOdometryLost(results, &events);
   addGnssDropouts(results, options, &events);
+  addFixesFarFromTrack(results, &events);
   std::stable_sort(events.begin(), events.end(), [](const FlightEvent& a, const FlightEvent& b) {
     return std::tie(a.span.start_s, a.kind) < std::tie(b.span.start_s, b.kind);
   });

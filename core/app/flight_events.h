@@ -1,6 +1,7 @@
 // FlightEvents: the moments of a processed flight an analyst reviews first, in time
 // order: GNSS stretches flagged as inconsistent with the visual track, runs of rejected
-// basemap registrations, frames visual odometry lost, and gaps in the logged GNSS.
+// basemap registrations, frames visual odometry lost, gaps in the logged GNSS, and
+// accepted fixes the final track does not rest on.
 // Derived from FlightResults alone, so a results folder and a live run (growing results)
 // give the same list. Plain values, no Qt: the GUI's events panel and timeline markers
 // show it, and any other front end can.
@@ -20,10 +21,12 @@ enum class FlightEventKind {
   RejectedFixes,  // consecutive registration attempts rejected, none accepted between
   OdometryLost,   // consecutive frames visual odometry lost
   GnssDropout,    // the log has no GNSS position for a while
+  FixFarFromTrack,  // an accepted fix the final track passes far from (nav::fixFarFromTrack)
 };
-constexpr int kFlightEventKindCount = 4;
+constexpr int kFlightEventKindCount = 5;
 
-// Stable lower-case names: "flagged_gnss", "rejected_fixes", "odometry_lost", "gnss_dropout".
+// Stable lower-case names: "flagged_gnss", "rejected_fixes", "odometry_lost", "gnss_dropout",
+// "fix_far_from_track".
 const char* flightEventKindName(FlightEventKind kind);
 
 struct FlightEvent {
@@ -32,8 +35,9 @@ struct FlightEvent {
   // position before the gap to the first after it; their frames are -1 (the log is not
   // tied to frames).
   geo::FrameSpan span;
-  int count = 0;  // RejectedFixes: attempts; OdometryLost: frames; else 0
-  double max_m = std::numeric_limits<double>::quiet_NaN();  // FlaggedGnss: largest distance, metres
+  int count = 0;  // RejectedFixes: attempts; OdometryLost: frames; FixFarFromTrack: inliers; else 0
+  // FlaggedGnss: largest distance; FixFarFromTrack: the track's distance from the fix; metres
+  double max_m = std::numeric_limits<double>::quiet_NaN();
   std::map<std::string, int> reasons;  // RejectedFixes: attempts by fixes.csv reason
 
   double durationS() const { return span.end_s - span.start_s; }

@@ -95,6 +95,7 @@ std::vector<RegistrationFixRecord> readFixes(const fs::path& path) {
     fix.accepted = table.number(r, "accepted") == 1.0;
     fix.reason = table.text(r, "reason");
     fix.mode = table.text(r, "mode");
+    fix.track_offset_m = table.number(r, "track_offset_m");  // absent before 2026-12: NaN
     fixes.push_back(std::move(fix));
   }
   return fixes;

@@ -12,6 +12,7 @@
 
 #include "core/engine/latency_recorder.h"
 #include "core/geo/track.h"
+#include "core/nav/trajectory_fusion.h"
 
 namespace skytrace::app {
 
@@ -28,6 +29,11 @@ struct RegistrationFixRecord {
   bool accepted = false;
   std::string reason;  // why it was rejected; empty when accepted
   std::string mode;    // "prior" or "global"
+  // Accepted fixes of a finished run: how far the final track passes from the fix,
+  // horizontal metres (fixes.csv track_offset_m); NaN otherwise and while a run goes on.
+  double track_offset_m = std::numeric_limits<double>::quiet_NaN();
+  // Accepted, but the final track does not rest on it (nav::fixFarFromTrack).
+  bool setAsideByTrack() const { return accepted && nav::fixFarFromTrack(track_offset_m, sigma_m); }
   bool hasPosition() const { return lat_deg != 0.0 || lon_deg != 0.0; }
 };
 

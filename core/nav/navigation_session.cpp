@@ -443,8 +443,7 @@ NavigationResult NavigationSession::finish(bool completed, std::int64_t frames_t
   result.fixes = s.fixes;
   setTrackOffsets(smoothed, &result.fixes);
   for (const RegistrationFix& fix : result.fixes)
-    if (fix.track_offset_m > 3.0 * s.options.fusion.fix_loss_scale * std::max(fix.sigma_m, 0.1))
-      ++result.fixes_far_from_track;
+    result.fixes_far_from_track += fixFarFromTrack(fix.track_offset_m, fix.sigma_m, s.options.fusion) ? 1 : 0;
   if (s.inputs.telemetry) {
     result.gnss_track = io::gnssTrackFromTelemetry(*s.inputs.telemetry);
     result.discrepancy = analyzeGnssDiscrepancy(result.track, *result.gnss_track, s.options.discrepancy);

@@ -98,10 +98,9 @@ struct NavigationResult {
   geo::Track odometry_track;
   std::optional<geo::Track> gnss_track;
   std::vector<RegistrationFix> fixes;  // every attempt, in frame order
-  // Accepted fixes the final track passes more than 3 Cauchy scales of the smoother's fix
-  // loss away (6 sigma with the default scale of 2): the smoother gave each a tenth of an
-  // agreeing fix's weight or less, so the track does not rest on them (a wrong first fix
-  // that later fixes outvoted, say). Their distance: RegistrationFix::track_offset_m.
+  // Accepted fixes the final track does not rest on (fixFarFromTrack: 6 sigma away with
+  // the default loss), e.g. a false first fix that later fixes outvoted. Their distance
+  // from it: RegistrationFix::track_offset_m.
   int fixes_far_from_track = 0;
   DiscrepancyAnalysis discrepancy;
   // With a flight log that has GNSS: how far its clock looks off the video's, from the

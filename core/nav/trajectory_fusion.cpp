@@ -441,6 +441,10 @@ FusedPose TrajectoryFusion::addOdometry(const OdometryMeasurement& measurement,
 
 std::int64_t TrajectoryFusion::rejectedOdometrySteps() const { return state_->rejected_odometry_steps; }
 
+bool fixFarFromTrack(double track_offset_m, double sigma_m, const FusionOptions& options) {
+  return track_offset_m > 3.0 * options.fix_loss_scale * std::max(sigma_m, 0.1);
+}
+
 bool TrajectoryFusion::addFix(const RegistrationFix& fix, bool relocalise) {
   if (!fix.accepted || !fix.has_pose) return false;
   State& s = *state_;

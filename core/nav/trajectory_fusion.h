@@ -47,6 +47,12 @@ struct FusionOptions {
   void check() const;  // throws InvalidArgument
 };
 
+// Whether a fix of 1-sigma `sigma_m` lies outside a smoothed track that passes
+// `track_offset_m` (horizontal metres) from it: more than 3 Cauchy scales of the fix loss
+// away, where the smoother gives it a tenth of an agreeing fix's weight or less, so the
+// track does not rest on it. False for a NaN offset (a rejected fix, a frame off the track).
+bool fixFarFromTrack(double track_offset_m, double sigma_m, const FusionOptions& options = {});
+
 struct FusedPose {
   std::int64_t frame = -1;
   double t_s = 0.0;

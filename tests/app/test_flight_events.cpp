@@ -1,6 +1,7 @@
 // app::flightEvents: the events an analyst reviews, from results of known content. Each
 // kind comes from its own part of the results (flagged segments, fixes.csv, the lost
-// odometry spans, the GNSS log's gaps), and the list is in time order.
+// odometry spans, the GNSS log's gaps, fixes.csv's track offsets), and the list is in time
+// order.
 #include <QtTest>
 
 #include <cmath>
@@ -136,6 +137,31 @@ class TestFlightEvents : public QObject {
     QCOMPARE(std::string(flightEventKindName(FlightEventKind::RejectedFixes)), std::string("rejected_fixes"));
     QCOMPARE(std::string(flightEventKindName(FlightEventKind::OdometryLost)), std::string("odometry_lost"));
     QCOMPARE(std::string(flightEventKindName(FlightEventKind::GnssDropout)), std::string("gnss_dropout"));
+    QCOMPARE(std::string(flightEventKindName(FlightEventKind::FixFarFromTrack)), std::string("fix_far_from_track"));
+  }
+
+  // An accepted fix the final track passes more than 6 sigma from (fixes.csv
+  // track_offset_m) is an event of its own, with its inliers and that distance; a fix on
+  // the track, one 5 sigma off, a rejected attempt and a fix of a folder written before
+  // the column existed (NaN) are none.
+  void aFixTheTrackSetAsideIsAnEvent() {
+    FlightResults results;
+    auto placed = [](std::int64_t frame, double sigma_m, double offset_m, int inliers) {
+      RegistrationFixRecord f = fix(frame, true);
+      f.sigma_m = sigma_m;
+      f.track_offset_m = offset_m;
+      f.inliers = inliers;
+      return f;
+    };
+    results.fixes = {placed(0, 1.0, 22.2, 67), placed(10, 1.0, 0.4, 331), placed(20, 2.0, 10.0, 200),
+                     fix(30, false, "too_few_inliers"), placed(40, 1.0, std::nan(""), 150)};
+    std::vector<FlightEvent> far;
+    for (const FlightEvent& e : flightEvents(results))
+      if (e.kind == FlightEventKind::FixFarFromTrack) far.push_back(e);
+    QCOMPARE(int(far.size()), 1);
+    QCOMPARE(far[0].span.start_frame, std::int64_t(0));
+    QCOMPARE(far[0].count, 67);
+    QCOMPARE(far[0].max_m, 22.2);
   }
 };
 

@@ -83,6 +83,13 @@ class TestFlightResults : public QObject {
     int accepted_written = 0;
     for (const auto& fix : outcome.result.fixes) accepted_written += fix.accepted;
     QCOMPARE(accepted, accepted_written);
+    // Each accepted fix's distance from the final track reads back (to fixes.csv's mm).
+    for (std::size_t i = 0; i < read.fixes.size(); ++i) {
+      const double written = outcome.result.fixes[i].track_offset_m;
+      QCOMPARE(std::isfinite(read.fixes[i].track_offset_m), std::isfinite(written));
+      QCOMPARE(std::isfinite(written), read.fixes[i].accepted);
+      if (std::isfinite(written)) QVERIFY(std::abs(read.fixes[i].track_offset_m - written) <= 0.0005);
+    }
     QCOMPARE(int(read.latency.size()), dataRows(request.results_dir + "/latency.csv"));
     QCOMPARE(int(read.gnss.poses.size()), rendered.frames);  // the SRT, one sample per frame
     QCOMPARE(read.inputs.video, request.video_path);
@@ -107,7 +114,9 @@ class TestFlightResults : public QObject {
     QCOMPARE(int(r.track.poses.size()), flight.frames);
     QCOMPARE(int(r.odometry.poses.size()), flight.frames);
     QCOMPARE(int(r.gnss.poses.size()), flight.frames);
-    QCOMPARE(int(r.fixes.size()), flight.accepted_fixes + flight.rejected_fixes);
+    QCOMPARE(int(r.fixes.size()), flight.accepted_fixes + flight.rejected_fixes + flight.set_aside_fixes);
+    QCOMPARE(r.fixes[5].track_offset_m, 30.0);
+    QVERIFY(r.fixes[5].setAsideByTrack() && !r.fixes[4].setAsideByTrack() && !r.fixes[2].setAsideByTrack());
     QCOMPARE(r.fixes[2].reason, std::string("too_few_inliers"));
     QVERIFY(!r.fixes[2].accepted && r.fixes[1].accepted);
     QCOMPARE(int(r.discrepancy.size()), flight.frames);

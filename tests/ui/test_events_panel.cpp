@@ -64,7 +64,7 @@ class TestEventsPanel : public QObject {
 
     ui::EventsPanel* panel = window.eventsPanel();
     QTreeWidget* list = panel->list();
-    QTRY_COMPARE_WITH_TIMEOUT(list->topLevelItemCount(), 3, 2000);
+    QTRY_COMPARE_WITH_TIMEOUT(list->topLevelItemCount(), 4, 2000);
     QVERIFY(list->isVisible());
     QCOMPARE(list->topLevelItem(0)->text(0), QString("0:02.0"));
     QCOMPARE(list->topLevelItem(0)->text(1), QString("Registration rejected"));
@@ -74,6 +74,10 @@ class TestEventsPanel : public QObject {
     QVERIFY(list->topLevelItem(1)->text(2).contains("40.0 m"));
     QCOMPARE(list->topLevelItem(2)->text(1), QString("Odometry lost"));
     QVERIFY(list->topLevelItem(2)->text(2).contains("3 frames"));
+    // The accepted fix 30 m east of the track at frame 50, which the track set aside.
+    QCOMPARE(list->topLevelItem(3)->text(1), QString("Registration set aside"));
+    QVERIFY2(list->topLevelItem(3)->text(2).contains("140 inliers") && list->topLevelItem(3)->text(2).contains("30.0 m"),
+             qPrintable(list->topLevelItem(3)->text(2)));
     // The UTC time of each event is its tooltip (the log dates the flight).
     QCOMPARE(list->topLevelItem(1)->toolTip(0), QString("2024-06-01 10:00:03.000 UTC"));
     QCOMPARE(panel->filterButton(FlightEventKind::FlaggedGnss)->text(), QString("GNSS flagged (1)"));
@@ -87,23 +91,23 @@ class TestEventsPanel : public QObject {
 
     // The slider carries one marker per event, in the kinds' colours.
     ui::TimelineWidget* timeline = window.timeline();
-    QCOMPARE(int(timeline->markers().size()), 3);
+    QCOMPARE(int(timeline->markers().size()), 4);
     const QImage slider = timeline->slider()->grab().toImage();
-    for (FlightEventKind kind :
-         {FlightEventKind::FlaggedGnss, FlightEventKind::RejectedFixes, FlightEventKind::OdometryLost})
+    for (FlightEventKind kind : {FlightEventKind::FlaggedGnss, FlightEventKind::RejectedFixes,
+                                 FlightEventKind::OdometryLost, FlightEventKind::FixFarFromTrack})
       QVERIFY2(pixelsOfColour(slider, ui::EventsPanel::colourOf(kind)) >= 6,
                app::flightEventKindName(kind));
 
     // Filtering a kind out hides its rows and its markers; the selection survives.
     panel->filterButton(FlightEventKind::RejectedFixes)->click();
-    QCOMPARE(list->topLevelItemCount(), 2);
+    QCOMPARE(list->topLevelItemCount(), 3);
     QCOMPARE(list->currentItem()->text(1), QString("GNSS flagged"));
-    QCOMPARE(int(timeline->markers().size()), 2);
+    QCOMPARE(int(timeline->markers().size()), 3);
     QCOMPARE(pixelsOfColour(timeline->slider()->grab().toImage(),
                             ui::EventsPanel::colourOf(FlightEventKind::RejectedFixes)),
              0);
     panel->filterButton(FlightEventKind::RejectedFixes)->click();
-    QCOMPARE(list->topLevelItemCount(), 3);
+    QCOMPARE(list->topLevelItemCount(), 4);
 
     // Enter on a row seeks too.
     list->setFocus();

@@ -165,6 +165,7 @@ class TestWorkspace : public QObject {
     QCOMPARE(int(overlayNamed(map, "result:gnss")->points.size()), flight_.frames);
     QCOMPARE(int(overlayNamed(map, "result:fixes-accepted")->points.size()), flight_.accepted_fixes);
     QCOMPARE(int(overlayNamed(map, "result:fixes-rejected")->points.size()), flight_.rejected_fixes);
+    QCOMPARE(int(overlayNamed(map, "result:fixes-set-aside")->points.size()), flight_.set_aside_fixes);
     QCOMPARE(int(overlayNamed(map, "result:flagged0")->points.size()), 11);  // frames 30..40
     QVERIFY(map->cameraMarker().has_value());
     QCOMPARE(int(map->cameraMarker()->footprint.size()), 4);
@@ -192,7 +193,8 @@ class TestWorkspace : public QObject {
     QStringList legend;
     for (const auto& entry : map->legendEntries()) legend << entry.label;
     QCOMPARE(legend, QStringList({"Visual track", "Raw visual odometry", "Logged GNSS", "GNSS flagged",
-                                  "Registration accepted", "Registration rejected"}));
+                                  "Registration accepted", "Registration set aside by the track",
+                                  "Registration rejected"}));
     QVERIFY(!map->legendRamp().has_value());
 
     // Colour by uncertainty: sigma grows from 2 m to 12 m along the track, green to red;
