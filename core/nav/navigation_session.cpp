@@ -180,6 +180,35 @@ struct NavigationSession::State {
   std::int64_t last_anchor_frame = -1;
   RelocalisationPolicy relocalisation;  // when attempts stop searching around the estimate
   int requests_without_prior = 0;
+  // A lone anchor: the estimate rests on one fix (the first, or the one it was relocalised
+  // on), and `lone_anchor_inliers` is that fix's. `contradiction` is the latest good fix
+  // rejected only because it contradicts that estimate (outvotesLoneAnchor).
+  int fixes_on_estimate = 0;
+  int lone_anchor_inliers = 0;
+  std::optional<RegistrationFix> contradiction;
+
+  // Two fixes outvote a lone anchor: `fix`, rejected only as inconsistent with an estimate
+  // that rests on one fix, and the previous such rejection agree with each other through
+  // the odometry between them (3 sigma of both fixes and of the odometry's growth), and
+  // each has more inliers than the anchor. A false first fix from a global search (a
+  // repeated pattern, 67 inliers) otherwise held the estimate 20 m off for 4 s while
+  // prior-mode fixes with 270-330 inliers kept finding the right place.
+  bool outvotesLoneAnchor(const RegistrationFix& fix) const {
+    if (fixes_on_estimate != 1 || !contradiction || contradiction->frame >= fix.frame) return false;
+    const RegistrationFix& earlier = *contradiction;
+    if (earlier.inliers <= lone_anchor_inliers || fix.inliers <= lone_anchor_inliers) return false;
+    const auto then = fusion->onlinePose(earlier.frame);
+    const auto now = fusion->onlinePose(fix.frame);
+    if (!then || !now || !then->has_pose || !now->has_pose) return false;
+    const double flown_e = now->pose.position_enu[0] - then->pose.position_enu[0];
+    const double flown_n = now->pose.position_enu[1] - then->pose.position_enu[1];
+    const double odometry_sigma = options.fusion.vo_drift_per_m * std::hypot(flown_e, flown_n) +
+                                  options.fusion.vo_sigma_per_frame_m * double(fix.frame - earlier.frame);
+    const double apart = std::hypot(earlier.pose.position_enu[0] + flown_e - fix.pose.position_enu[0],
+                                    earlier.pose.position_enu[1] + flown_n - fix.pose.position_enu[1]);
+    return apart <= 3.0 * std::sqrt(earlier.sigma_m * earlier.sigma_m + fix.sigma_m * fix.sigma_m +
+                                    odometry_sigma * odometry_sigma);
+  }
 
   // What a logged pose's heading is when the log has no gimbal yaw.
   enum class UnloggedHeading {
@@ -378,7 +407,12 @@ void NavigationSession::addFix(const RegistrationFix& fix) {
     if (!s.fusion->addFix(fix, relocalise)) {
       stored.accepted = false;
       stored.reason = "inconsistent_with_odometry";
-    } else if (before && before->has_pose && s.last_anchor_frame >= 0 && fix.frame > s.last_anchor_frame) {
+    } else {
+      s.fixes_on_estimate = relocalise ? 1 : s.fixes_on_estimate + 1;
+      if (s.fixes_on_estimate == 1) s.lone_anchor_inliers = fix.inliers;
+      s.contradiction.reset();
+    }
+    if (stored.accepted && before && before->has_pose && s.last_anchor_frame >= 0 && fix.frame > s.last_anchor_frame) {
       // Distance flown since the previous anchor, along the odometry.
       const auto previous = s.fusion->onlinePose(s.last_anchor_frame);
       if (previous && previous->has_pose) {
@@ -391,6 +425,24 @@ void NavigationSession::addFix(const RegistrationFix& fix) {
       }
     }
     if (stored.accepted) s.last_anchor_frame = std::max(s.last_anchor_frame, fix.frame);
+  }
+  // A good fix that only contradicts an estimate resting on one fix: with the previous
+  // such fix it may outvote that fix, and then replaces it as a relocalisation does.
+  if (!stored.accepted && stored.reason == "inconsistent_with_odometry" && fix.has_pose &&
+      !fix.prior_from_telemetry && s.fixes_on_estimate == 1) {
+    if (s.outvotesLoneAnchor(fix)) {
+      RegistrationFix outvoting = fix;
+      outvoting.accepted = true;
+      outvoting.reason.clear();
+      if (s.fusion->addFix(outvoting, /*relocalise=*/true)) {
+        stored = outvoting;
+        s.fixes_on_estimate = 2;  // it and the fix before it agree: no lone anchor now
+        s.last_anchor_frame = std::max(s.last_anchor_frame, fix.frame);
+      }
+      s.contradiction.reset();
+    } else {
+      s.contradiction = fix;
+    }
   }
   s.relocalisation.record(fix, stored.accepted);
   s.fixes.push_back(stored);

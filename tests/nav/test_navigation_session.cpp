@@ -295,6 +295,53 @@ class TestNavigationSession : public QObject {
     QVERIFY(on_track >= 5);
   }
 
+  // A lone first fix 25 m off (a false global match with 60 inliers) and fixes in the
+  // right place with 300: the first of those is rejected against it, the second agrees
+  // with the first through the odometry and both outvote it, so the estimate moves there
+  // at once instead of after five failures. Fixes with fewer inliers than the lone fix, or
+  // two contradictions that disagree with each other, outvote nothing.
+  void twoAgreeingFixesOutvoteALoneFirstFix() {
+    struct Case {
+      const char* name;
+      int inliers;          // of the fixes after the first
+      double scatter_m;     // every other one this far east of the true place
+      bool outvoted;        // at the third attempt
+    };
+    for (const Case& c : {Case{"stronger, agreeing", 300, 0.0, true}, Case{"weaker", 40, 0.0, false},
+                          Case{"disagreeing", 300, 15.0, false}}) {
+      NavigationSession session(inputs(), options());
+      const cv::Mat frame = texturedFrame();
+      std::int64_t next = 0;
+      auto request = nextRequest(session, frame, &next);
+      QVERIFY(request);
+      RegistrationFix wrong = answer(*request, true);
+      wrong.inliers = 60;
+      wrong.pose.position_enu[1] += 25.0;
+      wrong.image_from_ground = imageFromGround(kCamera, wrong.pose, 0.0);
+      session.addFix(wrong);
+      for (int attempt = 1; attempt <= 2; ++attempt) {
+        request = nextRequest(session, frame, &next);
+        QVERIFY(request);
+        RegistrationFix right = answer(*request, true);
+        right.inliers = c.inliers;
+        right.pose.position_enu[0] += attempt == 2 ? c.scatter_m : 0.0;
+        right.image_from_ground = imageFromGround(kCamera, right.pose, 0.0);
+        session.addFix(right);
+      }
+      nextRequest(session, frame, &next, 3);  // a few frames on the estimate after it
+      const NavigationResult result = session.finish(true, next);
+      QCOMPARE(int(result.fixes.size()), 3);
+      QVERIFY2(!result.fixes[1].accepted, c.name);
+      QCOMPARE(result.fixes[1].reason, std::string("inconsistent_with_odometry"));
+      QVERIFY2(result.fixes[2].accepted == c.outvoted, c.name);
+      const geo::TrackPose& last = result.online_track.poses.back();
+      const geo::EnuPoint online = inputs().enu.toEnu({last.lat_deg, last.lon_deg, 0.0});
+      const double from_truth = std::hypot(online.east_m - 10.0, online.north_m - 20.0);
+      QVERIFY2(c.outvoted ? from_truth < 2.0 : from_truth > 20.0,
+               qPrintable(QString("%1: %2 m").arg(c.name).arg(from_truth)));
+    }
+  }
+
   // Frames VO loses are counted and listed as runs (report.json odometry.lost_segments,
   // the GUI's events): three featureless frames in a hover are one run that starts at
   // the first of them.
