@@ -72,6 +72,17 @@ RegistrationFix answer(const RegistrationRequest& request, bool accepted) {
   return fix;
 }
 
+// An accepted fix for `request` placed `east_m`, `north_m` away from the hover pose, with
+// `inliers` inliers.
+RegistrationFix placedFix(const RegistrationRequest& request, double east_m, double north_m, int inliers) {
+  RegistrationFix fix = answer(request, true);
+  fix.pose.position_enu[0] += east_m;
+  fix.pose.position_enu[1] += north_m;
+  fix.image_from_ground = imageFromGround(kCamera, fix.pose, 0.0);
+  fix.inliers = inliers;
+  return fix;
+}
+
 // A CSV-like log over (10, 20) m of the session's ENU frame, one sample per
 // frame for `samples` frames, at height_m(i) above the ground; no yaw, no gimbal.
 io::TelemetrySeries logOverOnePlace(const NavigationInputs& in, int samples, double (*height_m)(int)) {
@@ -268,9 +279,7 @@ class TestNavigationSession : public QObject {
     std::int64_t next = 0;
     auto request = nextRequest(session, frame, &next);
     QVERIFY(request);
-    RegistrationFix wrong = answer(*request, true);
-    wrong.pose.position_enu[1] += 25.0;
-    wrong.image_from_ground = imageFromGround(kCamera, wrong.pose, 0.0);
+    const RegistrationFix wrong = placedFix(*request, 0.0, 25.0, 0);
     session.addFix(wrong);
     for (int attempt = 0; attempt < 12; ++attempt) {
       request = nextRequest(session, frame, &next);
@@ -304,7 +313,7 @@ class TestNavigationSession : public QObject {
     struct Case {
       const char* name;
       int inliers;          // of the fixes after the first
-      double scatter_m;     // every other one this far east of the true place
+      double scatter_m;     // the second of them this far east of the true place
       bool outvoted;        // at the third attempt
     };
     for (const Case& c : {Case{"stronger, agreeing", 300, 0.0, true}, Case{"weaker", 40, 0.0, false},
@@ -314,19 +323,11 @@ class TestNavigationSession : public QObject {
       std::int64_t next = 0;
       auto request = nextRequest(session, frame, &next);
       QVERIFY(request);
-      RegistrationFix wrong = answer(*request, true);
-      wrong.inliers = 60;
-      wrong.pose.position_enu[1] += 25.0;
-      wrong.image_from_ground = imageFromGround(kCamera, wrong.pose, 0.0);
-      session.addFix(wrong);
+      session.addFix(placedFix(*request, 0.0, 25.0, 60));
       for (int attempt = 1; attempt <= 2; ++attempt) {
         request = nextRequest(session, frame, &next);
         QVERIFY(request);
-        RegistrationFix right = answer(*request, true);
-        right.inliers = c.inliers;
-        right.pose.position_enu[0] += attempt == 2 ? c.scatter_m : 0.0;
-        right.image_from_ground = imageFromGround(kCamera, right.pose, 0.0);
-        session.addFix(right);
+        session.addFix(placedFix(*request, attempt == 2 ? c.scatter_m : 0.0, 0.0, c.inliers));
       }
       nextRequest(session, frame, &next, 3);  // a few frames on the estimate after it
       const NavigationResult result = session.finish(true, next);
