@@ -225,7 +225,9 @@ class BasemapRegistrar {
   // Throws skytrace::Error for failures other than "not found" (those are rejected fixes).
   // `stages` (may be null) gets the retrieval (global mode) and fine_match marks. A fix
   // accepted in global mode is refined in prior mode around itself (global_mode stays
-  // true). A map read that fails in prior mode is retried once on the file opened again.
+  // true); a refinement that places the frame beyond the prior-mode gate replaces it
+  // only with at least twice its inliers. A map read that fails in prior mode is retried
+  // once on the file opened again.
   RegistrationFix registerFrame(const RegistrationRequest& request, StageMarker* stages = nullptr);
 
   // Observer of the global search's preparation: the long part of global mode, done once
