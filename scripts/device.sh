@@ -253,6 +253,16 @@ record_environment() {
     "${nvcc_path:-nvcc}" --version 2>/dev/null | tail -1 || true
     python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)' || true
     git -C "$root" log -1 --format='commit %H %s' 2>/dev/null || true
+    # A copied checkout may carry stale git metadata or uncommitted changes: say whether
+    # the tree built is that commit, and name the tracked files that differ.
+    local changed
+    changed=$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null || true)
+    if [[ -z "$changed" ]]; then
+      echo "tree: as committed"
+    else
+      echo "tree: $(wc -l <<< "$changed") tracked files differ from that commit:"
+      head -20 <<< "$changed"
+    fi
   } > "$out/environment.txt" 2>&1
 }
 
