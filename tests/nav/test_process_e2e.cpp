@@ -27,6 +27,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "core/geo/geodesy.h"
 #include "core/geo/track_io.h"
 #include "tests/test_support.h"
 
@@ -76,15 +77,12 @@ QMap<QString, QString> firstCsvRow(const QString& path) {
   return row;
 }
 
-// Horizontal distance in metres between two rows with lat_deg and lon_deg (a local
-// equirectangular approximation: exact enough over tens of metres).
-double horizontalDistanceM(const QMap<QString, QString>& a, const QMap<QString, QString>& b) {
-  constexpr double kEarthRadiusM = 6371000.0;
-  const double lat_a = a.value("lat_deg").toDouble(), lat_b = b.value("lat_deg").toDouble();
-  const double north = (lat_a - lat_b) * M_PI / 180.0 * kEarthRadiusM;
-  const double east = (a.value("lon_deg").toDouble() - b.value("lon_deg").toDouble()) * M_PI / 180.0 *
-                      kEarthRadiusM * std::cos(lat_b * M_PI / 180.0);
-  return std::hypot(north, east);
+// The position of a row with lat_deg and lon_deg.
+geo::GeoPoint geoPointOf(const QMap<QString, QString>& row) {
+  geo::GeoPoint p;
+  p.lat_deg = row.value("lat_deg").toDouble();
+  p.lon_deg = row.value("lon_deg").toDouble();
+  return p;
 }
 
 }  // namespace
@@ -188,13 +186,13 @@ class TestProcessE2e : public QObject {
 
   // A video without a flight log over a repeated pattern: OSBS_029's rows of pines, 90 m
   // up through an 11.5 deg lens, so that the whole 40 m degraded map is one search tile
-  // (the first 5 s of bench/video_only.sh's osbs-lawn; its first frame, as encoded in
-  // a 1 s clip, happens to match the true place).
-  // Matched at that tile's scale, the first keyframe lands on a repeat 21 m south (67
-  // inliers); the search's refinement, the whole frame at full resolution around that
-  // place, finds the true one (312 inliers) beyond the refinement's own gate and, with
-  // more than twice the inliers, outvotes the search. The first fix is within 5 m of the
-  // truth (it was 21 m off, and held the live track there for 2 s).
+  // (the first 5 s of bench/video_only.sh's osbs-lawn). Matched at that tile's scale,
+  // the first keyframe lands on a repeat 21 m south (67 inliers); the search's
+  // refinement, the whole frame at full resolution around that place, finds the true one
+  // (312 inliers) beyond the refinement's own gate and, with more than twice the
+  // inliers, outvotes the search. The first fix is within 5 m of the truth (it was 21 m
+  // off, and held the live track there for 2 s). The clip is 5 s long because its first
+  // frame, as encoded in a 1 s clip, happens to match the true place at once.
   void aRepeatedPatternDoesNotPlaceTheFirstFix() {
     const QString flight = dir_.filePath("repeated");
     QString log;
@@ -213,7 +211,7 @@ class TestProcessE2e : public QObject {
     QCOMPARE(fix.value("frame"), QStringLiteral("0"));
     QCOMPARE(fix.value("mode"), QStringLiteral("global"));
     QVERIFY2(fix.value("accepted") == QStringLiteral("1"), qPrintable(fix.value("reason")));
-    const double error_m = horizontalDistanceM(fix, truth);
+    const double error_m = geo::horizontalDistanceM(geoPointOf(fix), geoPointOf(truth));
     qInfo("first fix %.2f m from the truth, %s inliers", error_m, qPrintable(fix.value("inliers")));
     QVERIFY2(error_m < 5.0, qPrintable(QString::number(error_m)));
   }
