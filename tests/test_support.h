@@ -2,6 +2,8 @@
 #pragma once
 
 #include <QDir>
+#include <QFile>
+#include <QMap>
 #include <QProcess>
 #include <QString>
 #include <QtTest>
@@ -26,6 +28,17 @@ QString errorMessageOf(Fn&& fn) {
     return QString::fromUtf8(e.what());
   }
   return QStringLiteral("(no exception of the expected type)");
+}
+
+// The first data row of a CSV file with a header, by column name (empty when unreadable).
+inline QMap<QString, QString> firstCsvRow(const QString& path) {
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) return {};
+  const QStringList header = QString::fromUtf8(file.readLine()).trimmed().split(',');
+  const QStringList values = QString::fromUtf8(file.readLine()).trimmed().split(',');
+  QMap<QString, QString> row;
+  for (int i = 0; i < header.size() && i < values.size(); ++i) row.insert(header[i], values[i]);
+  return row;
 }
 
 // Absolute path of a file below ../shared ("data/orthophotos/australia.tif").

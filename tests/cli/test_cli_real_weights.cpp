@@ -160,16 +160,11 @@ class TestCliRealWeights : public QObject {
                             &log);
     checkNoInternalAssert(log);
     QVERIFY2(code == 0, qPrintable(log));
-    QFile fixes(out + "/fixes.csv");
-    QVERIFY(fixes.open(QIODevice::ReadOnly));
-    const QStringList header = QString::fromUtf8(fixes.readLine()).trimmed().split(',');
-    const QStringList first = QString::fromUtf8(fixes.readLine()).trimmed().split(',');
-    QCOMPARE(first.size(), header.size());
-    auto field = [&](const char* name) { return first.value(int(header.indexOf(QString::fromLatin1(name)))); };
-    QCOMPARE(field("frame"), QStringLiteral("0"));
-    QCOMPARE(field("mode"), QStringLiteral("global"));
-    QVERIFY2(field("accepted") == QStringLiteral("1"), qPrintable(field("reason")));
-    const double height_m = field("alt_m").toDouble();  // ground at 0 m
+    const QMap<QString, QString> first = skytrace::test::firstCsvRow(out + "/fixes.csv");
+    QCOMPARE(first.value("frame"), QStringLiteral("0"));
+    QCOMPARE(first.value("mode"), QStringLiteral("global"));
+    QVERIFY2(first.value("accepted") == QStringLiteral("1"), qPrintable(first.value("reason")));
+    const double height_m = first.value("alt_m").toDouble();  // ground at 0 m
     QVERIFY2(std::abs(height_m - 35.0) < 3.5, qPrintable(QString::number(height_m)));
 
     QVERIFY(runCli({"eval", "--truth", flight + "/truth.csv", "--track", out + "/track.csv", "--out",

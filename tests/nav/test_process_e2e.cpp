@@ -11,8 +11,6 @@
 // footprint) the same bounds hold. Without a flight log, over a repeated pattern, the
 // first fix is the true place, not the repeat.
 #include <QDir>
-#include <QFile>
-#include <QMap>
 #include <QProcess>
 #include <QElapsedTimer>
 #include <QTemporaryDir>
@@ -36,6 +34,7 @@ using namespace skytrace;
 namespace {
 
 using test::cliPath;
+using test::firstCsvRow;
 using test::runCli;
 
 // A short 320x240 clip at 5 fps, 80 m over the Manila orthophoto, into `folder`: the
@@ -64,17 +63,6 @@ void checkAccuracyBounds(const QString& flight, const QString& results, const QS
   QVERIFY(within5 >= 0.95);
   QVERIFY(ate <= 3.0);
   QVERIFY(heading <= 2.0);
-}
-
-// The first data row of a CSV file with a header, by column name (empty when unreadable).
-QMap<QString, QString> firstCsvRow(const QString& path) {
-  QFile file(path);
-  if (!file.open(QIODevice::ReadOnly)) return {};
-  const QStringList header = QString::fromUtf8(file.readLine()).trimmed().split(',');
-  const QStringList values = QString::fromUtf8(file.readLine()).trimmed().split(',');
-  QMap<QString, QString> row;
-  for (int i = 0; i < header.size() && i < values.size(); ++i) row.insert(header[i], values[i]);
-  return row;
 }
 
 // The position of a row with lat_deg and lon_deg.
