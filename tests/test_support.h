@@ -3,6 +3,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QList>
 #include <QMap>
 #include <QProcess>
 #include <QString>
@@ -30,16 +31,26 @@ QString errorMessageOf(Fn&& fn) {
   return QStringLiteral("(no exception of the expected type)");
 }
 
-// The first data row of a CSV file with a header, by column name (empty when unreadable).
-inline QMap<QString, QString> firstCsvRow(const QString& path) {
+// The data rows of a CSV file with a header, each by column name (empty when the file
+// is unreadable). Fields are split at commas: the files the tests read quote none.
+inline QList<QMap<QString, QString>> csvRows(const QString& path) {
   QFile file(path);
   if (!file.open(QIODevice::ReadOnly)) return {};
-  const QStringList header = QString::fromUtf8(file.readLine()).trimmed().split(',');
-  const QStringList values = QString::fromUtf8(file.readLine()).trimmed().split(',');
-  QMap<QString, QString> row;
-  for (int i = 0; i < header.size() && i < values.size(); ++i) row.insert(header[i], values[i]);
-  return row;
+  const QStringList lines = QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts);
+  if (lines.isEmpty()) return {};
+  const QStringList header = lines.front().trimmed().split(',');
+  QList<QMap<QString, QString>> rows;
+  for (int i = 1; i < lines.size(); ++i) {
+    const QStringList values = lines[i].trimmed().split(',');
+    QMap<QString, QString> row;
+    for (int c = 0; c < header.size() && c < values.size(); ++c) row.insert(header[c], values[c]);
+    rows.push_back(row);
+  }
+  return rows;
 }
+
+// The first data row of a CSV file with a header, by column name (empty when unreadable).
+inline QMap<QString, QString> firstCsvRow(const QString& path) { return csvRows(path).value(0); }
 
 // Absolute path of a file below ../shared ("data/orthophotos/australia.tif").
 inline QString sharedPath(const QString& relative) { return sharedDir() + "/" + relative; }

@@ -34,16 +34,6 @@ nlohmann::json readJson(const QString& path) {
   return nlohmann::json::parse(in);
 }
 
-// Rows of a CSV file, split at commas (no quoting in the files read here).
-QList<QStringList> csvRows(const QString& path) {
-  QFile file(path);
-  if (!file.open(QIODevice::ReadOnly)) return {};
-  QList<QStringList> rows;
-  const QStringList lines = QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts);
-  for (const QString& line : lines) rows.push_back(line.split(','));
-  return rows;
-}
-
 }  // namespace
 
 class TestPhotoLog : public QObject {
@@ -60,14 +50,14 @@ class TestPhotoLog : public QObject {
     QCOMPARE(log.format, std::string("photo-exif"));
     QCOMPARE(log.abs_alt_reference, std::string("msl"));
     QCOMPARE(int(log.samples.size()), 47);
-    const QList<QStringList> gps = csvRows(test::sharedPath("data/real_sequences/toledo_2015/gps.csv"));
-    QCOMPARE(gps.size(), 48);  // header + 47
+    const auto gps = test::csvRows(test::sharedPath("data/real_sequences/toledo_2015/gps.csv"));
+    QCOMPARE(gps.size(), 47);
     for (int i = 0; i < 47; ++i) {
       const io::TelemetrySample& s = log.samples[std::size_t(i)];
       QCOMPARE(s.frame, std::int64_t(i));
-      QVERIFY(std::abs(s.lat_deg - gps[i + 1][2].toDouble()) < 1e-7);
-      QVERIFY(std::abs(s.lon_deg - gps[i + 1][3].toDouble()) < 1e-7);
-      QVERIFY(std::abs(s.alt_abs_m - gps[i + 1][4].toDouble()) < 0.01);
+      QVERIFY(std::abs(s.lat_deg - gps[i]["lat_deg"].toDouble()) < 1e-7);
+      QVERIFY(std::abs(s.lon_deg - gps[i]["lon_deg"].toDouble()) < 1e-7);
+      QVERIFY(std::abs(s.alt_abs_m - gps[i]["alt_m"].toDouble()) < 0.01);
       if (i > 0) QVERIFY(s.log_t_s > log.samples[std::size_t(i - 1)].log_t_s);
     }
     QCOMPARE(log.samples.front().log_t_s, 0.0);
@@ -103,26 +93,29 @@ class TestPhotoLog : public QObject {
     // One odometry pose per photo, each at the photo's height above the ground (~120 m;
     // alt_m is ellipsoidal: the ground's -36 m plus the height). Without the photos'
     // altitudes the height drifted from 100 to 56 m over the flight.
-    const QList<QStringList> odometry = csvRows(out + "/odometry.csv");
-    QCOMPARE(odometry.size(), 48);
-    for (int i = 1; i < odometry.size(); ++i) {
-      const double height = odometry[i][4].toDouble() + 36.0;
-      QVERIFY2(height > 110 && height < 130, qPrintable(QString("frame %1 at %2 m").arg(i - 1).arg(height)));
+    const auto odometry = test::csvRows(out + "/odometry.csv");
+    QCOMPARE(odometry.size(), 47);
+    for (int i = 0; i < odometry.size(); ++i) {
+      const double height = odometry[i]["alt_m"].toDouble() + 36.0;
+      QVERIFY2(height > 110 && height < 130, qPrintable(QString("frame %1 at %2 m").arg(i).arg(height)));
     }
     // The shape of the GPS track after a similarity alignment.
     const QString truth = dir_.filePath("truth.csv");
     {
       QFile file(truth);
       QVERIFY(file.open(QIODevice::WriteOnly));
-      const QList<QStringList> gps = csvRows(test::sharedPath("data/real_sequences/toledo_2015/gps.csv"));
+      const auto gps = test::csvRows(test::sharedPath("data/real_sequences/toledo_2015/gps.csv"));
       QString text = "frame,t_s,lat_deg,lon_deg,alt_m,yaw_deg,pitch_deg,roll_deg\n";
       double path_m = 0.0;
-      for (int i = 1; i < gps.size(); ++i) {
-        text += QString("%1,%2,%3,%4,%5,,,\n").arg(i - 1).arg(odometry[i][1], gps[i][2], gps[i][3], gps[i][4]);
-        if (i > 1) {
-          const double lat = gps[i][2].toDouble() * M_PI / 180.0;
-          path_m += std::hypot((gps[i][3].toDouble() - gps[i - 1][3].toDouble()) * 111320.0 * std::cos(lat),
-                               (gps[i][2].toDouble() - gps[i - 1][2].toDouble()) * 110540.0);
+      for (int i = 0; i < gps.size(); ++i) {
+        text += QString("%1,%2,%3,%4,%5,,,\n")
+                    .arg(i)
+                    .arg(odometry[i]["t_s"], gps[i]["lat_deg"], gps[i]["lon_deg"], gps[i]["alt_m"]);
+        if (i > 0) {
+          const double lat = gps[i]["lat_deg"].toDouble() * M_PI / 180.0;
+          path_m += std::hypot(
+              (gps[i]["lon_deg"].toDouble() - gps[i - 1]["lon_deg"].toDouble()) * 111320.0 * std::cos(lat),
+              (gps[i]["lat_deg"].toDouble() - gps[i - 1]["lat_deg"].toDouble()) * 110540.0);
         }
       }
       file.write(text.toUtf8());

@@ -16,17 +16,8 @@ namespace {
 // The CSV's rows by the image's file name: column name -> value.
 QMap<QString, QMap<QString, QString>> rowsByImage(const QString& path) {
   QMap<QString, QMap<QString, QString>> rows;
-  QFile file(path);
-  if (!file.open(QIODevice::ReadOnly)) return rows;
-  const QStringList lines = QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts);
-  if (lines.isEmpty()) return rows;
-  const QStringList header = lines.front().split(',');
-  for (int i = 1; i < lines.size(); ++i) {
-    const QStringList fields = lines[i].split(',');
-    QMap<QString, QString> row;
-    for (int c = 0; c < header.size() && c < fields.size(); ++c) row[header[c]] = fields[c];
+  for (const QMap<QString, QString>& row : skytrace::test::csvRows(path))
     rows[QFileInfo(row["image"]).fileName()] = row;
-  }
   return rows;
 }
 
