@@ -57,7 +57,7 @@ int runDemo(const QStringList& args) {
   addThreadsOption(parser);
   if (!parseArguments(parser,
                       QStringLiteral("Self-contained demo: procedural basemap + rendered flight "
-                                     "(+ processing and report where navigation exists)."),
+                                     "+ processing of the video and a score of the visual track."),
                       args, &exit_code)) {
     return exit_code;
   }

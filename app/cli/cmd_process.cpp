@@ -174,9 +174,9 @@ int runProcess(const QStringList& args) {
        "VO with LightGlue: adaptive (the original's early exit and point pruning; default) or full "
        "(every layer on every point: one fixed-shape pass, replayed as a CUDA graph on a GPU).",
        "DEPTH", "adaptive"},
-      {"half-precision", "GPU: float16 in SuperPoint, LightGlue's transformer and DINOv2 (ALIKED keeps "
-                         "its faster fused float32 kernels); faster, not exact (report.json's precision "
-                         "says what ran)."},
+      {"half-precision", "GPU: float16 in SuperPoint, LightGlue, DINOv2 and LiteSAM's dense stages "
+                         "(ALIKED keeps its faster fused float32 kernels); faster, not exact "
+                         "(report.json's precision says what ran)."},
   });
   int exit_code = kExitOk;
   addThreadsOption(parser);
