@@ -479,28 +479,37 @@ struct BasemapRegistrar::State {
   }
 
   // Without a logged attitude a fix's tilt comes from the homography's perspective alone.
-  // Through a narrow lens over a coarse map that perspective is below the matches'
-  // noise, and a fitted homography carries a tilt that is not there (a 5.7 deg
-  // lens 60 m up, searched at 0.036 m: 10-21 deg in a global search, the camera up to
-  // 21 m from where it was). Where a 5 deg tilt in either image axis would move no pixel
-  // of the frame by 1 window pixel, the tilt is unseen: the nadir camera that views the
-  // frame where the fit does (within RANSAC's threshold) is the pose. A wider lens sees
-  // its tilt (2 deg at 27 deg, 150 m up, is ~2 px): that pose is kept. Nullopt: keep.
+  // Through a narrow lens that perspective is within the matches' noise (a degraded map,
+  // a season apart), and a fitted homography carries a tilt that is not there: a 5.7 deg
+  // lens 60 m up, searched at 0.036 m, gave 10-21 deg in a global search, the camera up to
+  // 21 m from where it was; a 17 deg lens 60 m up over a 0.1 m map, where 5 deg of tilt
+  // moves the frame by 1.1-1.5 map pixels, gave 2-20 deg for a camera tilted 4.8 deg
+  // (fixes 4-15 m off) and 2-6 deg for a nadir one. Where a 5 deg tilt about either image
+  // axis would move no pixel of the frame by kSeenTiltPx window pixels and the fit tilts
+  // at most kMaxUnseenTiltDeg, the tilt is unseen: the nadir camera that views the frame
+  // where the fit does is the pose. A wider lens sees its tilt (a 27 deg lens 150 m up:
+  // 5 deg moves the frame by 4.6-6.2 px, and its fits are within a degree of the truth):
+  // that pose is kept. Nullopt: keep.
+  static constexpr double kProbeTiltDeg = 5.0;
+  static constexpr double kSeenTiltPx = 2.0;
+  static constexpr double kMaxUnseenTiltDeg = 25.0;
   std::optional<CameraPose> nadirWhereTiltUnseen(const CameraPose& pose, const cv::Matx33d& ground_from_image,
                                                  const MapWindow& window) const {
+    if (90.0 + pose.pitch_deg > kMaxUnseenTiltDeg) return std::nullopt;
     CameraPose nadir;
     double deviation_m = 0.0;
-    if (!nearestNadirPose(camera, ground_from_image, ground_up_m, pose, &nadir, &deviation_m) ||
-        deviation_m > options.ransac_threshold_px * window.gsd_m)
-      return std::nullopt;
-    constexpr double kProbeTiltDeg = 5.0;
-    for (const auto& [pitch, roll] : {std::pair(-90.0 + kProbeTiltDeg, 0.0), std::pair(-90.0, kProbeTiltDeg)}) {
+    if (!nearestNadirPose(camera, ground_from_image, ground_up_m, pose, &nadir, &deviation_m)) return std::nullopt;
+    // Tilted forward (about the image's rows) and sideways (about its columns: the tilt's
+    // direction turned by 90 deg, the image turned back by the roll, which at nadir would
+    // only turn the image).
+    for (const auto& [pitch, roll] :
+         {std::pair(-90.0 + kProbeTiltDeg, 0.0), std::pair(-90.0 + kProbeTiltDeg, -90.0)}) {
       const CameraPose probe = constrainAttitude(camera, nadir, pitch, roll, ground_up_m);
       CameraPose probe_nadir;
       double probe_deviation_m = 0.0;
       if (!nearestNadirPose(camera, groundFromImage(camera, probe, ground_up_m), ground_up_m, probe, &probe_nadir,
                             &probe_deviation_m) ||
-          probe_deviation_m >= window.gsd_m)
+          probe_deviation_m >= kSeenTiltPx * window.gsd_m)
         return std::nullopt;
     }
     return nadir;
